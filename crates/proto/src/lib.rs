@@ -1,0 +1,32 @@
+//! The `arbiter.v1` wire contract in Rust.
+//!
+//! This crate holds the code generated from `proto/arbiter/v1/arbiter.proto` (messages, the
+//! client and the server trait) in [`v1`], the encoded descriptor set for server reflection in
+//! [`FILE_DESCRIPTOR_SET`], and the conversions between wire messages and `arbiter-rules` types.
+//! Every validation error made while converting names the offending field, and becomes an
+//! `INVALID_ARGUMENT` status with `google.rpc.BadRequest` details.
+//!
+//! ```
+//! use arbiter_proto::v1::{position, ListLegalMovesRequest, Position};
+//!
+//! let request = ListLegalMovesRequest {
+//!     position: Some(Position { kind: Some(position::Kind::Fen("startpos".to_owned())) }),
+//! };
+//! assert!(request.position.is_some());
+//! assert!(!arbiter_proto::FILE_DESCRIPTOR_SET.is_empty());
+//! ```
+
+/// Generated code of the protobuf package `arbiter.v1`: messages, enums, the
+/// `arbiter_service_client` and the `arbiter_service_server` modules.
+pub mod v1 {
+    #![allow(missing_docs, clippy::all, clippy::pedantic)]
+    tonic::include_proto!("arbiter.v1");
+}
+
+/// The encoded `google.protobuf.FileDescriptorSet` of `arbiter/v1/arbiter.proto`, for gRPC
+/// server reflection.
+pub const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/arbiter_descriptor.bin"));
+
+/// The fully qualified name of the arbiter gRPC service, as used by health checks.
+pub const SERVICE_NAME: &str = "arbiter.v1.ArbiterService";

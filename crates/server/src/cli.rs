@@ -1,0 +1,176 @@
+//! Command line: subcommands, flags and their `ARBITER_*` environment fallbacks.
+
+use std::{net::SocketAddr, time::Duration};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Chess rules as a service: the arbiter gRPC server and its tools.
+#[derive(Debug, Parser)]
+#[command(name = "arbiter", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands of `arbiter`.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the gRPC API until SIGTERM or SIGINT.
+    Serve(ServeArgs),
+    /// Count the leaf nodes of the legal move tree of a position (move generator check and
+    /// benchmark).
+    Perft(PerftArgs),
+    /// Ask a running server for its gRPC health; exit 0 when SERVING, 1 otherwise.
+    HealthCheck(HealthCheckArgs),
+}
+
+/// Flags of `arbiter serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address the gRPC server listens on; port 0 picks a free port (the log tells which).
+    #[arg(long, env = "ARBITER_GRPC_ADDR", default_value = "[::]:50051")]
+    pub grpc_addr: SocketAddr,
+
+    /// Largest accepted request message, in bytes.
+    #[arg(long, env = "ARBITER_MAX_MESSAGE_BYTES", default_value_t = 4 * 1024 * 1024,
+          value_parser = clap::value_parser!(u32).range(1024..))]
+    pub max_message_bytes: u32,
+
+    /// Most moves accepted in one request or game.
+    #[arg(long, env = "ARBITER_MAX_MOVES", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_moves: u32,
+
+    /// Longest time a call may take before it fails with DEADLINE_EXCEEDED (e.g. "10s",
+    /// "500ms"); a shorter `grpc-timeout` from the client wins.
+    #[arg(long, env = "ARBITER_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub request_timeout: Duration,
+
+    /// Most calls in flight in the whole process; calls beyond it fail at once with
+    /// RESOURCE_EXHAUSTED instead of queueing.
+    #[arg(long, env = "ARBITER_CONCURRENCY_LIMIT", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub concurrency_limit: u32,
+
+    /// Longest time a graceful shutdown may take, lame-duck period included, before the process
+    /// exits anyway.
+    #[arg(long, env = "ARBITER_DRAIN_TIMEOUT", default_value = "15s", value_parser = parse_duration)]
+    pub drain_timeout: Duration,
+
+    /// How long the server keeps accepting calls after a shutdown signal while health already
+    /// reports NOT_SERVING, so that load balancers stop sending new calls first.
+    #[arg(long, env = "ARBITER_LAME_DUCK", default_value = "2s", value_parser = parse_duration)]
+    pub lame_duck: Duration,
+
+    /// Log format; default: text on a terminal, JSON otherwise. The filter comes from RUST_LOG
+    /// (default "info").
+    #[arg(long, env = "ARBITER_LOG_FORMAT")]
+    pub log_format: Option<LogFormat>,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// One JSON object per line.
+    Json,
+    /// Human-readable text.
+    Text,
+}
+
+/// Flags of `arbiter perft`.
+#[derive(Debug, Clone, Args)]
+pub struct PerftArgs {
+    /// The position, as FEN or "startpos".
+    #[arg(long, default_value = "startpos")]
+    pub fen: String,
+    /// Search depth in plies.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=12))]
+    pub depth: u32,
+    /// Also print the node count below each legal move.
+    #[arg(long)]
+    pub divide: bool,
+}
+
+/// Flags of `arbiter health-check`.
+#[derive(Debug, Clone, Args)]
+pub struct HealthCheckArgs {
+    /// The server to ask.
+    #[arg(
+        long,
+        env = "ARBITER_HEALTH_ADDR",
+        default_value = "http://127.0.0.1:50051"
+    )]
+    pub addr: String,
+    /// The service name to ask about; "" is the server as a whole.
+    #[arg(long, default_value = "")]
+    pub service: String,
+    /// Longest time to wait for the answer.
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub timeout: Duration,
+}
+
+/// Parses a duration such as "250ms", "10s", "2m", "1h", or a bare number of seconds.
+///
+/// # Errors
+///
+/// Returns a message naming the problem when the text is not such a duration.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration such as \"10s\" or \"500ms\""))?;
+    let seconds = match unit.trim() {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(format!(
+                "unknown duration unit {other:?}: use ms, s, m or h"
+            ));
+        }
+    };
+    if !(0.0..=86_400.0 * 365.0).contains(&seconds) {
+        return Err(format!("{text:?} is out of range"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert!(parse_duration("ten").is_err());
+        assert!(parse_duration("5d").is_err());
+        assert!(parse_duration("").is_err());
+    }
+
+    #[test]
+    fn serve_defaults() {
+        let cli = Cli::try_parse_from(["arbiter", "serve"]).expect("defaults parse");
+        let Command::Serve(args) = cli.command else {
+            panic!("expected serve");
+        };
+        assert_eq!(args.grpc_addr.port(), 50051);
+        assert_eq!(args.max_message_bytes, 4 * 1024 * 1024);
+        assert_eq!(args.max_moves, 10_000);
+        assert_eq!(args.request_timeout, Duration::from_secs(10));
+    }
+}

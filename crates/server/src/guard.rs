@@ -1,0 +1,204 @@
+//! A tower layer that bounds every call: a process-wide concurrency cap that sheds load at once
+//! with `RESOURCE_EXHAUSTED`, and a deadline that answers `DEADLINE_EXCEEDED`.
+//!
+//! tonic's own `Server::timeout` answers `CANCELLED`, and tower's `LoadShed` error is not a gRPC
+//! status, so both are done here, as a layer that always answers with a gRPC response.
+
+use std::{
+    convert::Infallible,
+    future::Future,
+    pin::Pin,
+    sync::Arc,
+    task::{Context, Poll},
+    time::Duration,
+};
+
+use http::{HeaderMap, Request, Response};
+use tokio::sync::Semaphore;
+use tonic::{Status, body::Body, server::NamedService};
+use tower::{Layer, Service, ServiceExt as _};
+
+/// Limits applied by [`GuardLayer`].
+#[derive(Debug, Clone)]
+pub struct GuardLayer {
+    permits: Arc<Semaphore>,
+    timeout: Duration,
+}
+
+impl GuardLayer {
+    /// A layer admitting at most `max_in_flight` calls at once (across every service it wraps)
+    /// and giving each at most `timeout`.
+    #[must_use]
+    pub fn new(max_in_flight: usize, timeout: Duration) -> Self {
+        Self {
+            permits: Arc::new(Semaphore::new(max_in_flight.min(Semaphore::MAX_PERMITS))),
+            timeout,
+        }
+    }
+}
+
+impl<S> Layer<S> for GuardLayer {
+    type Service = Guard<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Guard {
+            inner,
+            permits: Arc::clone(&self.permits),
+            timeout: self.timeout,
+        }
+    }
+}
+
+/// The service made by [`GuardLayer`].
+#[derive(Debug, Clone)]
+pub struct Guard<S> {
+    inner: S,
+    permits: Arc<Semaphore>,
+    timeout: Duration,
+}
+
+impl<S: NamedService> NamedService for Guard<S> {
+    const NAME: &'static str = S::NAME;
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+impl<S> Service<Request<Body>> for Guard<S>
+where
+    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<Result<Response<Body>, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        // Readiness of the inner service is awaited per call, inside the deadline.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() else {
+            tracing::warn!(path = %request.uri().path(), "concurrency limit reached, call shed");
+            return Box::pin(async {
+                Ok(
+                    Status::resource_exhausted("server overloaded: too many calls in flight")
+                        .into_http(),
+                )
+            });
+        };
+        let timeout = client_timeout(request.headers())
+            .map_or(self.timeout, |client| client.min(self.timeout));
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let _permit = permit;
+            match tokio::time::timeout(timeout, inner.oneshot(request)).await {
+                Ok(response) => response,
+                Err(_) => Ok(Status::deadline_exceeded(format!(
+                    "call did not finish within {} ms",
+                    timeout.as_millis()
+                ))
+                .into_http()),
+            }
+        })
+    }
+}
+
+/// Reads the `grpc-timeout` request header ("<up to 8 digits><unit>", unit one of H M S m u n).
+fn client_timeout(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get("grpc-timeout")?.to_str().ok()?;
+    if value.len() < 2 || value.len() > 9 {
+        return None;
+    }
+    let (digits, unit) = value.split_at(value.len() - 1);
+    let amount: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(amount.saturating_mul(3600)),
+        "M" => Duration::from_secs(amount.saturating_mul(60)),
+        "S" => Duration::from_secs(amount),
+        "m" => Duration::from_millis(amount),
+        "u" => Duration::from_micros(amount),
+        "n" => Duration::from_nanos(amount),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    fn headers(value: &'static str) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        map.insert("grpc-timeout", HeaderValue::from_static(value));
+        map
+    }
+
+    #[test]
+    fn grpc_timeout_header_is_read() {
+        assert_eq!(client_timeout(&headers("5S")), Some(Duration::from_secs(5)));
+        assert_eq!(
+            client_timeout(&headers("250m")),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            client_timeout(&headers("2H")),
+            Some(Duration::from_secs(7200))
+        );
+        assert_eq!(client_timeout(&headers("S")), None);
+        assert_eq!(client_timeout(&headers("123456789S")), None);
+        assert_eq!(client_timeout(&headers("5x")), None);
+        assert_eq!(client_timeout(&HeaderMap::new()), None);
+    }
+
+    #[derive(Clone)]
+    struct Slow(Duration);
+
+    impl Service<Request<Body>> for Slow {
+        type Response = Response<Body>;
+        type Error = Infallible;
+        type Future = BoxFuture<Result<Response<Body>, Infallible>>;
+
+        fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, _request: Request<Body>) -> Self::Future {
+            let delay = self.0;
+            Box::pin(async move {
+                tokio::time::sleep(delay).await;
+                Ok(Response::new(Body::default()))
+            })
+        }
+    }
+
+    fn grpc_status(response: &Response<Body>) -> Option<&str> {
+        response.headers().get("grpc-status")?.to_str().ok()
+    }
+
+    #[tokio::test]
+    async fn slow_calls_get_deadline_exceeded() {
+        let mut service =
+            GuardLayer::new(4, Duration::from_millis(20)).layer(Slow(Duration::from_secs(5)));
+        let response = service.call(Request::new(Body::default())).await;
+        let Ok(response) = response;
+        assert_eq!(grpc_status(&response), Some("4"));
+    }
+
+    #[tokio::test]
+    async fn calls_beyond_the_limit_are_shed() {
+        let layer = GuardLayer::new(1, Duration::from_secs(5));
+        let mut first = layer.layer(Slow(Duration::from_millis(200)));
+        let mut second = layer.layer(Slow(Duration::ZERO));
+        let pending = first.call(Request::new(Body::default()));
+        let Ok(shed) = second.call(Request::new(Body::default())).await;
+        assert_eq!(grpc_status(&shed), Some("8"));
+        let Ok(done) = pending.await;
+        assert_eq!(grpc_status(&done), None);
+        let Ok(after) = second.call(Request::new(Body::default())).await;
+        assert_eq!(grpc_status(&after), None);
+    }
+}

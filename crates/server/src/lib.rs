@@ -1,0 +1,28 @@
+//! The arbiter gRPC server: chess rules as a service.
+//!
+//! The `arbiter` binary is a thin command line over this library: [`cli`] parses flags and their
+//! `ARBITER_*` environment fallbacks, [`serve`] runs the gRPC server (the arbiter service, gRPC
+//! health, server reflection v1 and v1alpha, graceful shutdown), [`guard`] bounds every call in
+//! time and in number, [`service`] holds the handlers, and [`health_check`] is a health client
+//! for probes.
+//!
+//! ```no_run
+//! use arbiter_server::{cli::Cli, serve::{Bound, shutdown_signal}};
+//! use clap::Parser as _;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let cli = Cli::parse_from(["arbiter", "serve", "--grpc-addr", "127.0.0.1:0"]);
+//! let arbiter_server::cli::Command::Serve(args) = cli.command else { unreachable!() };
+//! let bound = Bound::bind(args).await?;
+//! println!("arbiter listening on {}", bound.local_addr()?);
+//! bound.serve(shutdown_signal()).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod cli;
+pub mod guard;
+pub mod health_check;
+pub mod logging;
+pub mod serve;
+pub mod service;

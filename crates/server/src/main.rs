@@ -1,0 +1,64 @@
+//! The `arbiter` binary: `serve`, `perft` and `health-check`.
+
+use std::process::ExitCode;
+
+use arbiter_server::{
+    cli::{Cli, Command, PerftArgs},
+    health_check, logging,
+    serve::{Bound, shutdown_signal},
+};
+use clap::Parser as _;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Serve(args) => {
+            logging::init(args.log_format);
+            run_async(async move {
+                let bound = Bound::bind(args).await?;
+                let addr = bound.local_addr()?;
+                // A plain line on stdout that scripts and end-to-end tests read.
+                println!("arbiter listening on {addr}");
+                tracing::info!(%addr, "arbiter listening");
+                bound.serve(shutdown_signal()).await?;
+                tracing::info!("arbiter stopped");
+                Ok(())
+            })
+        }
+        Command::Perft(args) => perft(&args),
+        Command::HealthCheck(args) => run_async(async move {
+            health_check::run(&args).await?;
+            println!("SERVING");
+            Ok(())
+        }),
+    }
+}
+
+/// Runs `task` on a multi-threaded runtime and turns its error into exit status 1.
+fn run_async(task: impl Future<Output = Result<(), Box<dyn std::error::Error>>>) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("arbiter: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(task);
+    // Connections still open after a drain timeout must not keep the process alive.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("arbiter: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn perft(_args: &PerftArgs) -> ExitCode {
+    eprintln!("arbiter: perft is not available yet");
+    ExitCode::FAILURE
+}

@@ -1,0 +1,206 @@
+//! `arbiter serve`: the gRPC server with health, reflection, limits and graceful shutdown.
+
+use std::{future::Future, net::SocketAddr, time::Duration};
+
+use arbiter_proto::{SERVICE_NAME, v1::arbiter_service_server::ArbiterServiceServer};
+use tokio::net::TcpListener;
+use tonic::transport::{Server, server::TcpIncoming};
+use tonic_health::{ServingStatus, server::HealthReporter};
+use tower::Layer as _;
+
+use crate::{
+    cli::ServeArgs,
+    guard::GuardLayer,
+    service::{Arbiter, Limits},
+};
+
+/// Health name that reports whether the process is alive; it stays SERVING while draining, so
+/// that a liveness probe never kills a process that is shutting down cleanly.
+pub const LIVENESS: &str = "liveness";
+
+/// Health name that reports whether the process accepts new calls; NOT_SERVING while draining.
+pub const READINESS: &str = "readiness";
+
+/// The health names that turn NOT_SERVING when draining: the whole server (""), the arbiter
+/// service and readiness.
+pub const DRAINED_NAMES: [&str; 3] = ["", SERVICE_NAME, READINESS];
+
+/// Why the server could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The listening socket could not be opened.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The socket error.
+        source: std::io::Error,
+    },
+    /// The reflection service could not be built from the descriptors.
+    #[error("cannot build the reflection service: {0}")]
+    Reflection(#[from] tonic_reflection::server::Error),
+    /// The transport failed.
+    #[error("gRPC transport failed: {0}")]
+    Transport(#[from] tonic::transport::Error),
+}
+
+/// A bound, not yet serving, server: lets callers learn the actual port before serving.
+#[derive(Debug)]
+pub struct Bound {
+    listener: TcpListener,
+    args: ServeArgs,
+}
+
+impl Bound {
+    /// Opens the listening socket of `args.grpc_addr` (port 0 picks a free port).
+    ///
+    /// # Errors
+    ///
+    /// Returns [`ServeError::Bind`] when the address cannot be bound.
+    pub async fn bind(args: ServeArgs) -> Result<Self, ServeError> {
+        let listener =
+            TcpListener::bind(args.grpc_addr)
+                .await
+                .map_err(|source| ServeError::Bind {
+                    addr: args.grpc_addr,
+                    source,
+                })?;
+        Ok(Self { listener, args })
+    }
+
+    /// The address actually bound.
+    ///
+    /// # Errors
+    ///
+    /// Returns the socket error if the address cannot be read.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Serves until `shutdown` completes, then drains: health turns NOT_SERVING, new calls are
+    /// still accepted during the lame-duck period, then the server stops accepting connections
+    /// and waits for calls in flight. The drain as a whole takes at most `drain_timeout`.
+    ///
+    /// # Errors
+    ///
+    /// Returns a [`ServeError`] when the reflection service cannot be built or the transport
+    /// fails.
+    pub async fn serve(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
+        let Self { listener, args } = self;
+
+        let (reporter, health_service) = tonic_health::server::health_reporter();
+        for name in DRAINED_NAMES.into_iter().chain([LIVENESS]) {
+            reporter
+                .set_service_status(name, ServingStatus::Serving)
+                .await;
+        }
+
+        let reflection_v1 = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(arbiter_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .build_v1()?;
+        let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(arbiter_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .build_v1alpha()?;
+
+        let limits = Limits {
+            max_moves: usize::try_from(args.max_moves).unwrap_or(usize::MAX),
+        };
+        let max_bytes = usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX);
+        let arbiter = ArbiterServiceServer::new(Arbiter::new(limits))
+            .max_decoding_message_size(max_bytes)
+            .max_encoding_message_size(max_bytes);
+        let guard = GuardLayer::new(
+            usize::try_from(args.concurrency_limit).unwrap_or(usize::MAX),
+            args.request_timeout,
+        );
+
+        let (signalled_tx, signalled_rx) = tokio::sync::oneshot::channel::<()>();
+        let lame_duck = args.lame_duck.min(args.drain_timeout / 2);
+        let drain_reporter = reporter.clone();
+        let lame_duck_shutdown = async move {
+            shutdown.await;
+            let _ = signalled_tx.send(());
+            tracing::info!(
+                lame_duck_ms = lame_duck.as_millis(),
+                "shutdown requested: health NOT_SERVING, draining"
+            );
+            set_draining(&drain_reporter).await;
+            tokio::time::sleep(lame_duck).await;
+            tracing::info!("lame-duck period over: no new connections");
+        };
+
+        let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+        let server = Server::builder()
+            .http2_keepalive_interval(Some(Duration::from_secs(60)))
+            .add_service(health_service)
+            .add_service(reflection_v1)
+            .add_service(reflection_v1alpha)
+            .add_service(guard.layer(arbiter))
+            .serve_with_incoming_shutdown(incoming, lame_duck_shutdown);
+
+        let drain_timeout = args.drain_timeout;
+        let deadline = async move {
+            if signalled_rx.await.is_ok() {
+                tokio::time::sleep(drain_timeout).await;
+            } else {
+                std::future::pending::<()>().await;
+            }
+        };
+
+        tokio::select! {
+            result = server => {
+                result?;
+                tracing::info!("drained: all calls finished");
+            }
+            () = deadline => {
+                tracing::warn!(
+                    drain_timeout_ms = drain_timeout.as_millis(),
+                    "drain timeout reached: exiting with calls still open"
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Turns every drained health name NOT_SERVING; liveness stays SERVING.
+pub async fn set_draining(reporter: &HealthReporter) {
+    for name in DRAINED_NAMES {
+        reporter
+            .set_service_status(name, ServingStatus::NotServing)
+            .await;
+    }
+}
+
+/// Completes on the first SIGTERM or SIGINT (Ctrl-C).
+pub async fn shutdown_signal() {
+    let interrupt = async {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::error!(%error, "cannot listen for SIGINT");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut stream) => {
+                stream.recv().await;
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => tracing::info!("SIGINT received"),
+        () = terminate => tracing::info!("SIGTERM received"),
+    }
+}
