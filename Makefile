@@ -1,0 +1,75 @@
+# arbiter: build, run, test and lint. Everything a fresh machine needs beyond cargo and npm is
+# installed by `make tools` (pinned in package.json / package-lock.json).
+
+CARGO ?= cargo
+NPM ?= npm
+BUF := node_modules/.bin/buf
+ARBITER := target/release/arbiter
+
+# Address `make run` listens on.
+GRPC_ADDR ?= [::]:50051
+# Extra arguments for `arbiter serve` in `make run`.
+SERVE_ARGS ?=
+
+# The steps of `make test`, run in this order. Add steps by appending to TEST_STEPS below (or
+# on the command line: `make test TEST_EXTRA=my-step`).
+TEST_STEPS := fmt-check clippy cargo-test buf-lint
+TEST_EXTRA ?=
+TEST_STEPS += $(TEST_EXTRA)
+
+# Positions timed by `make bench` with `arbiter perft` (FEN|depth).
+BENCH_PERFT := \
+	"startpos|5" \
+	"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1|4"
+
+.PHONY: all build release run test lint fmt fmt-check clippy cargo-test buf-lint bench tools clean
+
+all: build
+
+build:
+	$(CARGO) build --workspace
+
+release:
+	$(CARGO) build --release --workspace
+
+run: release
+	$(ARBITER) serve --grpc-addr '$(GRPC_ADDR)' $(SERVE_ARGS)
+
+test: $(TEST_STEPS)
+
+lint: fmt-check clippy buf-lint
+
+fmt:
+	$(CARGO) fmt --all
+
+fmt-check:
+	$(CARGO) fmt --all --check
+
+clippy:
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+cargo-test:
+	$(CARGO) test --workspace --release
+
+buf-lint: tools
+	$(BUF) lint
+
+bench: release
+	@for spec in $(BENCH_PERFT); do \
+		fen="$${spec%|*}"; depth="$${spec##*|}"; \
+		echo "perft depth $$depth: $$fen"; \
+		start=$$(date +%s.%N); \
+		nodes=$$($(ARBITER) perft --fen "$$fen" --depth "$$depth") || exit 1; \
+		end=$$(date +%s.%N); \
+		python3 -c "import sys; n=int(sys.argv[1]); t=float(sys.argv[3])-float(sys.argv[2]); print(f'  {n} nodes in {t:.3f} s: {n/t/1e6:.1f} Mnps')" "$$nodes" "$$start" "$$end"; \
+	done
+
+tools: $(BUF)
+
+$(BUF): package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund
+	@touch $@
+
+clean:
+	$(CARGO) clean
+	rm -rf node_modules
