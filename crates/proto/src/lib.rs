@@ -16,6 +16,8 @@
 //! assert!(!arbiter_proto::FILE_DESCRIPTOR_SET.is_empty());
 //! ```
 
+pub mod convert;
+
 /// Generated code of the protobuf package `arbiter.v1`: messages, enums, the
 /// `arbiter_service_client` and the `arbiter_service_server` modules.
 pub mod v1 {

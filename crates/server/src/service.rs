@@ -1,10 +1,12 @@
 //! The `arbiter.v1.ArbiterService` handlers: thin adapters between the wire conversions of
 //! `arbiter-proto` and the rules of `arbiter-rules`.
 
+use arbiter_proto::convert::{self, ConvertError, ErrorReason};
 use arbiter_proto::v1::{
     AdjudicateGameRequest, AdjudicateGameResponse, ApplyMoveRequest, ApplyMoveResponse,
     ApplyMovesRequest, ApplyMovesResponse, ListLegalMovesRequest, ListLegalMovesResponse,
-    ValidatePositionRequest, ValidatePositionResponse, arbiter_service_server::ArbiterService,
+    ValidatePositionRequest, ValidatePositionResponse, adjudicate_game_request, apply_move_request,
+    arbiter_service_server::ArbiterService,
 };
 use tonic::{Request, Response, Status};
 
@@ -39,36 +41,99 @@ impl Arbiter {
 impl ArbiterService for Arbiter {
     async fn list_legal_moves(
         &self,
-        _request: Request<ListLegalMovesRequest>,
+        request: Request<ListLegalMovesRequest>,
     ) -> Result<Response<ListLegalMovesResponse>, Status> {
-        Err(Status::unimplemented("not yet"))
+        let request = request.into_inner();
+        let position = convert::position_from_wire(request.position.as_ref(), "position")?;
+        Ok(Response::new(ListLegalMovesResponse {
+            moves: convert::legal_moves_to_wire(&position),
+            status: Some(convert::status_to_wire(&position)),
+            fen: position.to_fen(),
+        }))
     }
 
     async fn apply_move(
         &self,
-        _request: Request<ApplyMoveRequest>,
+        request: Request<ApplyMoveRequest>,
     ) -> Result<Response<ApplyMoveResponse>, Status> {
-        Err(Status::unimplemented("not yet"))
+        let request = request.into_inner();
+        match request.subject {
+            Some(apply_move_request::Subject::Position(position)) => {
+                let position = convert::position_from_wire(Some(&position), "position")?;
+                let mv = convert::move_from_wire(&position, &request.r#move, "move")?;
+                let (played, after) = convert::move_to_wire(&position, &mv);
+                Ok(Response::new(ApplyMoveResponse {
+                    fen: after.to_fen(),
+                    r#move: Some(played),
+                    status: Some(convert::status_to_wire(&after)),
+                    outcome: None,
+                    claims: Vec::new(),
+                }))
+            }
+            Some(apply_move_request::Subject::Game(_game)) => Err(Status::unimplemented(
+                "ApplyMove on a game is not available yet",
+            )),
+            None => Err(ConvertError::missing(
+                "position",
+                "a position or a game (fen \"startpos\" for the initial position)",
+            )
+            .into()),
+        }
     }
 
     async fn apply_moves(
         &self,
-        _request: Request<ApplyMovesRequest>,
+        request: Request<ApplyMovesRequest>,
     ) -> Result<Response<ApplyMovesResponse>, Status> {
-        Err(Status::unimplemented("not yet"))
+        let request = request.into_inner();
+        convert::check_move_count(request.moves.len(), self.limits.max_moves, "moves")?;
+        let start = convert::optional_position_from_wire(request.position.as_ref(), "position")?;
+        let (position, moves) =
+            convert::play_moves(start, &request.moves, "moves", self.limits.max_moves)?;
+        Ok(Response::new(ApplyMovesResponse {
+            fen: position.to_fen(),
+            moves,
+            status: Some(convert::status_to_wire(&position)),
+        }))
     }
 
     async fn adjudicate_game(
         &self,
-        _request: Request<AdjudicateGameRequest>,
+        request: Request<AdjudicateGameRequest>,
     ) -> Result<Response<AdjudicateGameResponse>, Status> {
-        Err(Status::unimplemented("not yet"))
+        let request = request.into_inner();
+        match request.source {
+            Some(adjudicate_game_request::Source::Pgn(_)) => Err(Status::unimplemented(
+                "PGN input is not implemented yet: send game.start and game.moves",
+            )),
+            Some(adjudicate_game_request::Source::Game(_game)) => {
+                Err(Status::unimplemented("AdjudicateGame is not available yet"))
+            }
+            None => Err(ConvertError::missing("game", "a game (or pgn)").into()),
+        }
     }
 
     async fn validate_position(
         &self,
-        _request: Request<ValidatePositionRequest>,
+        request: Request<ValidatePositionRequest>,
     ) -> Result<Response<ValidatePositionResponse>, Status> {
-        Err(Status::unimplemented("not yet"))
+        let request = request.into_inner();
+        let response = match convert::position_from_wire(request.position.as_ref(), "position") {
+            Ok(position) => ValidatePositionResponse {
+                valid: true,
+                fen: position.to_fen(),
+                reasons: Vec::new(),
+                board: Some(convert::board_to_wire(&position)),
+                status: Some(convert::status_to_wire(&position)),
+            },
+            // A missing position is a malformed request, not an invalid position.
+            Err(error) if error.kind == ErrorReason::MissingField => return Err(error.into()),
+            Err(error) => ValidatePositionResponse {
+                valid: false,
+                reasons: vec![error.reason],
+                ..ValidatePositionResponse::default()
+            },
+        };
+        Ok(Response::new(response))
     }
 }

@@ -1,0 +1,680 @@
+//! Conversions between the wire messages of [`crate::v1`] and the types of `arbiter-rules`.
+//!
+//! Reading is where wire errors are made: every function that reads a request part takes the
+//! field path of that part (for example `"position"` or `"game.start"`) and returns a
+//! [`ConvertError`] naming the offending field (`"position.fen"`, `"moves[3]"`,
+//! `"position.board.pieces[\"z9\"]"`) and the reason. [`ConvertError`] turns into an
+//! `INVALID_ARGUMENT` [`tonic::Status`] with `google.rpc.BadRequest` and `google.rpc.ErrorInfo`
+//! details.
+
+use std::{collections::HashMap, fmt::Write as _};
+
+use arbiter_rules::{
+    Color, FenError, Move, MoveError, MoveKind, Piece, Position, Role, Square, Status,
+};
+use tonic::Code;
+use tonic_types::{ErrorDetails, FieldViolation, StatusExt as _};
+
+use crate::v1;
+
+/// The `google.rpc.ErrorInfo` domain of errors made by this crate.
+pub const ERROR_DOMAIN: &str = "arbiter.v1";
+
+/// Machine-readable category of a [`ConvertError`], sent as the `google.rpc.ErrorInfo` reason and
+/// the field violation reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorReason {
+    /// A required field is absent or empty.
+    MissingField,
+    /// A field has a value outside its domain (unknown enum value, bad square name, ...).
+    InvalidValue,
+    /// A position is not a legal chess position (bad FEN or board).
+    InvalidPosition,
+    /// A move is not legal, or not a move at all, in the position it is played in.
+    IllegalMove,
+    /// A size limit is exceeded (too many moves, too long a text).
+    LimitExceeded,
+}
+
+impl ErrorReason {
+    /// The SCREAMING_SNAKE_CASE name sent on the wire.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorReason::MissingField => "MISSING_FIELD",
+            ErrorReason::InvalidValue => "INVALID_VALUE",
+            ErrorReason::InvalidPosition => "INVALID_POSITION",
+            ErrorReason::IllegalMove => "ILLEGAL_MOVE",
+            ErrorReason::LimitExceeded => "LIMIT_EXCEEDED",
+        }
+    }
+}
+
+/// A request field that cannot be used, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {reason}")]
+pub struct ConvertError {
+    /// Path of the offending field in the request, e.g. `moves[3]` or `position.fen`.
+    pub field: String,
+    /// Why the field cannot be used, e.g. `ply 4 (Nf3): no knight can move to f3`.
+    pub reason: String,
+    /// Machine-readable category.
+    pub kind: ErrorReason,
+    /// Extra facts for `google.rpc.ErrorInfo` metadata (e.g. `ply`, `index`, `move`).
+    pub metadata: Vec<(String, String)>,
+}
+
+impl ConvertError {
+    /// An error of `kind` on `field`.
+    #[must_use]
+    pub fn new(field: impl Into<String>, kind: ErrorReason, reason: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            reason: reason.into(),
+            kind,
+            metadata: Vec::new(),
+        }
+    }
+
+    /// A required field that is absent.
+    #[must_use]
+    pub fn missing(field: impl Into<String>, what: &str) -> Self {
+        Self::new(
+            field,
+            ErrorReason::MissingField,
+            format!("{what} is required"),
+        )
+    }
+
+    /// Adds a metadata entry for `google.rpc.ErrorInfo`.
+    #[must_use]
+    pub fn with_metadata(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.metadata.push((key.to_owned(), value.into()));
+        self
+    }
+
+    /// The `INVALID_ARGUMENT` status: message `"<field>: <reason>"`, a `google.rpc.BadRequest`
+    /// with one field violation, and a `google.rpc.ErrorInfo` with the reason and metadata.
+    #[must_use]
+    pub fn to_status(&self) -> tonic::Status {
+        let mut violation = FieldViolation::new(self.field.clone(), self.reason.clone());
+        violation.reason = self.kind.as_str().to_owned();
+        let mut details = ErrorDetails::with_bad_request(vec![violation]);
+        let mut metadata: HashMap<String, String> = self.metadata.iter().cloned().collect();
+        metadata.insert("field".to_owned(), self.field.clone());
+        details.set_error_info(self.kind.as_str(), ERROR_DOMAIN, metadata);
+        tonic::Status::with_error_details(Code::InvalidArgument, self.to_string(), details)
+    }
+}
+
+impl From<ConvertError> for tonic::Status {
+    fn from(error: ConvertError) -> Self {
+        error.to_status()
+    }
+}
+
+/// Joins a parent field path and a child field name: `join("game", "start")` is `game.start`,
+/// `join("", "moves")` is `moves`.
+#[must_use]
+pub fn join(parent: &str, child: &str) -> String {
+    if parent.is_empty() {
+        child.to_owned()
+    } else {
+        format!("{parent}.{child}")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enums and small types
+// ---------------------------------------------------------------------------------------------
+
+/// The wire color of a rules color.
+#[must_use]
+pub fn color_to_wire(color: Color) -> v1::Color {
+    match color {
+        Color::White => v1::Color::White,
+        Color::Black => v1::Color::Black,
+    }
+}
+
+/// The wire role of a rules role.
+#[must_use]
+pub fn role_to_wire(role: Role) -> v1::Role {
+    match role {
+        Role::Pawn => v1::Role::Pawn,
+        Role::Knight => v1::Role::Knight,
+        Role::Bishop => v1::Role::Bishop,
+        Role::Rook => v1::Role::Rook,
+        Role::Queen => v1::Role::Queen,
+        Role::King => v1::Role::King,
+    }
+}
+
+/// The wire piece of a rules piece.
+#[must_use]
+pub fn piece_to_wire(piece: Piece) -> v1::Piece {
+    v1::Piece {
+        color: color_to_wire(piece.color).into(),
+        role: role_to_wire(piece.role).into(),
+    }
+}
+
+/// Reads a wire color (an `i32` enum value) at `field`; unset and unknown values are errors.
+///
+/// # Errors
+///
+/// [`ErrorReason::MissingField`] for `COLOR_UNSPECIFIED`, [`ErrorReason::InvalidValue`] for a
+/// number that is no `Color`.
+pub fn color_from_wire(value: i32, field: &str) -> Result<Color, ConvertError> {
+    match v1::Color::try_from(value) {
+        Ok(v1::Color::White) => Ok(Color::White),
+        Ok(v1::Color::Black) => Ok(Color::Black),
+        Ok(v1::Color::Unspecified) => Err(ConvertError::missing(field, "a color")),
+        Err(_) => Err(ConvertError::new(
+            field,
+            ErrorReason::InvalidValue,
+            format!("{value} is not a Color value"),
+        )),
+    }
+}
+
+/// Reads a wire role (an `i32` enum value) at `field`; unset and unknown values are errors.
+///
+/// # Errors
+///
+/// [`ErrorReason::MissingField`] for `ROLE_UNSPECIFIED`, [`ErrorReason::InvalidValue`] for a
+/// number that is no `Role`.
+pub fn role_from_wire(value: i32, field: &str) -> Result<Role, ConvertError> {
+    match v1::Role::try_from(value) {
+        Ok(v1::Role::Pawn) => Ok(Role::Pawn),
+        Ok(v1::Role::Knight) => Ok(Role::Knight),
+        Ok(v1::Role::Bishop) => Ok(Role::Bishop),
+        Ok(v1::Role::Rook) => Ok(Role::Rook),
+        Ok(v1::Role::Queen) => Ok(Role::Queen),
+        Ok(v1::Role::King) => Ok(Role::King),
+        Ok(v1::Role::Unspecified) => Err(ConvertError::missing(field, "a role")),
+        Err(_) => Err(ConvertError::new(
+            field,
+            ErrorReason::InvalidValue,
+            format!("{value} is not a Role value"),
+        )),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Positions
+// ---------------------------------------------------------------------------------------------
+
+/// Reads a required position at `field` (e.g. `"position"`).
+///
+/// # Errors
+///
+/// A [`ConvertError`] when the position is absent, or its FEN or board is invalid; the field
+/// names the part at fault (`position.fen`, `position.board.side_to_move`, ...).
+pub fn position_from_wire(
+    position: Option<&v1::Position>,
+    field: &str,
+) -> Result<Position, ConvertError> {
+    let Some(kind) = position.and_then(|p| p.kind.as_ref()) else {
+        return Err(ConvertError::missing(
+            field,
+            "a position (fen, or board; fen \"startpos\" for the initial position)",
+        ));
+    };
+    match kind {
+        v1::position::Kind::Fen(fen) => {
+            let fen_field = join(field, "fen");
+            if fen.trim().is_empty() {
+                return Err(ConvertError::missing(
+                    fen_field,
+                    "a FEN string (or \"startpos\")",
+                ));
+            }
+            Position::from_fen(fen).map_err(|error| {
+                ConvertError::new(fen_field, ErrorReason::InvalidPosition, error.to_string())
+            })
+        }
+        v1::position::Kind::Board(board) => board_from_wire(board, &join(field, "board")),
+    }
+}
+
+/// Reads an optional position at `field`: absent means the standard initial position.
+///
+/// # Errors
+///
+/// As [`position_from_wire`], except that an absent position is no error.
+pub fn optional_position_from_wire(
+    position: Option<&v1::Position>,
+    field: &str,
+) -> Result<Position, ConvertError> {
+    match position {
+        None | Some(v1::Position { kind: None }) => Ok(Position::startpos()),
+        Some(_) => position_from_wire(position, field),
+    }
+}
+
+/// Reads a structured board at `field` (e.g. `"position.board"`): the board is written as FEN
+/// and read with the same strict validation as a FEN string, so both forms accept exactly the
+/// same positions.
+///
+/// # Errors
+///
+/// A [`ConvertError`] naming the board field at fault.
+pub fn board_from_wire(board: &v1::Board, field: &str) -> Result<Position, ConvertError> {
+    let pieces_field = join(field, "pieces");
+    if board.pieces.len() > 64 {
+        return Err(ConvertError::new(
+            pieces_field,
+            ErrorReason::LimitExceeded,
+            format!("{} entries; a board has 64 squares", board.pieces.len()),
+        ));
+    }
+    let mut squares: [Option<Piece>; 64] = [None; 64];
+    for (name, piece) in &board.pieces {
+        let entry_field = format!("{pieces_field}[{name:?}]");
+        let square = Square::from_name(name).ok_or_else(|| {
+            ConvertError::new(
+                entry_field.clone(),
+                ErrorReason::InvalidValue,
+                format!(
+                    "{:?} is not a square name (\"a1\" to \"h8\")",
+                    clip(name, 8)
+                ),
+            )
+        })?;
+        let color = color_from_wire(piece.color, &format!("{entry_field}.color"))?;
+        let role = role_from_wire(piece.role, &format!("{entry_field}.role"))?;
+        squares[square.index()] = Some(Piece { color, role });
+    }
+
+    let mut fen = String::with_capacity(90);
+    for rank in (0..8).rev() {
+        let mut empty = 0u8;
+        for file in 0..8 {
+            match squares[rank * 8 + file] {
+                Some(piece) => {
+                    if empty > 0 {
+                        fen.push(char::from(b'0' + empty));
+                        empty = 0;
+                    }
+                    fen.push(piece.char());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            fen.push(char::from(b'0' + empty));
+        }
+        if rank > 0 {
+            fen.push('/');
+        }
+    }
+
+    let side = color_from_wire(board.side_to_move, &join(field, "side_to_move"))?;
+    fen.push(' ');
+    fen.push(side.char());
+
+    fen.push(' ');
+    let castling = board.castling.unwrap_or_default();
+    let before = fen.len();
+    for (allowed, letter) in [
+        (castling.white_king_side, 'K'),
+        (castling.white_queen_side, 'Q'),
+        (castling.black_king_side, 'k'),
+        (castling.black_queen_side, 'q'),
+    ] {
+        if allowed {
+            fen.push(letter);
+        }
+    }
+    if fen.len() == before {
+        fen.push('-');
+    }
+
+    fen.push(' ');
+    let ep = board.en_passant_square.trim();
+    if ep.is_empty() {
+        fen.push('-');
+    } else {
+        let square = Square::from_name(ep).ok_or_else(|| {
+            ConvertError::new(
+                join(field, "en_passant_square"),
+                ErrorReason::InvalidValue,
+                format!("{:?} is not a square name (\"a1\" to \"h8\")", clip(ep, 8)),
+            )
+        })?;
+        let _ = write!(fen, "{square}");
+    }
+    let fullmove = board.fullmove_number.max(1);
+    let _ = write!(fen, " {} {fullmove}", board.halfmove_clock);
+
+    Position::from_fen(&fen).map_err(|error| {
+        let part = match &error {
+            FenError::BadCastling(_) | FenError::CastlingWithoutPieces { .. } => "castling",
+            FenError::BadEnPassant(_) | FenError::EnPassantWithoutDoubleStep(_) => {
+                "en_passant_square"
+            }
+            FenError::BadClock { field, .. } if field.starts_with("halfmove") => "halfmove_clock",
+            FenError::BadClock { .. } => "fullmove_number",
+            FenError::BadSideToMove(_) => "side_to_move",
+            _ => "pieces",
+        };
+        ConvertError::new(
+            join(field, part),
+            ErrorReason::InvalidPosition,
+            error.to_string(),
+        )
+    })
+}
+
+/// The structured board of a position.
+#[must_use]
+pub fn board_to_wire(position: &Position) -> v1::Board {
+    let pieces = Square::all()
+        .filter_map(|square| {
+            position
+                .piece_at(square)
+                .map(|piece| (square.to_string(), piece_to_wire(piece)))
+        })
+        .collect();
+    let mut castling = v1::CastlingRights::default();
+    for rook in position.castling_rights() {
+        let Some(color) = position.piece_at(rook).map(|piece| piece.color) else {
+            continue;
+        };
+        let king_file = position.king_square(color).map(|king| king.file());
+        let king_side = king_file.is_some_and(|king| rook.file() > king);
+        match (color, king_side) {
+            (Color::White, true) => castling.white_king_side = true,
+            (Color::White, false) => castling.white_queen_side = true,
+            (Color::Black, true) => castling.black_king_side = true,
+            (Color::Black, false) => castling.black_queen_side = true,
+        }
+    }
+    v1::Board {
+        pieces,
+        side_to_move: color_to_wire(position.side_to_move()).into(),
+        castling: Some(castling),
+        en_passant_square: position
+            .ep_square()
+            .map(|square| square.to_string())
+            .unwrap_or_default(),
+        halfmove_clock: position.halfmove_clock(),
+        fullmove_number: position.fullmove_number(),
+    }
+}
+
+/// The status of a position, history aside.
+#[must_use]
+pub fn status_to_wire(position: &Position) -> v1::PositionStatus {
+    let moves = position.legal_moves();
+    let status = position.status();
+    v1::PositionStatus {
+        side_to_move: color_to_wire(position.side_to_move()).into(),
+        is_check: position.is_check(),
+        is_checkmate: status == Status::Checkmate,
+        is_stalemate: status == Status::Stalemate,
+        is_insufficient_material: position.is_insufficient_material(),
+        legal_move_count: u32::try_from(moves.len()).unwrap_or(u32::MAX),
+        halfmove_clock: position.halfmove_clock(),
+        fullmove_number: position.fullmove_number(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moves
+// ---------------------------------------------------------------------------------------------
+
+/// Describes the legal move `mv` of `before` for the wire; also returns the position after it.
+#[must_use]
+pub fn move_to_wire(before: &Position, mv: &Move) -> (v1::Move, Position) {
+    let after = before.play(mv);
+    let piece = Piece {
+        color: before.side_to_move(),
+        role: mv.role,
+    };
+    let wire = v1::Move {
+        uci: before.uci(mv),
+        san: before.san(mv),
+        from: mv.from.to_string(),
+        to: mv.king_destination().to_string(),
+        piece: Some(piece_to_wire(piece)),
+        captured: mv
+            .capture
+            .map_or(v1::Role::Unspecified, role_to_wire)
+            .into(),
+        promotion: mv
+            .promotion
+            .map_or(v1::Role::Unspecified, role_to_wire)
+            .into(),
+        is_check: after.is_check(),
+        is_checkmate: after.is_checkmate(),
+        is_castle: mv.kind == MoveKind::Castle,
+        is_en_passant: mv.kind == MoveKind::EnPassant,
+    };
+    (wire, after)
+}
+
+/// Every legal move of `position` for the wire, sorted by UCI string.
+#[must_use]
+pub fn legal_moves_to_wire(position: &Position) -> Vec<v1::Move> {
+    let mut moves: Vec<v1::Move> = position
+        .legal_moves()
+        .iter()
+        .map(|mv| move_to_wire(position, mv).0)
+        .collect();
+    moves.sort_unstable_by(|a, b| a.uci.cmp(&b.uci));
+    moves
+}
+
+/// Reads one move text (SAN or UCI) at `field`.
+///
+/// # Errors
+///
+/// [`ErrorReason::MissingField`] for an empty text, [`ErrorReason::IllegalMove`] with the rules'
+/// reason otherwise.
+pub fn move_from_wire(position: &Position, text: &str, field: &str) -> Result<Move, ConvertError> {
+    if text.trim().is_empty() {
+        return Err(ConvertError::missing(field, "a move in SAN or UCI"));
+    }
+    position
+        .parse_move(text)
+        .map_err(|error| move_error(field, &error, text, None))
+}
+
+/// The [`ConvertError`] for move text `text` at `field` that the rules rejected; `ply` is the
+/// 1-based ply within a move list, if the move is part of one.
+#[must_use]
+pub fn move_error(field: &str, error: &MoveError, text: &str, ply: Option<usize>) -> ConvertError {
+    let shown = clip(text.trim(), 32);
+    let reason = match ply {
+        Some(ply) => format!("ply {ply} ({shown}): {}", error.reason()),
+        None => format!("{shown}: {}", error.reason()),
+    };
+    let mut converted = ConvertError::new(field, ErrorReason::IllegalMove, reason)
+        .with_metadata("move", shown)
+        .with_metadata("move_error", error.kind());
+    if let Some(ply) = ply {
+        converted = converted
+            .with_metadata("ply", ply.to_string())
+            .with_metadata("index", (ply - 1).to_string());
+    }
+    converted
+}
+
+/// Checks a move list against the `max_moves` limit; `field` is the list's path.
+///
+/// # Errors
+///
+/// [`ErrorReason::LimitExceeded`] when the list is longer than `max_moves`.
+pub fn check_move_count(count: usize, max_moves: usize, field: &str) -> Result<(), ConvertError> {
+    if count > max_moves {
+        return Err(ConvertError::new(
+            field,
+            ErrorReason::LimitExceeded,
+            format!("{count} moves, more than the limit of {max_moves}"),
+        )
+        .with_metadata("limit", max_moves.to_string()));
+    }
+    Ok(())
+}
+
+/// Plays a list of move texts from `start`; `field` is the list's path (e.g. `"moves"`). The first
+/// move that cannot be played fails with field `"<field>[i]"` (0-based) and a reason that starts
+/// with its 1-based ply: `"ply 4 (Nf3): ..."`.
+///
+/// # Errors
+///
+/// A [`ConvertError`] for the first bad move, or when there are more than `max_moves` moves.
+pub fn play_moves(
+    start: Position,
+    moves: &[String],
+    field: &str,
+    max_moves: usize,
+) -> Result<(Position, Vec<v1::Move>), ConvertError> {
+    check_move_count(moves.len(), max_moves, field)?;
+    let mut position = start;
+    let mut played = Vec::with_capacity(moves.len());
+    for (index, text) in moves.iter().enumerate() {
+        let item = format!("{field}[{index}]");
+        if text.trim().is_empty() {
+            return Err(ConvertError::missing(item, "a move in SAN or UCI"));
+        }
+        let mv = position
+            .parse_move(text)
+            .map_err(|error| move_error(&item, &error, text, Some(index + 1)))?;
+        let (wire, after) = move_to_wire(&position, &mv);
+        played.push(wire);
+        position = after;
+    }
+    Ok((position, played))
+}
+
+/// At most `max` characters of `text`, for echoing caller input in messages.
+fn clip(text: &str, max: usize) -> String {
+    let mut clipped: String = text.chars().take(max).collect();
+    if text.chars().nth(max).is_some() {
+        clipped.push('…');
+    }
+    clipped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fen(text: &str) -> v1::Position {
+        v1::Position {
+            kind: Some(v1::position::Kind::Fen(text.to_owned())),
+        }
+    }
+
+    #[test]
+    fn missing_position_names_the_field() {
+        let error = position_from_wire(None, "position").unwrap_err();
+        assert_eq!(error.field, "position");
+        assert_eq!(error.kind, ErrorReason::MissingField);
+    }
+
+    #[test]
+    fn bad_fen_names_the_fen_field() {
+        let error =
+            position_from_wire(Some(&fen("8/8/8/8/8/8/8/8 w - - 0 1")), "position").unwrap_err();
+        assert_eq!(error.field, "position.fen");
+        assert_eq!(error.kind, ErrorReason::InvalidPosition);
+        assert!(error.reason.contains("king"), "{}", error.reason);
+    }
+
+    #[test]
+    fn startpos_shorthand_and_board_round_trip() {
+        let position = position_from_wire(Some(&fen("startpos")), "position").unwrap();
+        let board = board_to_wire(&position);
+        assert_eq!(board.pieces.len(), 32);
+        let castling = board.castling.unwrap();
+        assert!(castling.white_king_side && castling.black_queen_side);
+        let again = board_from_wire(&board, "position.board").unwrap();
+        assert_eq!(again.to_fen(), position.to_fen());
+    }
+
+    #[test]
+    fn board_errors_name_the_entry() {
+        let mut board = board_to_wire(&Position::startpos());
+        board.pieces.insert(
+            "z9".to_owned(),
+            v1::Piece {
+                color: v1::Color::White.into(),
+                role: v1::Role::Queen.into(),
+            },
+        );
+        let error = board_from_wire(&board, "position.board").unwrap_err();
+        assert_eq!(error.field, "position.board.pieces[\"z9\"]");
+
+        let mut board = board_to_wire(&Position::startpos());
+        board.side_to_move = 0;
+        let error = board_from_wire(&board, "position.board").unwrap_err();
+        assert_eq!(error.field, "position.board.side_to_move");
+
+        let mut board = board_to_wire(&Position::startpos());
+        board.pieces.remove("h1");
+        let error = board_from_wire(&board, "position.board").unwrap_err();
+        assert_eq!(error.field, "position.board.castling");
+    }
+
+    #[test]
+    fn moves_carry_every_notation() {
+        let start = Position::startpos();
+        let moves = legal_moves_to_wire(&start);
+        assert_eq!(moves.len(), 20);
+        assert!(moves.windows(2).all(|pair| pair[0].uci < pair[1].uci));
+        let e4 = moves.iter().find(|mv| mv.uci == "e2e4").unwrap();
+        assert_eq!(e4.san, "e4");
+        assert_eq!((e4.from.as_str(), e4.to.as_str()), ("e2", "e4"));
+        assert_eq!(e4.piece.unwrap().role, i32::from(v1::Role::Pawn));
+    }
+
+    #[test]
+    fn illegal_ply_is_pinpointed() {
+        let moves: Vec<String> = ["e4", "e5", "Nf3", "Nf3"]
+            .iter()
+            .map(|m| (*m).to_owned())
+            .collect();
+        let error = play_moves(Position::startpos(), &moves, "moves", 100).unwrap_err();
+        assert_eq!(error.field, "moves[3]");
+        assert!(
+            error.reason.starts_with("ply 4 (Nf3): "),
+            "{}",
+            error.reason
+        );
+        let status = error.to_status();
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert!(status.message().contains("ply 4"));
+        let details = status.get_error_details();
+        let violation = &details.bad_request().unwrap().field_violations[0];
+        assert_eq!(violation.field, "moves[3]");
+        assert_eq!(violation.reason, "ILLEGAL_MOVE");
+        let info = details.error_info().unwrap();
+        assert_eq!(info.metadata.get("ply").map(String::as_str), Some("4"));
+    }
+
+    #[test]
+    fn scholars_mate_is_checkmate() {
+        let moves: Vec<String> = ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7"]
+            .iter()
+            .map(|m| (*m).to_owned())
+            .collect();
+        let (position, played) = play_moves(Position::startpos(), &moves, "moves", 100).unwrap();
+        let last = played.last().unwrap();
+        assert_eq!(last.san, "Qxf7#");
+        assert!(last.is_checkmate && last.is_check);
+        assert_eq!(last.captured, i32::from(v1::Role::Pawn));
+        assert!(status_to_wire(&position).is_checkmate);
+    }
+
+    #[test]
+    fn move_limit_is_enforced() {
+        let moves = vec!["e4".to_owned(); 3];
+        let error = play_moves(Position::startpos(), &moves, "moves", 2).unwrap_err();
+        assert_eq!(error.field, "moves");
+        assert_eq!(error.kind, ErrorReason::LimitExceeded);
+    }
+}
