@@ -1,0 +1,365 @@
+//! A game: a start position and the moves played, with the automatic endings and the draw claims
+//! of the FIDE Laws (5.1.1, 5.2.1, 5.2.2, 9.2, 9.3, 9.6).
+
+use std::fmt;
+
+use thiserror::Error;
+
+use crate::notation::MoveError;
+use crate::position::{Move, Position, Status};
+use crate::types::Color;
+
+/// The result of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// White won (`1-0`).
+    WhiteWins,
+    /// Black won (`0-1`).
+    BlackWins,
+    /// Drawn (`1/2-1/2`).
+    Draw,
+}
+
+impl GameResult {
+    /// The PGN spelling: `1-0`, `0-1` or `1/2-1/2`.
+    #[must_use]
+    pub const fn as_pgn(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+
+    /// The win for `color`.
+    #[must_use]
+    pub const fn win_for(color: Color) -> GameResult {
+        match color {
+            Color::White => GameResult::WhiteWins,
+            Color::Black => GameResult::BlackWins,
+        }
+    }
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_pgn())
+    }
+}
+
+/// How a game ended, each with the article of the FIDE Laws of Chess that applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Termination {
+    /// The side to move is checkmated (FIDE Laws 5.1.1).
+    Checkmate,
+    /// The side to move is stalemated (FIDE Laws 5.2.1).
+    Stalemate,
+    /// Dead position by insufficient material (FIDE Laws 5.2.2): neither side can checkmate.
+    InsufficientMaterial,
+    /// The same position appeared for at least the fifth time (FIDE Laws 9.6.1).
+    FivefoldRepetition,
+    /// 75 moves by each side without pawn move or capture (FIDE Laws 9.6.2).
+    SeventyFiveMoveRule,
+    /// Draw claimed: the same position for the third time (FIDE Laws 9.2).
+    ThreefoldRepetition,
+    /// Draw claimed: 50 moves by each side without pawn move or capture (FIDE Laws 9.3).
+    FiftyMoveRule,
+}
+
+impl Termination {
+    /// The article of the FIDE Laws of Chess (2023) that defines this ending.
+    #[must_use]
+    pub const fn article(self) -> &'static str {
+        match self {
+            Termination::Checkmate => "5.1.1",
+            Termination::Stalemate => "5.2.1",
+            Termination::InsufficientMaterial => "5.2.2",
+            Termination::FivefoldRepetition => "9.6.1",
+            Termination::SeventyFiveMoveRule => "9.6.2",
+            Termination::ThreefoldRepetition => "9.2",
+            Termination::FiftyMoveRule => "9.3",
+        }
+    }
+
+    /// A short description, e.g. "fivefold repetition".
+    #[must_use]
+    pub const fn description(self) -> &'static str {
+        match self {
+            Termination::Checkmate => "checkmate",
+            Termination::Stalemate => "stalemate",
+            Termination::InsufficientMaterial => "dead position (insufficient material)",
+            Termination::FivefoldRepetition => "fivefold repetition",
+            Termination::SeventyFiveMoveRule => "75-move rule",
+            Termination::ThreefoldRepetition => "threefold repetition (claimed)",
+            Termination::FiftyMoveRule => "50-move rule (claimed)",
+        }
+    }
+}
+
+/// How and when a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Outcome {
+    /// The result.
+    pub result: GameResult,
+    /// The rule that ended the game.
+    pub termination: Termination,
+    /// The number of plies played when the game ended (0 = in the start position).
+    pub ply: usize,
+}
+
+impl Outcome {
+    /// The article of the FIDE Laws that applies, e.g. `"5.1.1"`.
+    #[must_use]
+    pub const fn article(&self) -> &'static str {
+        self.termination.article()
+    }
+}
+
+/// The kind of a draw claim (FIDE Laws 9.2, 9.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClaimKind {
+    /// Threefold repetition (FIDE Laws 9.2).
+    ThreefoldRepetition,
+    /// 50-move rule (FIDE Laws 9.3).
+    FiftyMoveRule,
+}
+
+impl ClaimKind {
+    /// The article of the FIDE Laws: `"9.2"` or `"9.3"`.
+    #[must_use]
+    pub const fn article(self) -> &'static str {
+        match self {
+            ClaimKind::ThreefoldRepetition => "9.2",
+            ClaimKind::FiftyMoveRule => "9.3",
+        }
+    }
+
+    /// The termination a successful claim produces.
+    #[must_use]
+    pub const fn termination(self) -> Termination {
+        match self {
+            ClaimKind::ThreefoldRepetition => Termination::ThreefoldRepetition,
+            ClaimKind::FiftyMoveRule => Termination::FiftyMoveRule,
+        }
+    }
+}
+
+/// A draw the side to move may claim: now (`by_move` is `None`, FIDE Laws 9.2.1.2, 9.3.2) or by
+/// writing a move on the scoresheet and declaring the intention to play it (FIDE Laws 9.2.1.1,
+/// 9.3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Claim {
+    /// Threefold repetition or 50-move rule.
+    pub kind: ClaimKind,
+    /// The move that produces the claim, or `None` when it is claimable now.
+    pub by_move: Option<Move>,
+}
+
+/// A move of a game that could not be played, with its ply.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("ply {ply} ({text}): {error}")]
+pub struct PlyError {
+    /// The ply of the move, 1-based (1 = the first move of the game).
+    pub ply: usize,
+    /// The move text as given (cut to 32 characters).
+    pub text: String,
+    /// Why it could not be played.
+    pub error: MoveError,
+}
+
+/// A game: a start position and the moves played from it, with the positions' Zobrist keys for
+/// repetition and the first automatic ending (if any).
+///
+/// Moves after an automatic ending are still accepted and counted (a PGN may record them); the
+/// [`Game::outcome`] stays the first ending, with its ply.
+#[derive(Clone, Debug)]
+pub struct Game {
+    start: Position,
+    position: Position,
+    moves: Vec<Move>,
+    keys: Vec<u64>,
+    outcome: Option<Outcome>,
+}
+
+impl Game {
+    /// A game from `start` with no moves yet. If the start position is already terminal
+    /// (checkmate, stalemate, dead position), the outcome is set at ply 0.
+    #[must_use]
+    pub fn new(start: Position) -> Game {
+        let mut game = Game {
+            keys: vec![start.zobrist()],
+            position: start.clone(),
+            start,
+            moves: Vec::new(),
+            outcome: None,
+        };
+        game.outcome = game.automatic_ending();
+        game
+    }
+
+    /// The start position.
+    #[must_use]
+    pub fn start(&self) -> &Position {
+        &self.start
+    }
+
+    /// The current position.
+    #[must_use]
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The moves played, in order.
+    #[must_use]
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// The number of plies played.
+    #[must_use]
+    pub fn ply(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// The first automatic ending (checkmate, stalemate, dead position, fivefold repetition,
+    /// 75-move rule), if the game has reached one.
+    #[must_use]
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    /// How many plies were played after the automatic ending (0 if none or no ending).
+    #[must_use]
+    pub fn plies_after_end(&self) -> usize {
+        self.outcome.map_or(0, |o| self.ply() - o.ply)
+    }
+
+    /// Plays a move given as SAN or UCI text (detected automatically).
+    ///
+    /// # Errors
+    /// A [`PlyError`] with the 1-based ply and the reason when the move is not legal.
+    pub fn push(&mut self, text: &str) -> Result<Move, PlyError> {
+        let m = self.position.parse_move(text).map_err(|error| PlyError {
+            ply: self.ply() + 1,
+            text: text.chars().take(32).collect(),
+            error,
+        })?;
+        self.play(m);
+        Ok(m)
+    }
+
+    /// Plays a legal move (from [`Position::legal_moves`] or a parse function of the current
+    /// position).
+    pub fn play(&mut self, m: Move) {
+        self.position.play_in_place(&m);
+        self.moves.push(m);
+        self.keys.push(self.position.zobrist());
+        if self.outcome.is_none() {
+            self.outcome = self.automatic_ending();
+        }
+    }
+
+    /// How many times the current position has appeared in the game, itself included (FIDE Laws
+    /// 9.2.2: same side to move, placement, castling rights and en passant possibility, which the
+    /// Zobrist key encodes). Only positions since the last capture or pawn move can repeat.
+    #[must_use]
+    pub fn repetitions(&self) -> usize {
+        self.count_key(self.position.zobrist())
+    }
+
+    fn count_key(&self, key: u64) -> usize {
+        let window = (self.position.halfmove_clock() as usize + 1).min(self.keys.len());
+        self.keys[self.keys.len() - window..]
+            .iter()
+            .filter(|&&k| k == key)
+            .count()
+    }
+
+    fn automatic_ending(&self) -> Option<Outcome> {
+        let pos = &self.position;
+        let ply = self.ply();
+        let ending = |result, termination| {
+            Some(Outcome {
+                result,
+                termination,
+                ply,
+            })
+        };
+        match pos.status() {
+            Status::Checkmate => {
+                return ending(
+                    GameResult::win_for(pos.side_to_move().other()),
+                    Termination::Checkmate,
+                );
+            }
+            Status::Stalemate => return ending(GameResult::Draw, Termination::Stalemate),
+            Status::Ongoing => {}
+        }
+        if pos.is_insufficient_material() {
+            return ending(GameResult::Draw, Termination::InsufficientMaterial);
+        }
+        if self.repetitions() >= 5 {
+            return ending(GameResult::Draw, Termination::FivefoldRepetition);
+        }
+        if pos.halfmove_clock() >= 150 {
+            return ending(GameResult::Draw, Termination::SeventyFiveMoveRule);
+        }
+        None
+    }
+
+    /// The draws the side to move may claim now or by announcing a move (FIDE Laws 9.2, 9.3),
+    /// claims available now first. Empty once the game has ended automatically.
+    #[must_use]
+    pub fn claims(&self) -> Vec<Claim> {
+        let mut claims = Vec::new();
+        if self.outcome.is_some() {
+            return claims;
+        }
+        if self.repetitions() >= 3 {
+            claims.push(Claim {
+                kind: ClaimKind::ThreefoldRepetition,
+                by_move: None,
+            });
+        }
+        if self.position.halfmove_clock() >= 100 {
+            claims.push(Claim {
+                kind: ClaimKind::FiftyMoveRule,
+                by_move: None,
+            });
+        }
+        for m in self.position.legal_moves().iter() {
+            let after = self.position.play(m);
+            let irreversible = after.halfmove_clock() == 0;
+            if !irreversible && self.count_key(after.zobrist()) + 1 >= 3 {
+                claims.push(Claim {
+                    kind: ClaimKind::ThreefoldRepetition,
+                    by_move: Some(*m),
+                });
+            }
+            if self.position.halfmove_clock() < 100 && after.halfmove_clock() >= 100 {
+                claims.push(Claim {
+                    kind: ClaimKind::FiftyMoveRule,
+                    by_move: Some(*m),
+                });
+            }
+        }
+        claims
+    }
+
+    /// The outcome when the side to move claims a draw available now (FIDE Laws 9.2, 9.3), or
+    /// `None` when no claim is available now or the game has already ended.
+    #[must_use]
+    pub fn claim_draw(&self) -> Option<Outcome> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        self.claims()
+            .into_iter()
+            .find(|c| c.by_move.is_none())
+            .map(|c| Outcome {
+                result: GameResult::Draw,
+                termination: c.kind.termination(),
+                ply: self.ply(),
+            })
+    }
+}

@@ -1,0 +1,54 @@
+//! # arbiter-rules
+//!
+//! The rules of chess as the FIDE Laws of Chess define them: legal move generation with
+//! bitboards (precomputed attack tables, pin and check masks), FEN reading with validation,
+//! UCI and SAN in and out, Zobrist keys in the Polyglot layout, perft, and game-level endings
+//! (checkmate, stalemate, dead position, fivefold repetition, 75-move rule) and draw claims
+//! (threefold repetition, 50-move rule).
+//!
+//! No I/O, no async; move generation does not allocate ([`MoveList`] lives on the stack).
+//!
+//! ```
+//! use arbiter_rules::{Game, Position, Termination, perft};
+//!
+//! let pos = Position::startpos();
+//! assert_eq!(pos.legal_moves().len(), 20);
+//! assert_eq!(perft(&pos, 3), 8_902);
+//! assert_eq!(pos.zobrist(), 0x463b_9618_1691_fc9c);
+//!
+//! // Fool's mate, given in SAN and UCI.
+//! let mut game = Game::new(pos);
+//! for mv in ["f3", "e7e5", "g4", "Qh4#"] {
+//!     game.push(mv).unwrap();
+//! }
+//! let outcome = game.outcome().unwrap();
+//! assert_eq!(outcome.termination, Termination::Checkmate);
+//! assert_eq!(outcome.article(), "5.1.1");
+//! assert_eq!(outcome.ply, 4);
+//!
+//! // Illegal moves come with the reason.
+//! let pos = Position::from_fen("4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1").unwrap();
+//! let err = pos.parse_move("Nf3").unwrap_err();
+//! assert_eq!(err.reason(), "the knight on d2 is pinned against the king on e1 by the bishop on b4 (FIDE Laws 3.9.2)");
+//! ```
+
+mod attacks;
+mod bitboard;
+mod fen;
+mod game;
+mod notation;
+mod polyglot_keys;
+mod position;
+mod types;
+mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use fen::{
+    FenError, FenOptions, MAX_FEN_LEN, MAX_FULLMOVE_NUMBER, MAX_HALFMOVE_CLOCK, STARTING_FEN,
+};
+pub use game::{Claim, ClaimKind, Game, GameResult, Outcome, PlyError, Termination};
+pub use notation::{MAX_MOVE_TEXT_LEN, MoveError, SanMode};
+pub use position::{
+    CastlingMode, MAX_MOVES, Move, MoveKind, MoveList, Position, Status, perft, perft_divide,
+};
+pub use types::{Color, File, Piece, Rank, Role, Square};

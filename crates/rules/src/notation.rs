@@ -1,0 +1,692 @@
+//! Move notation: UCI in and out, SAN (Standard Algebraic Notation, FIDE Laws Appendix C) in and
+//! out, and the precise reason a move given by a caller is not legal.
+
+use std::fmt::Write as _;
+
+use thiserror::Error;
+
+use crate::attacks::tables;
+use crate::bitboard::Bitboard;
+use crate::position::{CastlingMode, Move, MoveKind, Position, castle_path};
+use crate::types::{Color, File, Rank, Role, Square};
+
+/// Longest move text accepted, in bytes (longer text is rejected before parsing).
+pub const MAX_MOVE_TEXT_LEN: usize = 32;
+
+/// How SAN input is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SanMode {
+    /// Accept the common variants found in the wild: `0-0`, `e8Q`, `e8/Q`, missing or extra `+`/`#`
+    /// or capture sign, long algebraic `Ng1f3` / `Ng1-f3`, `exd6 e.p.`, trailing `!`/`?` marks,
+    /// over-specified disambiguation.
+    #[default]
+    Tolerant,
+    /// Accept only SAN exactly as [`Position::san`] writes it (minimal disambiguation, correct
+    /// `x`, `=Q`, `+` or `#`, no annotation marks).
+    Strict,
+}
+
+/// Why a move given as text cannot be played. `Display` gives the move and the precise reason.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum MoveError {
+    /// The text is not UCI or SAN at all.
+    #[error("'{text}' is not a move in SAN or UCI notation: {why}")]
+    Syntax {
+        /// The text as given (cut to 32 characters).
+        text: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The text denotes a move that the rules forbid here.
+    #[error("'{text}' is illegal: {reason}")]
+    Illegal {
+        /// The text as given.
+        text: String,
+        /// Why, e.g. "the knight on d2 is pinned against the king on e1 by the bishop on b4".
+        reason: String,
+    },
+    /// The SAN fits more than one legal move.
+    #[error("'{text}' is ambiguous: it fits {candidates}")]
+    Ambiguous {
+        /// The text as given.
+        text: String,
+        /// The SAN of the moves it fits, comma-separated.
+        candidates: String,
+    },
+    /// Strict SAN mode: the move exists but is not written the canonical way.
+    #[error("'{text}' is not strict SAN: write '{canonical}'")]
+    NotStrict {
+        /// The text as given.
+        text: String,
+        /// The canonical SAN of the move.
+        canonical: String,
+    },
+}
+
+impl MoveError {
+    /// The reason without the move text, e.g. "no piece on e3".
+    #[must_use]
+    pub fn reason(&self) -> String {
+        match self {
+            MoveError::Syntax { why, .. } => why.clone(),
+            MoveError::Illegal { reason, .. } => reason.clone(),
+            MoveError::Ambiguous { candidates, .. } => format!("ambiguous: it fits {candidates}"),
+            MoveError::NotStrict { canonical, .. } => {
+                format!("not strict SAN: write '{canonical}'")
+            }
+        }
+    }
+
+    /// A short machine-readable category: `syntax`, `illegal`, `ambiguous` or `not_strict`.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            MoveError::Syntax { .. } => "syntax",
+            MoveError::Illegal { .. } => "illegal",
+            MoveError::Ambiguous { .. } => "ambiguous",
+            MoveError::NotStrict { .. } => "not_strict",
+        }
+    }
+}
+
+fn clip(text: &str) -> String {
+    text.chars().take(MAX_MOVE_TEXT_LEN).collect()
+}
+
+fn syntax(text: &str, why: impl Into<String>) -> MoveError {
+    MoveError::Syntax {
+        text: clip(text),
+        why: why.into(),
+    }
+}
+
+fn illegal(text: &str, reason: impl Into<String>) -> MoveError {
+    MoveError::Illegal {
+        text: clip(text),
+        reason: reason.into(),
+    }
+}
+
+/// The parts of a UCI move: from, to, promotion.
+fn split_uci(text: &str) -> Option<(Square, Square, Option<Role>)> {
+    if !text.is_ascii() || !(4..=5).contains(&text.len()) {
+        return None;
+    }
+    let from = Square::from_name(&text[0..2])?;
+    let to = Square::from_name(&text[2..4])?;
+    let promotion = match text.as_bytes().get(4) {
+        None => None,
+        Some(&c) => Some(Role::from_char(char::from(c)).filter(|_| c.is_ascii_lowercase())?),
+    };
+    Some((from, to, promotion))
+}
+
+impl Position {
+    /// The UCI spelling of a legal move: `e2e4`, `e7e8q`; castling `e1g1` in standard mode and
+    /// king-takes-rook (`e1h1`) in Chess960 mode.
+    #[must_use]
+    pub fn uci(&self, m: &Move) -> String {
+        let to = if m.is_castle() && self.mode == CastlingMode::Standard {
+            m.king_destination()
+        } else {
+            m.to
+        };
+        let mut s = format!("{}{}", m.from, to);
+        if let Some(p) = m.promotion {
+            s.push(p.char());
+        }
+        s
+    }
+
+    /// Reads a UCI move and checks it is legal here. Castling in standard mode is accepted both
+    /// as `e1g1` and as king-takes-rook `e1h1`; in Chess960 mode only as king-takes-rook.
+    ///
+    /// # Errors
+    /// [`MoveError::Syntax`] for text that is not UCI (the null move `0000` included),
+    /// [`MoveError::Illegal`] with the precise reason for moves the rules forbid.
+    pub fn parse_uci(&self, text: &str) -> Result<Move, MoveError> {
+        if text == "0000" {
+            return Err(syntax(text, "the null move 0000 is not a legal move"));
+        }
+        let (from, to, promotion) = split_uci(text).ok_or_else(|| {
+            syntax(
+                text,
+                "expected UCI like e2e4 or e7e8q (from square, to square, promotion letter)",
+            )
+        })?;
+        let legal = self.legal_moves();
+        let found = legal.iter().find(|m| {
+            m.from == from
+                && m.promotion == promotion
+                && (m.to == to
+                    || (m.is_castle()
+                        && self.mode == CastlingMode::Standard
+                        && m.king_destination() == to
+                        && m.from.file() == File::E))
+        });
+        match found {
+            Some(m) => Ok(*m),
+            None => Err(illegal(text, self.explain_illegal(from, to, promotion))),
+        }
+    }
+
+    /// Reads a move in SAN or UCI, detected automatically (UCI when the text is exactly
+    /// `<square><square>[qrbn]`), with tolerant SAN.
+    ///
+    /// # Errors
+    /// See [`Position::parse_uci`] and [`Position::parse_san`].
+    pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+        let text = text.trim();
+        if split_uci(text).is_some() || text == "0000" {
+            self.parse_uci(text)
+        } else {
+            self.parse_san(text, SanMode::Tolerant)
+        }
+    }
+
+    /// The SAN of a legal move (FIDE Laws Appendix C): piece letter, minimal disambiguation among
+    /// the legal moves only (file, else rank, else both), `x` for captures, `=Q` for promotions,
+    /// `O-O` / `O-O-O` for castling, then `+` for check or `#` for checkmate.
+    #[must_use]
+    pub fn san(&self, m: &Move) -> String {
+        let mut s = self.san_without_suffix(m);
+        let after = self.play(m);
+        if after.is_check() {
+            s.push(if after.has_legal_move() { '+' } else { '#' });
+        }
+        s
+    }
+
+    /// The SAN of a legal move without the `+`/`#` suffix.
+    #[must_use]
+    pub fn san_without_suffix(&self, m: &Move) -> String {
+        if m.is_castle() {
+            return if m.is_kingside_castle() {
+                "O-O"
+            } else {
+                "O-O-O"
+            }
+            .to_string();
+        }
+        let mut s = String::with_capacity(8);
+        if m.role == Role::Pawn {
+            if m.is_capture() {
+                s.push(m.from.file().char());
+            }
+        } else {
+            s.push(m.role.upper_char());
+            let others: Vec<Square> = self
+                .legal_moves()
+                .iter()
+                .filter(|o| o.role == m.role && o.to == m.to && o.from != m.from && !o.is_castle())
+                .map(|o| o.from)
+                .collect();
+            if !others.is_empty() {
+                let same_file = others.iter().any(|o| o.file() == m.from.file());
+                let same_rank = others.iter().any(|o| o.rank() == m.from.rank());
+                if !same_file {
+                    s.push(m.from.file().char());
+                } else if !same_rank {
+                    s.push(m.from.rank().char());
+                } else {
+                    let _ = write!(s, "{}", m.from);
+                }
+            }
+        }
+        if m.is_capture() {
+            s.push('x');
+        }
+        let _ = write!(s, "{}", m.to);
+        if let Some(p) = m.promotion {
+            s.push('=');
+            s.push(p.upper_char());
+        }
+        s
+    }
+
+    /// Reads a SAN move and checks it is legal here.
+    ///
+    /// # Errors
+    /// [`MoveError::Syntax`] when the text is not SAN, [`MoveError::Illegal`] with the precise
+    /// reason, [`MoveError::Ambiguous`] when it fits several legal moves, and in
+    /// [`SanMode::Strict`] [`MoveError::NotStrict`] when the move is not written canonically.
+    pub fn parse_san(&self, text: &str, mode: SanMode) -> Result<Move, MoveError> {
+        let original = text;
+        if text.len() > MAX_MOVE_TEXT_LEN {
+            return Err(syntax(
+                text,
+                format!("longer than {MAX_MOVE_TEXT_LEN} bytes"),
+            ));
+        }
+        let m = self.parse_san_tolerant(text)?;
+        if mode == SanMode::Strict {
+            let canonical = self.san(&m);
+            if canonical != original {
+                return Err(MoveError::NotStrict {
+                    text: clip(original),
+                    canonical,
+                });
+            }
+        }
+        Ok(m)
+    }
+
+    fn parse_san_tolerant(&self, original: &str) -> Result<Move, MoveError> {
+        let mut text = original.trim();
+        for suffix in ["e.p.", "ep"] {
+            if let Some(rest) = text.strip_suffix(suffix) {
+                text = rest.trim_end();
+            }
+        }
+        let text = text.trim_end_matches(['!', '?', '+', '#', ' ']);
+        if text.is_empty() {
+            return Err(syntax(original, "empty move"));
+        }
+        if !text.is_ascii() {
+            return Err(syntax(original, "SAN uses ASCII letters and digits only"));
+        }
+        let legal = self.legal_moves();
+        let castle = match text {
+            "O-O" | "0-0" | "o-o" => Some(true),
+            "O-O-O" | "0-0-0" | "o-o-o" => Some(false),
+            _ => None,
+        };
+        if let Some(kingside) = castle {
+            return legal
+                .iter()
+                .find(|m| m.is_castle() && m.is_kingside_castle() == kingside)
+                .copied()
+                .ok_or_else(|| illegal(original, self.explain_castle_failure(kingside)));
+        }
+        let bytes = text.as_bytes();
+        let mut end = bytes.len();
+        // Promotion: "=Q", "/Q", "(Q)" or a bare trailing piece letter ("e8Q").
+        let mut promotion = None;
+        if end >= 3 && bytes[end - 1] == b')' && bytes[end - 3] == b'(' {
+            promotion = Role::from_char(char::from(bytes[end - 2]));
+            if promotion.is_none() {
+                return Err(syntax(original, "bad promotion piece"));
+            }
+            end -= 3;
+        } else if end >= 1 && bytes[end - 1].is_ascii_alphabetic() {
+            let c = char::from(bytes[end - 1]);
+            match Role::from_char(c).filter(|_| c.is_ascii_uppercase() || end >= 3) {
+                Some(role)
+                    if !(c.is_ascii_lowercase() && File::from_char(c).is_some() && end < 3) =>
+                {
+                    promotion = Some(role);
+                    end -= 1;
+                    if end >= 1 && matches!(bytes[end - 1], b'=' | b'/') {
+                        end -= 1;
+                    }
+                }
+                _ => return Err(syntax(original, "expected a destination square at the end")),
+            }
+        }
+        if end < 2 {
+            return Err(syntax(original, "expected a destination square such as e4"));
+        }
+        let to = std::str::from_utf8(&bytes[end - 2..end])
+            .ok()
+            .and_then(Square::from_name)
+            .ok_or_else(|| syntax(original, "expected a destination square such as e4"))?;
+        let mut rest = &bytes[..end - 2];
+        let mut capture_sign = false;
+        if let Some((&last, init)) = rest.split_last()
+            && matches!(last, b'x' | b'X' | b':' | b'-')
+        {
+            capture_sign = last != b'-';
+            rest = init;
+        }
+        let mut role = Role::Pawn;
+        if let Some((&first, tail)) = rest.split_first()
+            && first.is_ascii_uppercase()
+        {
+            role = Role::from_char(char::from(first)).ok_or_else(|| {
+                syntax(
+                    original,
+                    format!("'{}' is not a piece letter (K Q R B N)", char::from(first)),
+                )
+            })?;
+            rest = tail;
+        }
+        let mut from_file = None;
+        let mut from_rank = None;
+        for &c in rest {
+            let c = char::from(c);
+            if let Some(f) =
+                File::from_char(c).filter(|_| from_file.is_none() && from_rank.is_none())
+            {
+                from_file = Some(f);
+            } else if let Some(r) = Rank::from_char(c).filter(|_| from_rank.is_none()) {
+                from_rank = Some(r);
+            } else {
+                return Err(syntax(
+                    original,
+                    format!("unexpected '{c}' before the destination"),
+                ));
+            }
+        }
+        let _ = capture_sign; // tolerant: the capture sign is optional and may be superfluous
+        let fits = |m: &&Move| {
+            !m.is_castle()
+                && m.role == role
+                && m.to == to
+                && from_file.is_none_or(|f| m.from.file() == f)
+                && from_rank.is_none_or(|r| m.from.rank() == r)
+        };
+        let candidates: Vec<Move> = legal.iter().filter(fits).copied().collect();
+        let with_promotion: Vec<Move> = candidates
+            .iter()
+            .filter(|m| m.promotion == promotion)
+            .copied()
+            .collect();
+        match with_promotion.as_slice() {
+            [m] => return Ok(*m),
+            [] => {}
+            many => {
+                return Err(MoveError::Ambiguous {
+                    text: clip(original),
+                    candidates: many
+                        .iter()
+                        .map(|m| self.san(m))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            }
+        }
+        if !candidates.is_empty() && promotion.is_none() {
+            return Err(illegal(
+                original,
+                "a pawn that reaches the last rank must be promoted to a queen, rook, bishop or knight (FIDE Laws 3.7.5.1): add =Q, =R, =B or =N",
+            ));
+        }
+        // No legal move fits: explain with the pieces that could have been meant.
+        let us = self.turn;
+        let mut origins = self.by_color(us) & self.by_role(role);
+        if let Some(f) = from_file {
+            origins &= Bitboard::from_file(f);
+        }
+        if let Some(r) = from_rank {
+            origins &= Bitboard::from_rank(r);
+        }
+        if let (Some(f), Some(r)) = (from_file, from_rank) {
+            return Err(illegal(
+                original,
+                self.explain_illegal(Square::from_coords(f, r), to, promotion),
+            ));
+        }
+        let reaching: Vec<Square> = origins
+            .filter(|&from| self.reaches(from, role, to))
+            .collect();
+        match reaching.as_slice() {
+            [from] => Err(illegal(
+                original,
+                self.explain_illegal(*from, to, promotion),
+            )),
+            [] => Err(illegal(
+                original,
+                if origins.is_empty() {
+                    format!("{} has no {} that fits", us, role.name())
+                } else {
+                    format!("no {} {} can move to {to}", us.name(), role.name())
+                },
+            )),
+            many => Err(illegal(
+                original,
+                many.iter()
+                    .map(|&from| self.explain_illegal(from, to, promotion))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )),
+        }
+    }
+
+    /// True when a piece of `role` on `from` could move to `to` by its movement pattern (FIDE
+    /// Laws 3.2-3.8), ignoring checks, pins and whose piece stands on `to`.
+    fn reaches(&self, from: Square, role: Role, to: Square) -> bool {
+        let t = tables();
+        let occ = self.occupied();
+        match role {
+            Role::Knight => t.knight(from).contains(to),
+            Role::Bishop => t.bishop(from, occ).contains(to),
+            Role::Rook => t.rook(from, occ).contains(to),
+            Role::Queen => t.queen(from, occ).contains(to),
+            Role::King => t.king(from).contains(to),
+            Role::Pawn => {
+                let us = self.turn;
+                let forward: i32 = if us == Color::White { 8 } else { -8 };
+                from.offset(forward) == Some(to)
+                    || (from.rank() == Rank::Second.relative_to(us)
+                        && from.offset(2 * forward) == Some(to))
+                    || t.pawn(us, from).contains(to)
+            }
+        }
+    }
+
+    fn explain_castle_failure(&self, kingside: bool) -> String {
+        let us = self.turn;
+        let side = if kingside {
+            "h-side (O-O)"
+        } else {
+            "a-side (O-O-O)"
+        };
+        let Some(king) = self.king_square(us) else {
+            return format!("{us} has no king");
+        };
+        let rook = (self.castling & self.by_color(us) & Bitboard::from_rank(us.back_rank()))
+            .find(|r| (r.file() > king.file()) == kingside);
+        match rook {
+            None => format!(
+                "{us} has no castling right on the {side}: the king or that rook has moved (FIDE Laws 3.8.2.1)"
+            ),
+            Some(rook) => self.explain_castle(king, rook),
+        }
+    }
+
+    fn explain_castle(&self, king: Square, rook: Square) -> String {
+        let t = tables();
+        let us = self.turn;
+        if let Some(c) = self.checkers().first() {
+            return format!(
+                "castling is not allowed while in check (FIDE Laws 3.8.2.2): the {} on {c} gives check",
+                self.role_at(c).map_or("piece", Role::name)
+            );
+        }
+        let path = castle_path(t, king, rook);
+        if let Some(sq) = (self.occupied() & path.must_be_empty).first() {
+            return format!(
+                "castling needs the squares between king and rook empty, but {sq} holds a {} (FIDE Laws 3.8.2.2)",
+                self.piece_at(sq)
+                    .map_or_else(|| "piece".to_string(), |p| p.to_string())
+            );
+        }
+        let occupied = self.occupied() ^ Bitboard::from_square(king) ^ Bitboard::from_square(rook);
+        for sq in path.king_path {
+            if let Some(a) = self.attackers(sq, us.other(), occupied).first() {
+                let by = format!(
+                    "by the {} on {a}",
+                    self.role_at(a).map_or("piece", Role::name)
+                );
+                return if sq == path.king_to {
+                    format!("castling into check: the king would land on {sq}, attacked {by}")
+                } else {
+                    format!(
+                        "castling through the attacked square {sq}, attacked {by} (FIDE Laws 3.8.2.2)"
+                    )
+                };
+            }
+        }
+        "castling is not possible here".to_string()
+    }
+
+    /// Why moving from `from` to `to` (with an optional promotion) is not legal in this position,
+    /// in words: "no piece on e3", "the knight on d2 is pinned against the king on e1 by the bishop
+    /// on b4", "castling through the attacked square f1, attacked by the bishop on c4", ...
+    /// For a legal move it says so.
+    #[must_use]
+    pub fn explain_illegal(&self, from: Square, to: Square, promotion: Option<Role>) -> String {
+        let t = tables();
+        let us = self.turn;
+        let Some(piece) = self.piece_at(from) else {
+            return format!("no piece on {from}");
+        };
+        if piece.color != us {
+            return format!("the piece on {from} is a {piece}, but it is {us}'s move");
+        }
+        if from == to {
+            return format!("the {} on {from} cannot stay on its square", piece.role);
+        }
+        let king = self.king_square(us);
+        // Castling attempts: king onto an own castling rook, or the standard two-square king step.
+        if piece.role == Role::King {
+            let back = Bitboard::from_rank(us.back_rank());
+            let onto_own_rook =
+                self.by_color(us).contains(to) && self.role_at(to) == Some(Role::Rook);
+            let two_steps = from.rank() == to.rank()
+                && from.file().index().abs_diff(to.file().index()) == 2
+                && back.contains(from);
+            if (onto_own_rook || two_steps) && back.contains(to) {
+                let kingside = to.file() > from.file();
+                return self.explain_castle_failure(kingside);
+            }
+        }
+        if let Some(target) = self.piece_at(to).filter(|p| p.color == us) {
+            return format!("{to} is occupied by {us}'s own {}", target.role);
+        }
+        if piece.role == Role::Pawn {
+            let forward: i32 = if us == Color::White { 8 } else { -8 };
+            let diagonal = t.pawn(us, from).contains(to);
+            if diagonal {
+                if !self.occupied().contains(to) {
+                    let ep_target = Square::from_coords(to.file(), from.rank());
+                    let beside = self.piece_at(ep_target)
+                        == Some(crate::types::Piece {
+                            color: us.other(),
+                            role: Role::Pawn,
+                        });
+                    return if beside && self.ep_square != Some(to) {
+                        format!(
+                            "en passant is only possible on the move right after the double step (FIDE Laws 3.7.3.2), or it would expose the king; {to} is empty"
+                        )
+                    } else {
+                        format!("a pawn captures diagonally only, and {to} is empty")
+                    };
+                }
+            } else if from.offset(forward) == Some(to) {
+                if self.occupied().contains(to) {
+                    return format!("a pawn cannot capture straight ahead: {to} is occupied");
+                }
+            } else if from.offset(2 * forward) == Some(to) {
+                if from.rank() != Rank::Second.relative_to(us) {
+                    return format!(
+                        "a pawn may advance two squares only from its original square (FIDE Laws 3.7.2); {from} is not"
+                    );
+                }
+                let mid = from.offset(forward).unwrap_or(from);
+                if self.occupied().contains(mid) {
+                    return format!("the pawn on {from} cannot jump over the piece on {mid}");
+                }
+                if self.occupied().contains(to) {
+                    return format!("a pawn cannot capture straight ahead: {to} is occupied");
+                }
+            } else {
+                return format!("a pawn cannot move from {from} to {to}");
+            }
+            let last = to.rank() == Rank::Eighth.relative_to(us);
+            match (last, promotion) {
+                (true, None) => {
+                    return "a pawn that reaches the last rank must be promoted to a queen, rook, bishop or knight (FIDE Laws 3.7.5.1)".to_string();
+                }
+                (false, Some(_)) => {
+                    return format!("a pawn promotes only on the last rank; {to} is not");
+                }
+                (true, Some(Role::King | Role::Pawn)) => {
+                    return "a pawn promotes to a queen, rook, bishop or knight only (FIDE Laws 3.7.5.1)".to_string();
+                }
+                _ => {}
+            }
+        } else {
+            if promotion.is_some() {
+                return format!(
+                    "only a pawn can be promoted; the piece on {from} is a {}",
+                    piece.role
+                );
+            }
+            let pattern = match piece.role {
+                Role::Knight => t.knight(from),
+                Role::Bishop => t.bishop(from, Bitboard::EMPTY),
+                Role::Rook => t.rook(from, Bitboard::EMPTY),
+                Role::Queen => t.queen(from, Bitboard::EMPTY),
+                _ => t.king(from),
+            };
+            if !pattern.contains(to) {
+                return format!("a {} cannot move from {from} to {to}", piece.role);
+            }
+            if let Some(block) = (t.between(from, to) & self.occupied()).first() {
+                return format!(
+                    "the path from {from} to {to} is blocked by the {} on {block}",
+                    self.piece_at(block)
+                        .map_or_else(|| "piece".to_string(), |p| p.to_string())
+                );
+            }
+        }
+        // The move fits the piece's pattern; it must leave the own king in check (FIDE Laws 3.9.2).
+        let Some(king) = king else {
+            return format!("{us} has no king");
+        };
+        let is_ep = piece.role == Role::Pawn
+            && !self.occupied().contains(to)
+            && t.pawn(us, from).contains(to);
+        let m = Move {
+            from,
+            to,
+            role: piece.role,
+            capture: if is_ep {
+                Some(Role::Pawn)
+            } else {
+                self.role_at(to)
+            },
+            promotion,
+            kind: if is_ep {
+                MoveKind::EnPassant
+            } else {
+                MoveKind::Normal
+            },
+        };
+        if self.legal_moves().contains(&m) {
+            return "the move is legal".to_string();
+        }
+        let after = self.play(&m);
+        let new_king = if piece.role == Role::King { to } else { king };
+        let attackers = after.attackers(new_king, us.other(), after.occupied());
+        let Some(a) = attackers.first() else {
+            return "the move would leave the king in check".to_string();
+        };
+        let by = format!(
+            "the {} on {a}",
+            after.role_at(a).map_or("piece", Role::name)
+        );
+        if piece.role == Role::King {
+            return format!("the king would be in check on {to} from {by} (FIDE Laws 3.9.2)");
+        }
+        let checkers = self.checkers();
+        if let Some(c) = checkers.first()
+            && (checkers.contains(a) || attackers.count() > 1)
+        {
+            return format!(
+                "{us} is in check from the {} on {c}, and this move does not parry it (FIDE Laws 3.9.2)",
+                self.role_at(c).map_or("piece", Role::name)
+            );
+        }
+        if is_ep {
+            return format!(
+                "the en passant capture would expose the king on {king} to {by} (FIDE Laws 3.9.2)"
+            );
+        }
+        format!(
+            "the {} on {from} is pinned against the king on {king} by {by} (FIDE Laws 3.9.2)",
+            piece.role
+        )
+    }
+}

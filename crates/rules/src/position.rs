@@ -1,0 +1,970 @@
+//! The position: placement, side to move, castling rights, en passant square and clocks
+//! (FIDE Laws 2, 3 and 9.2.3), with legal move generation and making moves.
+
+use std::fmt;
+
+use crate::attacks::{Tables, tables};
+use crate::bitboard::Bitboard;
+use crate::types::{Color, File, Piece, Rank, Role, Square};
+use crate::zobrist;
+
+/// How castling rights are written and castling moves are spelled.
+///
+/// The rules are the same code path for both (castling rights are stored by rook square):
+/// only notation differs. Standard chess writes `KQkq` and UCI `e1g1`; Chess960 (FIDE Laws,
+/// Guidelines III on Chess960) writes the rook files (Shredder-FEN or X-FEN) and UCI king-takes-rook
+/// (`e1h1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum CastlingMode {
+    /// Standard chess: king on the e-file, rooks on the a- and h-files.
+    #[default]
+    Standard,
+    /// Chess960 (Fischer random chess).
+    Chess960,
+}
+
+/// What kind of move a [`Move`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MoveKind {
+    /// Any move that is neither en passant nor castling (promotions included).
+    Normal,
+    /// An en passant capture (FIDE Laws 3.7.3.1): `to` is the square the pawn moves to.
+    EnPassant,
+    /// Castling (FIDE Laws 3.8.2): `from` is the king's square and `to` the castling rook's square.
+    Castle,
+}
+
+/// A move in a specific position.
+///
+/// Castling is stored as "king takes own rook" (`to` is the rook's square), which is unambiguous in
+/// Chess960 as well; [`Move::king_destination`] gives the king's target square (c- or g-file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    /// The square the moving piece leaves.
+    pub from: Square,
+    /// The destination; for castling, the castling rook's square.
+    pub to: Square,
+    /// The role of the moving piece (the pawn for promotions, the king for castling).
+    pub role: Role,
+    /// The role of the captured piece, if any (a pawn for en passant).
+    pub capture: Option<Role>,
+    /// The promotion role (FIDE Laws 3.7.5.1), if the move promotes.
+    pub promotion: Option<Role>,
+    /// Normal, en passant or castling.
+    pub kind: MoveKind,
+}
+
+impl Move {
+    /// True for castling.
+    #[inline]
+    #[must_use]
+    pub const fn is_castle(&self) -> bool {
+        matches!(self.kind, MoveKind::Castle)
+    }
+
+    /// True for an en passant capture.
+    #[inline]
+    #[must_use]
+    pub const fn is_en_passant(&self) -> bool {
+        matches!(self.kind, MoveKind::EnPassant)
+    }
+
+    /// True when the move captures (en passant included).
+    #[inline]
+    #[must_use]
+    pub const fn is_capture(&self) -> bool {
+        self.capture.is_some()
+    }
+
+    /// For castling: true when castling on the h-side ("kingside", `O-O`).
+    #[inline]
+    #[must_use]
+    pub fn is_kingside_castle(&self) -> bool {
+        self.is_castle() && self.to.file() > self.from.file()
+    }
+
+    /// The square the king ends on when castling (g- or c-file of the back rank), else `to`.
+    #[inline]
+    #[must_use]
+    pub fn king_destination(&self) -> Square {
+        if self.is_castle() {
+            let file = if self.to.file() > self.from.file() {
+                File::G
+            } else {
+                File::C
+            };
+            Square::from_coords(file, self.from.rank())
+        } else {
+            self.to
+        }
+    }
+
+    /// For castling, the square the rook ends on (f- or d-file).
+    #[inline]
+    #[must_use]
+    pub fn rook_destination(&self) -> Option<Square> {
+        if self.is_castle() {
+            let file = if self.to.file() > self.from.file() {
+                File::F
+            } else {
+                File::D
+            };
+            Some(Square::from_coords(file, self.from.rank()))
+        } else {
+            None
+        }
+    }
+}
+
+/// Capacity of a [`MoveList`]. The known maximum of legal moves in a reachable position is 218;
+/// the permissive FEN reader accepts unreachable positions with up to 271 moves.
+pub const MAX_MOVES: usize = 320;
+
+/// A list of moves with fixed capacity, stored inline (no heap allocation).
+#[derive(Clone)]
+pub struct MoveList {
+    len: usize,
+    moves: [Move; MAX_MOVES],
+}
+
+const NULL_MOVE: Move = Move {
+    from: Square::A1,
+    to: Square::A1,
+    role: Role::Pawn,
+    capture: None,
+    promotion: None,
+    kind: MoveKind::Normal,
+};
+
+impl MoveList {
+    /// An empty list.
+    #[inline]
+    #[must_use]
+    pub const fn new() -> MoveList {
+        MoveList {
+            len: 0,
+            moves: [NULL_MOVE; MAX_MOVES],
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, m: Move) {
+        // The capacity exceeds the maximum number of legal moves of any position with at most one
+        // king per side and 64 squares, so this never overflows; stay safe anyway.
+        if self.len < MAX_MOVES {
+            self.moves[self.len] = m;
+            self.len += 1;
+        }
+    }
+
+    /// Keeps only the moves for which `keep` returns true, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Move) -> bool) {
+        let mut j = 0;
+        for i in 0..self.len {
+            if keep(&self.moves[i]) {
+                self.moves[j] = self.moves[i];
+                j += 1;
+            }
+        }
+        self.len = j;
+    }
+}
+
+impl Default for MoveList {
+    fn default() -> Self {
+        MoveList::new()
+    }
+}
+
+impl std::ops::Deref for MoveList {
+    type Target = [Move];
+    #[inline]
+    fn deref(&self) -> &[Move] {
+        &self.moves[..self.len]
+    }
+}
+
+impl fmt::Debug for MoveList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// The state of a position with respect to its legal moves (FIDE Laws 5.1.1, 5.2.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// The side to move has at least one legal move.
+    Ongoing,
+    /// The side to move is in check and has no legal move (FIDE Laws 5.1.1).
+    Checkmate,
+    /// The side to move is not in check and has no legal move (FIDE Laws 5.2.1).
+    Stalemate,
+}
+
+/// A chess position: piece placement, side to move, castling rights, en passant square, halfmove
+/// clock and fullmove number, plus its Zobrist key.
+///
+/// Positions are values (about 100 bytes): [`Position::play`] returns a new one.
+#[derive(Clone, Debug)]
+pub struct Position {
+    pub(crate) by_role: [Bitboard; 6],
+    pub(crate) by_color: [Bitboard; 2],
+    pub(crate) turn: Color,
+    /// Squares of the rooks that still have castling rights (FIDE Laws 3.8.2.1).
+    pub(crate) castling: Bitboard,
+    /// The en passant square, kept only when an en passant capture is legal (FIDE Laws 9.2.3).
+    pub(crate) ep_square: Option<Square>,
+    pub(crate) halfmove_clock: u32,
+    pub(crate) fullmove_number: u32,
+    pub(crate) mode: CastlingMode,
+    pub(crate) key: u64,
+}
+
+impl PartialEq for Position {
+    /// Same placement, side to move, castling rights, en passant square, clocks and mode.
+    fn eq(&self, other: &Position) -> bool {
+        self.by_role == other.by_role
+            && self.by_color == other.by_color
+            && self.turn == other.turn
+            && self.castling == other.castling
+            && self.ep_square == other.ep_square
+            && self.halfmove_clock == other.halfmove_clock
+            && self.fullmove_number == other.fullmove_number
+            && self.mode == other.mode
+    }
+}
+
+impl Eq for Position {}
+
+impl Default for Position {
+    fn default() -> Self {
+        Position::startpos()
+    }
+}
+
+impl Position {
+    /// The initial position of standard chess (FIDE Laws 2.3).
+    #[must_use]
+    pub fn startpos() -> Position {
+        let mut p = Position::empty(CastlingMode::Standard);
+        let back = [
+            Role::Rook,
+            Role::Knight,
+            Role::Bishop,
+            Role::Queen,
+            Role::King,
+            Role::Bishop,
+            Role::Knight,
+            Role::Rook,
+        ];
+        for (i, &role) in back.iter().enumerate() {
+            let file = File::new(i as u32);
+            p.put(Square::from_coords(file, Rank::First), Color::White, role);
+            p.put(Square::from_coords(file, Rank::Eighth), Color::Black, role);
+            p.put(
+                Square::from_coords(file, Rank::Second),
+                Color::White,
+                Role::Pawn,
+            );
+            p.put(
+                Square::from_coords(file, Rank::Seventh),
+                Color::Black,
+                Role::Pawn,
+            );
+        }
+        p.castling = Bitboard(0x8100_0000_0000_0081);
+        p.key = p.compute_key();
+        p
+    }
+
+    /// An empty board, White to move, no rights, clocks 0 and 1. Not a legal position by itself.
+    pub(crate) fn empty(mode: CastlingMode) -> Position {
+        Position {
+            by_role: [Bitboard::EMPTY; 6],
+            by_color: [Bitboard::EMPTY; 2],
+            turn: Color::White,
+            castling: Bitboard::EMPTY,
+            ep_square: None,
+            halfmove_clock: 0,
+            fullmove_number: 1,
+            mode,
+            key: 0,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn put(&mut self, sq: Square, color: Color, role: Role) {
+        let b = Bitboard::from_square(sq);
+        self.by_role[role.index()] |= b;
+        self.by_color[color.index()] |= b;
+    }
+
+    #[inline]
+    fn remove(&mut self, sq: Square, color: Color, role: Role) {
+        let b = !Bitboard::from_square(sq);
+        self.by_role[role.index()] &= b;
+        self.by_color[color.index()] &= b;
+    }
+
+    /// The side to move.
+    #[inline]
+    #[must_use]
+    pub fn side_to_move(&self) -> Color {
+        self.turn
+    }
+
+    /// The castling notation mode this position was read or created with.
+    #[inline]
+    #[must_use]
+    pub fn castling_mode(&self) -> CastlingMode {
+        self.mode
+    }
+
+    /// The squares of the rooks that still have castling rights, both colors (FIDE Laws 3.8.2.1:
+    /// rights, not the momentary possibility of castling).
+    #[inline]
+    #[must_use]
+    pub fn castling_rights(&self) -> Bitboard {
+        self.castling
+    }
+
+    /// The en passant square: the square a pawn skipped with a double step on the last move, present
+    /// only when the side to move has a legal en passant capture there (FIDE Laws 3.7.3.1, 9.2.3).
+    #[inline]
+    #[must_use]
+    pub fn ep_square(&self) -> Option<Square> {
+        self.ep_square
+    }
+
+    /// Halfmoves (plies) since the last capture or pawn move (FIDE Laws 9.3, 9.6.2).
+    #[inline]
+    #[must_use]
+    pub fn halfmove_clock(&self) -> u32 {
+        self.halfmove_clock
+    }
+
+    /// The fullmove number: 1 at the start, incremented after each Black move.
+    #[inline]
+    #[must_use]
+    pub fn fullmove_number(&self) -> u32 {
+        self.fullmove_number
+    }
+
+    /// The Zobrist key of the position, in the Polyglot layout (start position
+    /// `0x463b96181691fc9c`), with the en passant part present only when an en passant capture is
+    /// legal (FIDE Laws 9.2.3). Equal keys mean "the same position" for repetition (with the usual
+    /// 64-bit hashing caveat). Maintained incrementally by [`Position::play`].
+    #[inline]
+    #[must_use]
+    pub fn zobrist(&self) -> u64 {
+        self.key
+    }
+
+    /// All occupied squares.
+    #[inline]
+    #[must_use]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    /// The squares occupied by pieces of `color`.
+    #[inline]
+    #[must_use]
+    pub fn by_color(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
+    }
+
+    /// The squares occupied by pieces of `role`, both colors.
+    #[inline]
+    #[must_use]
+    pub fn by_role(&self, role: Role) -> Bitboard {
+        self.by_role[role.index()]
+    }
+
+    /// The squares occupied by `piece`.
+    #[inline]
+    #[must_use]
+    pub fn by_piece(&self, piece: Piece) -> Bitboard {
+        self.by_role[piece.role.index()] & self.by_color[piece.color.index()]
+    }
+
+    /// The role on a square, if any.
+    #[inline]
+    #[must_use]
+    pub fn role_at(&self, sq: Square) -> Option<Role> {
+        if !self.occupied().contains(sq) {
+            return None;
+        }
+        Role::ALL
+            .into_iter()
+            .find(|r| self.by_role[r.index()].contains(sq))
+    }
+
+    /// The piece on a square, if any.
+    #[inline]
+    #[must_use]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        let role = self.role_at(sq)?;
+        let color = if self.by_color[0].contains(sq) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        Some(Piece { color, role })
+    }
+
+    /// The king square of `color`. Positions built by this crate always have exactly one king of
+    /// each color; `None` is returned only for malformed internal states.
+    #[inline]
+    #[must_use]
+    pub fn king_square(&self, color: Color) -> Option<Square> {
+        (self.by_role[Role::King.index()] & self.by_color[color.index()]).first()
+    }
+
+    #[inline]
+    fn our(&self, role: Role) -> Bitboard {
+        self.by_role[role.index()] & self.by_color[self.turn.index()]
+    }
+
+    /// Pieces of `attacker` that attack `sq`, given the occupied squares `occupied`.
+    #[inline]
+    #[must_use]
+    pub fn attackers(&self, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
+        attackers_with(tables(), self, sq, attacker, occupied)
+    }
+
+    /// The pieces giving check to the side to move.
+    #[inline]
+    #[must_use]
+    pub fn checkers(&self) -> Bitboard {
+        match self.king_square(self.turn) {
+            Some(k) => self.attackers(k, self.turn.other(), self.occupied()),
+            None => Bitboard::EMPTY,
+        }
+    }
+
+    /// True when the side to move is in check (FIDE Laws 3.9.1).
+    #[inline]
+    #[must_use]
+    pub fn is_check(&self) -> bool {
+        self.checkers().is_nonempty()
+    }
+
+    /// Checkmate, stalemate or ongoing (FIDE Laws 5.1.1, 5.2.1).
+    #[must_use]
+    pub fn status(&self) -> Status {
+        if self.has_legal_move() {
+            Status::Ongoing
+        } else if self.is_check() {
+            Status::Checkmate
+        } else {
+            Status::Stalemate
+        }
+    }
+
+    /// True when the side to move is checkmated (FIDE Laws 5.1.1).
+    #[must_use]
+    pub fn is_checkmate(&self) -> bool {
+        self.status() == Status::Checkmate
+    }
+
+    /// True when the side to move is stalemated (FIDE Laws 5.2.1).
+    #[must_use]
+    pub fn is_stalemate(&self) -> bool {
+        self.status() == Status::Stalemate
+    }
+
+    /// True when the side to move has at least one legal move.
+    #[must_use]
+    pub fn has_legal_move(&self) -> bool {
+        !self.legal_moves().is_empty()
+    }
+
+    /// True when neither side has material to checkmate by any series of legal moves in the simple
+    /// cases the FIDE Laws name (5.2.2 dead position): king against king, king and bishop against
+    /// king, king and knight against king, and kings with any number of bishops that all stand on
+    /// squares of one colour.
+    #[must_use]
+    pub fn is_insufficient_material(&self) -> bool {
+        let heavy = self.by_role(Role::Pawn) | self.by_role(Role::Rook) | self.by_role(Role::Queen);
+        if heavy.is_nonempty() {
+            return false;
+        }
+        let knights = self.by_role(Role::Knight);
+        let bishops = self.by_role(Role::Bishop);
+        let minors = knights | bishops;
+        if minors.count() <= 1 {
+            return true; // K v K, K+N v K, K+B v K
+        }
+        knights.is_empty()
+            && ((bishops & Bitboard::LIGHT_SQUARES).is_empty()
+                || (bishops & Bitboard::DARK_SQUARES).is_empty())
+    }
+
+    /// Rebuilds the Zobrist key from scratch (used when reading a FEN and in tests).
+    #[must_use]
+    pub fn compute_key(&self) -> u64 {
+        let mut key = 0;
+        for sq in self.occupied() {
+            if let Some(p) = self.piece_at(sq) {
+                key ^= zobrist::piece(p, sq);
+            }
+        }
+        key ^= self.castling_key();
+        if let Some(ep) = self.ep_square {
+            key ^= zobrist::en_passant(ep.file());
+        }
+        if self.turn == Color::White {
+            key ^= zobrist::turn();
+        }
+        key
+    }
+
+    /// The castling part of the Zobrist key: one Polyglot key per (color, side) right.
+    fn castling_key(&self) -> u64 {
+        let mut key = 0;
+        for color in Color::ALL {
+            let rooks = self.castling & Bitboard::from_rank(color.back_rank());
+            if rooks.is_empty() {
+                continue;
+            }
+            let Some(king) = self.king_square(color) else {
+                continue;
+            };
+            for rook in rooks {
+                key ^= zobrist::castling(color, rook.file() > king.file());
+            }
+        }
+        key
+    }
+
+    /// All legal moves of the side to move (FIDE Laws 3), generated with precomputed attack
+    /// tables, pin and check masks.
+    #[must_use]
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        generate(self, &mut list);
+        list
+    }
+
+    /// Plays a move and returns the new position. The move must be legal in this position (one
+    /// of [`Position::legal_moves`], or the result of a parse function of this crate): for other
+    /// moves the result is unspecified (never a panic or unsafety). Updates the Zobrist key
+    /// incrementally, the clocks (FIDE Laws 9.3) and the castling rights.
+    #[must_use]
+    pub fn play(&self, m: &Move) -> Position {
+        let mut p = self.clone();
+        p.play_in_place(m);
+        p
+    }
+
+    /// Plays a legal move in place; see [`Position::play`].
+    pub fn play_in_place(&mut self, m: &Move) {
+        let us = self.turn;
+        let them = us.other();
+        let mut key = self.key ^ zobrist::turn() ^ self.castling_key();
+        if let Some(ep) = self.ep_square.take() {
+            key ^= zobrist::en_passant(ep.file());
+        }
+        self.halfmove_clock += 1;
+        match m.kind {
+            MoveKind::Castle => {
+                let king_to = m.king_destination();
+                let rook_to = m.rook_destination().unwrap_or(m.to);
+                self.remove(m.from, us, Role::King);
+                self.remove(m.to, us, Role::Rook);
+                self.put(king_to, us, Role::King);
+                self.put(rook_to, us, Role::Rook);
+                key ^= zobrist::piece(
+                    Piece {
+                        color: us,
+                        role: Role::King,
+                    },
+                    m.from,
+                ) ^ zobrist::piece(
+                    Piece {
+                        color: us,
+                        role: Role::King,
+                    },
+                    king_to,
+                ) ^ zobrist::piece(
+                    Piece {
+                        color: us,
+                        role: Role::Rook,
+                    },
+                    m.to,
+                ) ^ zobrist::piece(
+                    Piece {
+                        color: us,
+                        role: Role::Rook,
+                    },
+                    rook_to,
+                );
+                self.castling &= !Bitboard::from_rank(us.back_rank());
+            }
+            MoveKind::EnPassant => {
+                let captured = Square::from_coords(m.to.file(), m.from.rank());
+                self.remove(captured, them, Role::Pawn);
+                self.remove(m.from, us, Role::Pawn);
+                self.put(m.to, us, Role::Pawn);
+                key ^= zobrist::piece(
+                    Piece {
+                        color: them,
+                        role: Role::Pawn,
+                    },
+                    captured,
+                ) ^ zobrist::piece(
+                    Piece {
+                        color: us,
+                        role: Role::Pawn,
+                    },
+                    m.from,
+                ) ^ zobrist::piece(
+                    Piece {
+                        color: us,
+                        role: Role::Pawn,
+                    },
+                    m.to,
+                );
+                self.halfmove_clock = 0;
+            }
+            MoveKind::Normal => {
+                if let Some(captured) = self.role_at(m.to) {
+                    self.remove(m.to, them, captured);
+                    key ^= zobrist::piece(
+                        Piece {
+                            color: them,
+                            role: captured,
+                        },
+                        m.to,
+                    );
+                    self.halfmove_clock = 0;
+                }
+                let placed = m.promotion.unwrap_or(m.role);
+                self.remove(m.from, us, m.role);
+                self.put(m.to, us, placed);
+                key ^= zobrist::piece(
+                    Piece {
+                        color: us,
+                        role: m.role,
+                    },
+                    m.from,
+                ) ^ zobrist::piece(
+                    Piece {
+                        color: us,
+                        role: placed,
+                    },
+                    m.to,
+                );
+                if m.role == Role::King {
+                    self.castling &= !Bitboard::from_rank(us.back_rank());
+                }
+                self.castling &= !(Bitboard::from_square(m.from) | Bitboard::from_square(m.to));
+                if m.role == Role::Pawn {
+                    self.halfmove_clock = 0;
+                }
+            }
+        }
+        if us == Color::Black {
+            self.fullmove_number = self.fullmove_number.saturating_add(1);
+        }
+        self.turn = them;
+        key ^= self.castling_key();
+        if m.role == Role::Pawn && m.from.index().abs_diff(m.to.index()) == 16 {
+            let skipped = Square::new_masked(((m.from.index() + m.to.index()) / 2) as u32);
+            if self.has_legal_ep_capture(skipped) {
+                self.ep_square = Some(skipped);
+                key ^= zobrist::en_passant(skipped.file());
+            }
+        }
+        self.key = key;
+    }
+
+    /// True when the side to move can legally capture en passant on `target` (the skipped square).
+    pub(crate) fn has_legal_ep_capture(&self, target: Square) -> bool {
+        let t = tables();
+        let us = self.turn;
+        let candidates = t.pawn(us.other(), target) & self.our(Role::Pawn);
+        candidates
+            .into_iter()
+            .any(|from| ep_is_legal(t, self, from, target))
+    }
+}
+
+#[inline]
+pub(crate) fn attackers_with(
+    t: &Tables,
+    pos: &Position,
+    sq: Square,
+    attacker: Color,
+    occupied: Bitboard,
+) -> Bitboard {
+    let them = pos.by_color[attacker.index()];
+    let queens = pos.by_role[Role::Queen.index()];
+    ((t.rook(sq, occupied) & (pos.by_role[Role::Rook.index()] | queens))
+        | (t.bishop(sq, occupied) & (pos.by_role[Role::Bishop.index()] | queens))
+        | (t.knight(sq) & pos.by_role[Role::Knight.index()])
+        | (t.king(sq) & pos.by_role[Role::King.index()])
+        | (t.pawn(attacker.other(), sq) & pos.by_role[Role::Pawn.index()]))
+        & them
+}
+
+/// Full check of an en passant capture: after it, is the own king attacked?
+/// Covers the rank discovery where both pawns leave the king's rank (FIDE Laws 3.9.2).
+fn ep_is_legal(t: &Tables, pos: &Position, from: Square, target: Square) -> bool {
+    let us = pos.turn;
+    let Some(king) = pos.king_square(us) else {
+        return false;
+    };
+    let captured = Square::from_coords(target.file(), from.rank());
+    let occupied = (pos.occupied() ^ Bitboard::from_square(from) ^ Bitboard::from_square(captured))
+        | Bitboard::from_square(target);
+    let them = pos.by_color[us.other().index()] & !Bitboard::from_square(captured);
+    let queens = pos.by_role[Role::Queen.index()];
+    let attackers = ((t.rook(king, occupied) & (pos.by_role[Role::Rook.index()] | queens))
+        | (t.bishop(king, occupied) & (pos.by_role[Role::Bishop.index()] | queens))
+        | (t.knight(king) & pos.by_role[Role::Knight.index()])
+        | (t.pawn(us, king) & pos.by_role[Role::Pawn.index()]))
+        & them;
+    attackers.is_empty()
+}
+
+/// The castling path facts for a king and one of its rooks (FIDE Laws 3.8.2; Chess960 Guidelines).
+pub(crate) struct CastlePath {
+    pub king_to: Square,
+    /// Squares that must be empty apart from the king and the castling rook.
+    pub must_be_empty: Bitboard,
+    /// Squares the king stands on, crosses or lands on: none may be attacked.
+    pub king_path: Bitboard,
+}
+
+pub(crate) fn castle_path(t: &Tables, king: Square, rook: Square) -> CastlePath {
+    let rank = king.rank();
+    let kingside = rook.file() > king.file();
+    let king_to = Square::from_coords(if kingside { File::G } else { File::C }, rank);
+    let rook_to = Square::from_coords(if kingside { File::F } else { File::D }, rank);
+    let king_span = t.between(king, king_to) | Bitboard::from_square(king_to);
+    let rook_span = t.between(rook, rook_to) | Bitboard::from_square(rook_to);
+    CastlePath {
+        king_to,
+        must_be_empty: (king_span | rook_span)
+            & !Bitboard::from_square(king)
+            & !Bitboard::from_square(rook),
+        king_path: king_span | Bitboard::from_square(king),
+    }
+}
+
+/// Whether castling with the rook on `rook` is legal now, assuming the right exists and the side
+/// to move is not in check.
+pub(crate) fn castle_is_legal(t: &Tables, pos: &Position, king: Square, rook: Square) -> bool {
+    let path = castle_path(t, king, rook);
+    if (pos.occupied() & path.must_be_empty).is_nonempty() {
+        return false;
+    }
+    // Attacks are judged with king and castling rook lifted off the board (Chess960 Guidelines).
+    let occupied = pos.occupied() ^ Bitboard::from_square(king) ^ Bitboard::from_square(rook);
+    let them = pos.turn.other();
+    path.king_path
+        .into_iter()
+        .all(|sq| attackers_with(t, pos, sq, them, occupied).is_empty())
+}
+
+/// The pieces of the side to move pinned against their own king.
+pub(crate) fn pinned(t: &Tables, pos: &Position, king: Square) -> Bitboard {
+    let us = pos.by_color[pos.turn.index()];
+    let them = pos.by_color[pos.turn.other().index()];
+    let queens = pos.by_role[Role::Queen.index()];
+    let snipers = ((t.rook(king, Bitboard::EMPTY) & (pos.by_role[Role::Rook.index()] | queens))
+        | (t.bishop(king, Bitboard::EMPTY) & (pos.by_role[Role::Bishop.index()] | queens)))
+        & them;
+    let occupied = pos.occupied();
+    let mut pinned = Bitboard::EMPTY;
+    for sniper in snipers {
+        let blockers = t.between(king, sniper) & occupied;
+        if !blockers.more_than_one() {
+            pinned |= blockers & us;
+        }
+    }
+    pinned
+}
+
+#[inline]
+fn push_pawn_moves(list: &mut MoveList, from: Square, to: Square, capture: Option<Role>) {
+    if matches!(to.rank(), Rank::First | Rank::Eighth) {
+        for promotion in Role::PROMOTIONS {
+            list.push(Move {
+                from,
+                to,
+                role: Role::Pawn,
+                capture,
+                promotion: Some(promotion),
+                kind: MoveKind::Normal,
+            });
+        }
+    } else {
+        list.push(Move {
+            from,
+            to,
+            role: Role::Pawn,
+            capture,
+            promotion: None,
+            kind: MoveKind::Normal,
+        });
+    }
+}
+
+fn generate(pos: &Position, list: &mut MoveList) {
+    let t = tables();
+    let us = pos.turn;
+    let them = us.other();
+    let Some(king) = pos.king_square(us) else {
+        return;
+    };
+    let ours = pos.by_color[us.index()];
+    let theirs = pos.by_color[them.index()];
+    let occupied = ours | theirs;
+    let checkers = attackers_with(t, pos, king, them, occupied);
+
+    // King moves: the destination must not be attacked with the king lifted off the board.
+    let without_king = occupied ^ Bitboard::from_square(king);
+    for to in t.king(king) & !ours {
+        if attackers_with(t, pos, to, them, without_king).is_empty() {
+            list.push(Move {
+                from: king,
+                to,
+                role: Role::King,
+                capture: pos.role_at(to),
+                promotion: None,
+                kind: MoveKind::Normal,
+            });
+        }
+    }
+    if checkers.more_than_one() {
+        return; // double check: only the king may move (FIDE Laws 3.9)
+    }
+    let target = match checkers.first() {
+        Some(checker) => t.between(king, checker) | checkers,
+        None => Bitboard::FULL,
+    };
+    let pinned = pinned(t, pos, king);
+    let movable = !ours & target;
+
+    // Knights: a pinned knight can never move.
+    for from in pos.our(Role::Knight) & !pinned {
+        for to in t.knight(from) & movable {
+            list.push(Move {
+                from,
+                to,
+                role: Role::Knight,
+                capture: pos.role_at(to),
+                promotion: None,
+                kind: MoveKind::Normal,
+            });
+        }
+    }
+    // Sliders.
+    let queens = pos.our(Role::Queen);
+    for (role, pieces) in [
+        (Role::Bishop, pos.our(Role::Bishop)),
+        (Role::Rook, pos.our(Role::Rook)),
+        (Role::Queen, queens),
+    ] {
+        for from in pieces {
+            let mut targets = match role {
+                Role::Bishop => t.bishop(from, occupied),
+                Role::Rook => t.rook(from, occupied),
+                _ => t.queen(from, occupied),
+            } & movable;
+            if pinned.contains(from) {
+                targets &= t.line(king, from);
+            }
+            for to in targets {
+                list.push(Move {
+                    from,
+                    to,
+                    role,
+                    capture: pos.role_at(to),
+                    promotion: None,
+                    kind: MoveKind::Normal,
+                });
+            }
+        }
+    }
+    // Pawns.
+    let white = us == Color::White;
+    let start_rank = Bitboard::from_rank(Rank::Second.relative_to(us));
+    for from in pos.our(Role::Pawn) {
+        let pin_line = if pinned.contains(from) {
+            t.line(king, from)
+        } else {
+            Bitboard::FULL
+        };
+        let one = Bitboard::from_square(from).shift_forward(white) & !occupied;
+        if let Some(to) = (one & target & pin_line).first() {
+            push_pawn_moves(list, from, to, None);
+        }
+        if one.is_nonempty()
+            && start_rank.contains(from)
+            && let Some(to) = (one.shift_forward(white) & !occupied & target & pin_line).first()
+        {
+            push_pawn_moves(list, from, to, None);
+        }
+        for to in t.pawn(us, from) & theirs & target & pin_line {
+            push_pawn_moves(list, from, to, pos.role_at(to));
+        }
+    }
+    if let Some(ep) = pos.ep_square {
+        for from in t.pawn(them, ep) & pos.our(Role::Pawn) {
+            if ep_is_legal(t, pos, from, ep) {
+                list.push(Move {
+                    from,
+                    to: ep,
+                    role: Role::Pawn,
+                    capture: Some(Role::Pawn),
+                    promotion: None,
+                    kind: MoveKind::EnPassant,
+                });
+            }
+        }
+    }
+    // Castling: never out of check (FIDE Laws 3.8.2.2).
+    if checkers.is_empty() {
+        for rook in pos.castling & ours & Bitboard::from_rank(us.back_rank()) {
+            if castle_is_legal(t, pos, king, rook) {
+                list.push(Move {
+                    from: king,
+                    to: rook,
+                    role: Role::King,
+                    capture: None,
+                    promotion: None,
+                    kind: MoveKind::Castle,
+                });
+            }
+        }
+    }
+}
+
+/// Counts the legal move paths of `depth` plies from `pos` (perft). Depth 0 counts 1.
+///
+/// The last ply is counted without playing the moves (bulk counting).
+#[must_use]
+pub fn perft(pos: &Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let moves = pos.legal_moves();
+    if depth == 1 {
+        return moves.len() as u64;
+    }
+    moves.iter().map(|m| perft(&pos.play(m), depth - 1)).sum()
+}
+
+/// Perft split by first move ("divide"): each legal move with the node count below it, in move
+/// generation order. The counts add up to `perft(pos, depth)` for `depth >= 1`.
+#[must_use]
+pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
+    pos.legal_moves()
+        .iter()
+        .map(|m| (*m, perft(&pos.play(m), depth.saturating_sub(1))))
+        .collect()
+}
