@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use arrayvec::ArrayVec;
+
 use crate::attacks::{Tables, tables};
 use crate::bitboard::Bitboard;
 use crate::types::{Color, File, Piece, Rank, Role, Square};
@@ -120,53 +122,33 @@ impl Move {
 /// the permissive FEN reader accepts unreachable positions with up to 271 moves.
 pub const MAX_MOVES: usize = 320;
 
-/// A list of moves with fixed capacity, stored inline (no heap allocation).
+/// A list of moves with fixed capacity, stored inline on the stack (no heap allocation, no
+/// initialization of unused slots).
 #[derive(Clone)]
 pub struct MoveList {
-    len: usize,
-    moves: [Move; MAX_MOVES],
+    moves: ArrayVec<Move, MAX_MOVES>,
 }
-
-const NULL_MOVE: Move = Move {
-    from: Square::A1,
-    to: Square::A1,
-    role: Role::Pawn,
-    capture: None,
-    promotion: None,
-    kind: MoveKind::Normal,
-};
 
 impl MoveList {
     /// An empty list.
     #[inline]
     #[must_use]
-    pub const fn new() -> MoveList {
+    pub fn new() -> MoveList {
         MoveList {
-            len: 0,
-            moves: [NULL_MOVE; MAX_MOVES],
+            moves: ArrayVec::new(),
         }
     }
 
     #[inline]
     fn push(&mut self, m: Move) {
-        // The capacity exceeds the maximum number of legal moves of any position with at most one
-        // king per side and 64 squares, so this never overflows; stay safe anyway.
-        if self.len < MAX_MOVES {
-            self.moves[self.len] = m;
-            self.len += 1;
-        }
+        // The capacity exceeds the number of legal moves of any position with one king per side
+        // on 64 squares, so this never fails; stay panic-free anyway.
+        let _ = self.moves.try_push(m);
     }
 
     /// Keeps only the moves for which `keep` returns true, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&Move) -> bool) {
-        let mut j = 0;
-        for i in 0..self.len {
-            if keep(&self.moves[i]) {
-                self.moves[j] = self.moves[i];
-                j += 1;
-            }
-        }
-        self.len = j;
+        self.moves.retain(|m| keep(m));
     }
 }
 
@@ -180,7 +162,7 @@ impl std::ops::Deref for MoveList {
     type Target = [Move];
     #[inline]
     fn deref(&self) -> &[Move] {
-        &self.moves[..self.len]
+        &self.moves
     }
 }
 
@@ -477,7 +459,15 @@ impl Position {
     /// True when the side to move has at least one legal move.
     #[must_use]
     pub fn has_legal_move(&self) -> bool {
-        !self.legal_moves().is_empty()
+        self.count_legal_moves() > 0
+    }
+
+    /// The number of legal moves of the side to move, counted without building the moves.
+    #[must_use]
+    pub fn count_legal_moves(&self) -> usize {
+        let mut counter = MoveCounter(0);
+        generate(self, &mut counter);
+        counter.0 as usize
     }
 
     /// True when neither side has material to checkmate by any series of legal moves in the simple
@@ -522,9 +512,14 @@ impl Position {
 
     /// The castling part of the Zobrist key: one Polyglot key per (color, side) right.
     fn castling_key(&self) -> u64 {
+        self.castling_key_of(self.castling)
+    }
+
+    /// The Zobrist keys of the castling rights of the rooks on `rights`, XORed together.
+    fn castling_key_of(&self, rights: Bitboard) -> u64 {
         let mut key = 0;
         for color in Color::ALL {
-            let rooks = self.castling & Bitboard::from_rank(color.back_rank());
+            let rooks = rights & Bitboard::from_rank(color.back_rank());
             if rooks.is_empty() {
                 continue;
             }
@@ -562,7 +557,18 @@ impl Position {
     pub fn play_in_place(&mut self, m: &Move) {
         let us = self.turn;
         let them = us.other();
-        let mut key = self.key ^ zobrist::turn() ^ self.castling_key();
+        let mut key = self.key ^ zobrist::turn();
+        // Castling rights lost by this move: the king's, or a rook's leaving or being captured.
+        // Their keys are removed here, relative to the king squares before the move.
+        let mut touched = Bitboard::from_square(m.from) | Bitboard::from_square(m.to);
+        if m.role == Role::King {
+            touched |= Bitboard::from_rank(us.back_rank());
+        }
+        let lost = self.castling & touched;
+        if lost.is_nonempty() {
+            key ^= self.castling_key_of(lost);
+            self.castling &= !lost;
+        }
         if let Some(ep) = self.ep_square.take() {
             key ^= zobrist::en_passant(ep.file());
         }
@@ -629,7 +635,7 @@ impl Position {
                 self.halfmove_clock = 0;
             }
             MoveKind::Normal => {
-                if let Some(captured) = self.role_at(m.to) {
+                if let Some(captured) = m.capture {
                     self.remove(m.to, them, captured);
                     key ^= zobrist::piece(
                         Piece {
@@ -656,10 +662,6 @@ impl Position {
                     },
                     m.to,
                 );
-                if m.role == Role::King {
-                    self.castling &= !Bitboard::from_rank(us.back_rank());
-                }
-                self.castling &= !(Bitboard::from_square(m.from) | Bitboard::from_square(m.to));
                 if m.role == Role::Pawn {
                     self.halfmove_clock = 0;
                 }
@@ -669,7 +671,6 @@ impl Position {
             self.fullmove_number = self.fullmove_number.saturating_add(1);
         }
         self.turn = them;
-        key ^= self.castling_key();
         if m.role == Role::Pawn && m.from.index().abs_diff(m.to.index()) == 16 {
             let skipped = Square::new_masked(((m.from.index() + m.to.index()) / 2) as u32);
             if self.has_legal_ep_capture(skipped) {
@@ -788,32 +789,124 @@ pub(crate) fn pinned(t: &Tables, pos: &Position, king: Square) -> Bitboard {
     pinned
 }
 
-#[inline]
-fn push_pawn_moves(list: &mut MoveList, from: Square, to: Square, capture: Option<Role>) {
-    if matches!(to.rank(), Rank::First | Rank::Eighth) {
-        for promotion in Role::PROMOTIONS {
-            list.push(Move {
+/// Receives generated moves. Pieces and pawns arrive as sets of destinations so that counting
+/// (perft) needs no per-move work; [`MoveList`] expands them into [`Move`]s.
+pub(crate) trait MoveSink {
+    /// Moves of a non-pawn piece of `role` from `from` to each square of `targets`.
+    fn piece(&mut self, pos: &Position, role: Role, from: Square, targets: Bitboard);
+    /// Pawn moves to each square of `targets`, each from `to - delta` (promotions expanded to Q,
+    /// R, B, N on the last rank).
+    fn pawns(&mut self, pos: &Position, targets: Bitboard, delta: i32);
+    /// One pawn move from `from` to `to` (for pinned pawns), promotions expanded.
+    fn pawn(&mut self, pos: &Position, from: Square, to: Square);
+    /// A special move (en passant, castling).
+    fn special(&mut self, m: Move);
+}
+
+impl MoveSink for MoveList {
+    #[inline]
+    fn piece(&mut self, pos: &Position, role: Role, from: Square, targets: Bitboard) {
+        let theirs = pos.by_color[pos.turn.other().index()];
+        for to in targets {
+            self.push(Move {
+                from,
+                to,
+                role,
+                capture: if theirs.contains(to) {
+                    pos.role_at(to)
+                } else {
+                    None
+                },
+                promotion: None,
+                kind: MoveKind::Normal,
+            });
+        }
+    }
+
+    #[inline]
+    fn pawns(&mut self, pos: &Position, targets: Bitboard, delta: i32) {
+        for to in targets {
+            let from = Square::new_masked((to.index() as i32 - delta) as u32);
+            self.pawn(pos, from, to);
+        }
+    }
+
+    #[inline]
+    fn pawn(&mut self, pos: &Position, from: Square, to: Square) {
+        let capture = if pos.occupied().contains(to) {
+            pos.role_at(to)
+        } else {
+            None
+        };
+        if Bitboard::BACK_RANKS.contains(to) {
+            for promotion in Role::PROMOTIONS {
+                self.push(Move {
+                    from,
+                    to,
+                    role: Role::Pawn,
+                    capture,
+                    promotion: Some(promotion),
+                    kind: MoveKind::Normal,
+                });
+            }
+        } else {
+            self.push(Move {
                 from,
                 to,
                 role: Role::Pawn,
                 capture,
-                promotion: Some(promotion),
+                promotion: None,
                 kind: MoveKind::Normal,
             });
         }
-    } else {
-        list.push(Move {
-            from,
-            to,
-            role: Role::Pawn,
-            capture,
-            promotion: None,
-            kind: MoveKind::Normal,
-        });
+    }
+
+    #[inline]
+    fn special(&mut self, m: Move) {
+        self.push(m);
     }
 }
 
-fn generate(pos: &Position, list: &mut MoveList) {
+/// Counts moves without building them (bulk counting for perft).
+pub(crate) struct MoveCounter(pub u64);
+
+impl MoveSink for MoveCounter {
+    #[inline]
+    fn piece(&mut self, _: &Position, _: Role, _: Square, targets: Bitboard) {
+        self.0 += u64::from(targets.count());
+    }
+
+    #[inline]
+    fn pawns(&mut self, _: &Position, targets: Bitboard, _: i32) {
+        self.0 += u64::from((targets & !Bitboard::BACK_RANKS).count())
+            + 4 * u64::from((targets & Bitboard::BACK_RANKS).count());
+    }
+
+    #[inline]
+    fn pawn(&mut self, _: &Position, _: Square, to: Square) {
+        self.0 += if Bitboard::BACK_RANKS.contains(to) {
+            4
+        } else {
+            1
+        };
+    }
+
+    #[inline]
+    fn special(&mut self, _: Move) {
+        self.0 += 1;
+    }
+}
+
+#[inline]
+fn shift(b: Bitboard, delta: i32) -> Bitboard {
+    if delta >= 0 {
+        Bitboard(b.0 << delta)
+    } else {
+        Bitboard(b.0 >> -delta)
+    }
+}
+
+pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
     let t = tables();
     let us = pos.turn;
     let them = us.other();
@@ -827,18 +920,13 @@ fn generate(pos: &Position, list: &mut MoveList) {
 
     // King moves: the destination must not be attacked with the king lifted off the board.
     let without_king = occupied ^ Bitboard::from_square(king);
+    let mut king_targets = Bitboard::EMPTY;
     for to in t.king(king) & !ours {
         if attackers_with(t, pos, to, them, without_king).is_empty() {
-            list.push(Move {
-                from: king,
-                to,
-                role: Role::King,
-                capture: pos.role_at(to),
-                promotion: None,
-                kind: MoveKind::Normal,
-            });
+            king_targets |= Bitboard::from_square(to);
         }
     }
+    sink.piece(pos, Role::King, king, king_targets);
     if checkers.more_than_one() {
         return; // double check: only the king may move (FIDE Laws 3.9)
     }
@@ -851,72 +939,72 @@ fn generate(pos: &Position, list: &mut MoveList) {
 
     // Knights: a pinned knight can never move.
     for from in pos.our(Role::Knight) & !pinned {
-        for to in t.knight(from) & movable {
-            list.push(Move {
-                from,
-                to,
-                role: Role::Knight,
-                capture: pos.role_at(to),
-                promotion: None,
-                kind: MoveKind::Normal,
-            });
-        }
+        sink.piece(pos, Role::Knight, from, t.knight(from) & movable);
     }
-    // Sliders.
+    // Sliders: a pinned slider may move along the pin line only.
     let queens = pos.our(Role::Queen);
-    for (role, pieces) in [
-        (Role::Bishop, pos.our(Role::Bishop)),
-        (Role::Rook, pos.our(Role::Rook)),
-        (Role::Queen, queens),
-    ] {
-        for from in pieces {
-            let mut targets = match role {
-                Role::Bishop => t.bishop(from, occupied),
-                Role::Rook => t.rook(from, occupied),
-                _ => t.queen(from, occupied),
-            } & movable;
+    for from in pos.our(Role::Bishop) | queens {
+        let role = if queens.contains(from) {
+            Role::Queen
+        } else {
+            Role::Bishop
+        };
+        let mut targets = t.bishop(from, occupied) & movable;
+        if pinned.contains(from) {
+            targets &= t.line(king, from);
+        }
+        if role == Role::Bishop {
+            sink.piece(pos, role, from, targets);
+        } else {
+            let mut rook = t.rook(from, occupied) & movable;
             if pinned.contains(from) {
-                targets &= t.line(king, from);
+                rook &= t.line(king, from);
             }
-            for to in targets {
-                list.push(Move {
-                    from,
-                    to,
-                    role,
-                    capture: pos.role_at(to),
-                    promotion: None,
-                    kind: MoveKind::Normal,
-                });
-            }
+            sink.piece(pos, role, from, targets | rook);
         }
     }
-    // Pawns.
-    let white = us == Color::White;
-    let start_rank = Bitboard::from_rank(Rank::Second.relative_to(us));
-    for from in pos.our(Role::Pawn) {
-        let pin_line = if pinned.contains(from) {
-            t.line(king, from)
-        } else {
-            Bitboard::FULL
-        };
-        let one = Bitboard::from_square(from).shift_forward(white) & !occupied;
-        if let Some(to) = (one & target & pin_line).first() {
-            push_pawn_moves(list, from, to, None);
+    for from in pos.our(Role::Rook) {
+        let mut targets = t.rook(from, occupied) & movable;
+        if pinned.contains(from) {
+            targets &= t.line(king, from);
         }
-        if one.is_nonempty()
-            && start_rank.contains(from)
-            && let Some(to) = (one.shift_forward(white) & !occupied & target & pin_line).first()
-        {
-            push_pawn_moves(list, from, to, None);
-        }
-        for to in t.pawn(us, from) & theirs & target & pin_line {
-            push_pawn_moves(list, from, to, pos.role_at(to));
+        sink.piece(pos, Role::Rook, from, targets);
+    }
+    // Pawns: unpinned pawns set-wise, pinned pawns one by one along their pin line.
+    let pawns = pos.our(Role::Pawn);
+    let forward: i32 = if us == Color::White { 8 } else { -8 };
+    let empty = !occupied;
+    let third = Bitboard::from_rank(Rank::Third.relative_to(us));
+    let free = pawns & !pinned;
+    let single = shift(free, forward) & empty;
+    let double = shift(single & third, forward) & empty & target;
+    sink.pawns(pos, single & target, forward);
+    sink.pawns(pos, double, 2 * forward);
+    let (not_a, not_h) = (!Bitboard::from_file(File::A), !Bitboard::from_file(File::H));
+    // Captures towards the h-file come from pawns not on the h-file, and vice versa.
+    sink.pawns(
+        pos,
+        shift(free & not_h, forward + 1) & theirs & target,
+        forward + 1,
+    );
+    sink.pawns(
+        pos,
+        shift(free & not_a, forward - 1) & theirs & target,
+        forward - 1,
+    );
+    for from in pawns & pinned {
+        let line = t.line(king, from);
+        let one = shift(Bitboard::from_square(from), forward) & empty;
+        let mut targets = one | (shift(one & third, forward) & empty);
+        targets |= t.pawn(us, from) & theirs;
+        for to in targets & target & line {
+            sink.pawn(pos, from, to);
         }
     }
     if let Some(ep) = pos.ep_square {
-        for from in t.pawn(them, ep) & pos.our(Role::Pawn) {
+        for from in t.pawn(them, ep) & pawns {
             if ep_is_legal(t, pos, from, ep) {
-                list.push(Move {
+                sink.special(Move {
                     from,
                     to: ep,
                     role: Role::Pawn,
@@ -931,7 +1019,7 @@ fn generate(pos: &Position, list: &mut MoveList) {
     if checkers.is_empty() {
         for rook in pos.castling & ours & Bitboard::from_rank(us.back_rank()) {
             if castle_is_legal(t, pos, king, rook) {
-                list.push(Move {
+                sink.special(Move {
                     from: king,
                     to: rook,
                     role: Role::King,
@@ -952,11 +1040,13 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
-    let moves = pos.legal_moves();
     if depth == 1 {
-        return moves.len() as u64;
+        return pos.count_legal_moves() as u64;
     }
-    moves.iter().map(|m| perft(&pos.play(m), depth - 1)).sum()
+    pos.legal_moves()
+        .iter()
+        .map(|m| perft(&pos.play(m), depth - 1))
+        .sum()
 }
 
 /// Perft split by first move ("divide"): each legal move with the node count below it, in move
@@ -967,4 +1057,35 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
         .iter()
         .map(|m| (*m, perft(&pos.play(m), depth.saturating_sub(1))))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fen::FenOptions;
+
+    /// Walks every line to `depth` and checks the incremental key against a recomputation.
+    fn walk(pos: &Position, depth: u32) {
+        assert_eq!(pos.zobrist(), pos.compute_key(), "{}", pos.to_fen());
+        assert_eq!(pos.count_legal_moves(), pos.legal_moves().len());
+        if depth == 0 {
+            return;
+        }
+        for m in pos.legal_moves().iter() {
+            walk(&pos.play(m), depth - 1);
+        }
+    }
+
+    #[test]
+    fn incremental_zobrist_matches_recomputation() {
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        ] {
+            let pos = Position::from_fen_with(fen, FenOptions::default()).unwrap();
+            walk(&pos, 3);
+        }
+    }
 }
