@@ -10,7 +10,8 @@
 use std::{collections::HashMap, fmt::Write as _};
 
 use arbiter_rules::{
-    Color, FenError, Move, MoveError, MoveKind, Piece, Position, Role, Square, Status,
+    Claim, ClaimKind, Color, FenError, Game, GameResult, Move, MoveError, MoveKind, Outcome, Piece,
+    PlyError, Position, Role, Square, Status, Termination,
 };
 use tonic::Code;
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt as _};
@@ -550,6 +551,140 @@ pub fn play_moves(
     Ok((position, played))
 }
 
+// ---------------------------------------------------------------------------------------------
+// Games and adjudication
+// ---------------------------------------------------------------------------------------------
+
+/// Reads a game at `field` (e.g. `"game"`): its start position (absent: the initial position)
+/// and moves, played in order. A bad move fails with field `"<field>.moves[i]"` (0-based) and a
+/// reason starting with its 1-based ply.
+///
+/// # Errors
+///
+/// A [`ConvertError`] for a bad start position, a bad move, or more than `max_moves` moves.
+pub fn game_from_wire(
+    game: &v1::Game,
+    field: &str,
+    max_moves: usize,
+) -> Result<Game, ConvertError> {
+    let moves_field = join(field, "moves");
+    check_move_count(game.moves.len(), max_moves, &moves_field)?;
+    let start = optional_position_from_wire(game.start.as_ref(), &join(field, "start"))?;
+    let mut played = Game::new(start);
+    for (index, text) in game.moves.iter().enumerate() {
+        let item = format!("{moves_field}[{index}]");
+        if text.trim().is_empty() {
+            return Err(ConvertError::missing(item, "a move in SAN or UCI"));
+        }
+        played
+            .push(text)
+            .map_err(|error| ply_error(&item, &error))?;
+    }
+    Ok(played)
+}
+
+/// The [`ConvertError`] for a game move the rules rejected, at `field`.
+#[must_use]
+pub fn ply_error(field: &str, error: &PlyError) -> ConvertError {
+    move_error(field, &error.error, &error.text, Some(error.ply))
+}
+
+/// The wire result of a rules result.
+#[must_use]
+pub fn result_to_wire(result: GameResult) -> v1::Result {
+    match result {
+        GameResult::WhiteWins => v1::Result::WhiteWins,
+        GameResult::BlackWins => v1::Result::BlackWins,
+        GameResult::Draw => v1::Result::Draw,
+    }
+}
+
+/// The wire termination of a rules termination. Insufficient material is reported as a dead
+/// position (FIDE 5.2.2), its simple case; the outcome description says which.
+#[must_use]
+pub fn termination_to_wire(termination: Termination) -> v1::Termination {
+    match termination {
+        Termination::Checkmate => v1::Termination::Checkmate,
+        Termination::Stalemate => v1::Termination::Stalemate,
+        Termination::InsufficientMaterial => v1::Termination::DeadPosition,
+        Termination::FivefoldRepetition => v1::Termination::FivefoldRepetition,
+        Termination::SeventyFiveMoveRule => v1::Termination::SeventyFiveMoveRule,
+        Termination::ThreefoldRepetition => v1::Termination::ThreefoldRepetition,
+        Termination::FiftyMoveRule => v1::Termination::FiftyMoveRule,
+    }
+}
+
+/// The wire outcome of a game that ended.
+#[must_use]
+pub fn outcome_to_wire(outcome: &Outcome) -> v1::Outcome {
+    v1::Outcome {
+        result: result_to_wire(outcome.result).into(),
+        result_text: outcome.result.as_pgn().to_owned(),
+        termination: termination_to_wire(outcome.termination).into(),
+        fide_article: outcome.article().to_owned(),
+        ply: u32::try_from(outcome.ply).unwrap_or(u32::MAX),
+        description: outcome.termination.description().to_owned(),
+    }
+}
+
+/// The wire outcome of a game that has not ended after `ply` plies.
+#[must_use]
+pub fn ongoing_to_wire(ply: usize) -> v1::Outcome {
+    v1::Outcome {
+        result: v1::Result::Ongoing.into(),
+        result_text: "*".to_owned(),
+        termination: v1::Termination::Unspecified.into(),
+        fide_article: String::new(),
+        ply: u32::try_from(ply).unwrap_or(u32::MAX),
+        description: String::new(),
+    }
+}
+
+/// The wire claim kind of a rules claim kind.
+#[must_use]
+pub fn claim_kind_to_wire(kind: ClaimKind) -> v1::ClaimKind {
+    match kind {
+        ClaimKind::ThreefoldRepetition => v1::ClaimKind::ThreefoldRepetition,
+        ClaimKind::FiftyMoveRule => v1::ClaimKind::FiftyMoveRule,
+    }
+}
+
+/// The wire claims of a game: each names its article and, when it is made by announcing a move,
+/// that move described in full.
+#[must_use]
+pub fn claims_to_wire(game: &Game) -> Vec<v1::Claim> {
+    game.claims()
+        .iter()
+        .map(|claim: &Claim| v1::Claim {
+            kind: claim_kind_to_wire(claim.kind).into(),
+            fide_article: claim.kind.article().to_owned(),
+            claimable_now: claim.by_move.is_none(),
+            r#move: claim.by_move.map(|mv| move_to_wire(game.position(), &mv).0),
+        })
+        .collect()
+}
+
+/// Adjudicates a game: the first automatic ending if any; otherwise, with `claim_draw`, a draw
+/// claim valid now (FIDE 9.2, 9.3); otherwise ongoing.
+#[must_use]
+pub fn adjudicate(game: &Game, claim_draw: bool) -> v1::AdjudicateGameResponse {
+    let ended = game
+        .outcome()
+        .or_else(|| claim_draw.then(|| game.claim_draw()).flatten());
+    let position = game.position();
+    v1::AdjudicateGameResponse {
+        outcome: Some(ended.map_or_else(|| ongoing_to_wire(game.ply()), |o| outcome_to_wire(&o))),
+        claims: if ended.is_some() {
+            Vec::new()
+        } else {
+            claims_to_wire(game)
+        },
+        fen: position.to_fen(),
+        status: Some(status_to_wire(position)),
+        ply_count: u32::try_from(game.ply()).unwrap_or(u32::MAX),
+    }
+}
+
 /// At most `max` characters of `text`, for echoing caller input in messages.
 fn clip(text: &str, max: usize) -> String {
     let mut clipped: String = text.chars().take(max).collect();
@@ -676,5 +811,70 @@ mod tests {
         let error = play_moves(Position::startpos(), &moves, "moves", 2).unwrap_err();
         assert_eq!(error.field, "moves");
         assert_eq!(error.kind, ErrorReason::LimitExceeded);
+    }
+
+    fn game(moves: &[&str]) -> v1::Game {
+        v1::Game {
+            start: None,
+            moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn fools_mate_is_adjudicated() {
+        let played = game_from_wire(&game(&["f3", "e7e5", "g4", "Qh4#"]), "game", 100).unwrap();
+        let response = adjudicate(&played, false);
+        let outcome = response.outcome.unwrap();
+        assert_eq!(outcome.result, i32::from(v1::Result::BlackWins));
+        assert_eq!(outcome.termination, i32::from(v1::Termination::Checkmate));
+        assert_eq!(outcome.fide_article, "5.1.1");
+        assert_eq!(outcome.ply, 4);
+        assert_eq!(outcome.result_text, "0-1");
+    }
+
+    #[test]
+    fn game_move_errors_name_the_ply() {
+        let error = game_from_wire(&game(&["e4", "e5", "Ke3"]), "game", 100).unwrap_err();
+        assert_eq!(error.field, "game.moves[2]");
+        assert!(
+            error.reason.starts_with("ply 3 (Ke3): "),
+            "{}",
+            error.reason
+        );
+    }
+
+    #[test]
+    fn threefold_claim_is_offered_and_applied() {
+        let moves = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"];
+        let played = game_from_wire(&game(&moves), "game", 100).unwrap();
+        let open = adjudicate(&played, false);
+        assert_eq!(open.outcome.unwrap().result, i32::from(v1::Result::Ongoing));
+        assert!(open.claims.iter().any(|c| c.claimable_now
+            && c.kind == i32::from(v1::ClaimKind::ThreefoldRepetition)
+            && c.fide_article == "9.2"));
+        let claimed = adjudicate(&played, true).outcome.unwrap();
+        assert_eq!(claimed.result, i32::from(v1::Result::Draw));
+        assert_eq!(
+            claimed.termination,
+            i32::from(v1::Termination::ThreefoldRepetition)
+        );
+    }
+
+    #[test]
+    fn claim_by_move_names_the_move() {
+        let moves = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"];
+        let played = game_from_wire(&game(&moves), "game", 100).unwrap();
+        let response = adjudicate(&played, true);
+        assert_eq!(
+            response.outcome.unwrap().result,
+            i32::from(v1::Result::Ongoing)
+        );
+        let by_move = response
+            .claims
+            .iter()
+            .find(|c| !c.claimable_now)
+            .and_then(|c| c.r#move.as_ref())
+            .unwrap();
+        assert_eq!(by_move.san, "Ng8");
     }
 }

@@ -52,12 +52,19 @@ pub struct Bound {
 }
 
 impl Bound {
-    /// Opens the listening socket of `args.grpc_addr` (port 0 picks a free port).
+    /// Prepares the rules engine and opens the listening socket of `args.grpc_addr` (port 0
+    /// picks a free port).
     ///
     /// # Errors
     ///
     /// Returns [`ServeError::Bind`] when the address cannot be bound.
     pub async fn bind(args: ServeArgs) -> Result<Self, ServeError> {
+        // Build the move generator's attack tables now, not during the first call.
+        let warm_up =
+            tokio::task::spawn_blocking(|| arbiter_rules::Position::startpos().legal_moves().len());
+        if let Err(error) = warm_up.await {
+            tracing::warn!(%error, "move generator warm-up failed");
+        }
         let listener =
             TcpListener::bind(args.grpc_addr)
                 .await

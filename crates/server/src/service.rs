@@ -70,9 +70,36 @@ impl ArbiterService for Arbiter {
                     claims: Vec::new(),
                 }))
             }
-            Some(apply_move_request::Subject::Game(_game)) => Err(Status::unimplemented(
-                "ApplyMove on a game is not available yet",
-            )),
+            Some(apply_move_request::Subject::Game(game)) => {
+                // The new move counts against the limit too.
+                let max_moves = self.limits.max_moves.saturating_sub(1);
+                let mut game = convert::game_from_wire(&game, "game", max_moves)?;
+                if let Some(ended) = game.outcome() {
+                    return Err(ConvertError::new(
+                        "move",
+                        ErrorReason::IllegalMove,
+                        format!(
+                            "the game already ended at ply {} by {} (FIDE {})",
+                            ended.ply,
+                            ended.termination.description(),
+                            ended.article()
+                        ),
+                    )
+                    .into());
+                }
+                let before = game.position().clone();
+                let mv = convert::move_from_wire(&before, &request.r#move, "move")?;
+                let (played, _) = convert::move_to_wire(&before, &mv);
+                game.play(mv);
+                let after = game.position();
+                Ok(Response::new(ApplyMoveResponse {
+                    fen: after.to_fen(),
+                    r#move: Some(played),
+                    status: Some(convert::status_to_wire(after)),
+                    outcome: game.outcome().map(|o| convert::outcome_to_wire(&o)),
+                    claims: convert::claims_to_wire(&game),
+                }))
+            }
             None => Err(ConvertError::missing(
                 "position",
                 "a position or a game (fen \"startpos\" for the initial position)",
@@ -106,8 +133,12 @@ impl ArbiterService for Arbiter {
             Some(adjudicate_game_request::Source::Pgn(_)) => Err(Status::unimplemented(
                 "PGN input is not implemented yet: send game.start and game.moves",
             )),
-            Some(adjudicate_game_request::Source::Game(_game)) => {
-                Err(Status::unimplemented("AdjudicateGame is not available yet"))
+            Some(adjudicate_game_request::Source::Game(game)) => {
+                let game = convert::game_from_wire(&game, "game", self.limits.max_moves)?;
+                Ok(Response::new(convert::adjudicate(
+                    &game,
+                    request.claim_draw,
+                )))
             }
             None => Err(ConvertError::missing("game", "a game (or pgn)").into()),
         }
