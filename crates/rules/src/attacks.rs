@@ -9,8 +9,12 @@ use std::sync::LazyLock;
 use crate::bitboard::Bitboard;
 use crate::types::{Color, Square};
 
-const ROOK_DIRS: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
-const BISHOP_DIRS: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+use crate::magic_search::{BISHOP_DIRS, ROOK_DIRS, relevant_mask, slow_slider, subsets};
+
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/magics.rs"));
+}
+
 const KNIGHT_DELTAS: [(i32, i32); 8] = [
     (1, 2),
     (2, 1),
@@ -62,11 +66,7 @@ pub(crate) fn tables() -> &'static Tables {
 }
 
 fn square_at(file: i32, rank: i32) -> Option<Square> {
-    if (0..8).contains(&file) && (0..8).contains(&rank) {
-        Square::new((rank * 8 + file) as u32)
-    } else {
-        None
-    }
+    crate::magic_search::square_at(file, rank).and_then(Square::new)
 }
 
 fn leaper(sq: Square, deltas: &[(i32, i32)]) -> Bitboard {
@@ -77,109 +77,24 @@ fn leaper(sq: Square, deltas: &[(i32, i32)]) -> Bitboard {
         .collect()
 }
 
-/// Slider attacks computed ray by ray; used only to build the tables and in tests.
-fn slow_slider(sq: Square, occupied: u64, dirs: &[(i32, i32); 4]) -> u64 {
-    let mut result = 0u64;
-    let (f, r) = (sq.file().index() as i32, sq.rank().index() as i32);
-    for &(df, dr) in dirs {
-        let (mut cf, mut cr) = (f + df, r + dr);
-        while let Some(s) = square_at(cf, cr) {
-            result |= 1 << s.index();
-            if occupied & (1 << s.index()) != 0 {
-                break;
-            }
-            cf += df;
-            cr += dr;
-        }
-    }
-    result
-}
-
-/// Relevant occupancy mask: the rays without their last square on the board edge.
-fn relevant_mask(sq: Square, dirs: &[(i32, i32); 4]) -> u64 {
-    let mut result = 0u64;
-    let (f, r) = (sq.file().index() as i32, sq.rank().index() as i32);
-    for &(df, dr) in dirs {
-        let (mut cf, mut cr) = (f + df, r + dr);
-        while square_at(cf + df, cr + dr).is_some() {
-            result |= 1 << (cr * 8 + cf);
-            cf += df;
-            cr += dr;
-        }
-    }
-    result
-}
-
-/// xorshift64* with a fixed seed: deterministic candidates for the magic search.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn sparse(&mut self) -> u64 {
-        self.next() & self.next() & self.next()
-    }
-}
-
-fn build_magics(
+/// Fills the fancy-magic table of one slider kind from the build-time multipliers.
+fn fill_magics(
     dirs: &[(i32, i32); 4],
+    multipliers: &[u64; 64],
     magics: &mut [Magic; 64],
     table: &mut Vec<Bitboard>,
-    rng: &mut Rng,
 ) {
-    let mut occupancies = Vec::with_capacity(4096);
-    let mut attacks = Vec::with_capacity(4096);
-    let mut epoch = vec![0u32; 4096];
-    let mut used = vec![Bitboard::EMPTY; 4096];
-    let mut attempt = 0u32;
-    for sq in Square::all() {
+    for sq in 0..64u32 {
         let mask = relevant_mask(sq, dirs);
-        let bits = mask.count_ones();
-        let shift = 64 - bits;
-        occupancies.clear();
-        attacks.clear();
-        // Carry-Rippler enumeration of all subsets of the mask.
-        let mut subset = 0u64;
-        loop {
-            occupancies.push(subset);
-            attacks.push(Bitboard(slow_slider(sq, subset, dirs)));
-            subset = subset.wrapping_sub(mask) & mask;
-            if subset == 0 {
-                break;
-            }
-        }
-        let size = 1usize << bits;
-        let magic = loop {
-            let candidate = rng.sparse();
-            if (mask.wrapping_mul(candidate) >> 56).count_ones() < 6 {
-                continue;
-            }
-            attempt += 1;
-            let ok = occupancies.iter().zip(&attacks).all(|(&occ, &att)| {
-                let idx = (occ.wrapping_mul(candidate) >> shift) as usize;
-                if epoch[idx] != attempt {
-                    epoch[idx] = attempt;
-                    used[idx] = att;
-                    true
-                } else {
-                    used[idx] == att
-                }
-            });
-            if ok {
-                break candidate;
-            }
-        };
+        let shift = 64 - mask.count_ones();
+        let magic = multipliers[sq as usize];
         let offset = table.len();
-        table.resize(offset + size, Bitboard::EMPTY);
-        for (&occ, &att) in occupancies.iter().zip(&attacks) {
-            table[offset + (occ.wrapping_mul(magic) >> shift) as usize] = att;
+        table.resize(offset + (1 << mask.count_ones()), Bitboard::EMPTY);
+        for occ in subsets(mask) {
+            table[offset + (occ.wrapping_mul(magic) >> shift) as usize] =
+                Bitboard(slow_slider(sq, occ, dirs));
         }
-        magics[sq.index()] = Magic {
+        magics[sq as usize] = Magic {
             mask,
             magic,
             shift,
@@ -199,18 +114,27 @@ impl Tables {
             pawn[0][sq.index()] = leaper(sq, &[(-1, 1), (1, 1)]);
             pawn[1][sq.index()] = leaper(sq, &[(-1, -1), (1, -1)]);
         }
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let mut slider = Vec::with_capacity(107_648);
         let mut rook_magics = [Magic::default(); 64];
         let mut bishop_magics = [Magic::default(); 64];
-        build_magics(&ROOK_DIRS, &mut rook_magics, &mut slider, &mut rng);
-        build_magics(&BISHOP_DIRS, &mut bishop_magics, &mut slider, &mut rng);
+        fill_magics(
+            &ROOK_DIRS,
+            &generated::ROOK_MAGICS,
+            &mut rook_magics,
+            &mut slider,
+        );
+        fill_magics(
+            &BISHOP_DIRS,
+            &generated::BISHOP_MAGICS,
+            &mut bishop_magics,
+            &mut slider,
+        );
 
         let mut between = vec![Bitboard::EMPTY; 64 * 64];
         let mut line = vec![Bitboard::EMPTY; 64 * 64];
         for a in Square::all() {
             for dirs in [&ROOK_DIRS, &BISHOP_DIRS] {
-                for b in Bitboard(slow_slider(a, 0, dirs)) {
+                for b in Bitboard(slow_slider(a.index() as u32, 0, dirs)) {
                     // The full line through a and b: both of a's rays along the direction to b.
                     let mut through = 0u64;
                     for &(df, dr) in dirs {
@@ -221,7 +145,8 @@ impl Tables {
                     }
                     line[a.index() * 64 + b.index()] = Bitboard(through);
                     between[a.index() * 64 + b.index()] = Bitboard(
-                        slow_slider(a, 1 << b.index(), dirs) & slow_slider(b, 1 << a.index(), dirs),
+                        slow_slider(a.index() as u32, 1 << b.index(), dirs)
+                            & slow_slider(b.index() as u32, 1 << a.index(), dirs),
                     );
                 }
             }
@@ -307,17 +232,21 @@ mod tests {
     #[test]
     fn magic_lookups_match_ray_walks() {
         let t = tables();
-        let mut rng = Rng(12345);
+        let mut state = 12345u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
         for sq in Square::all() {
             for _ in 0..200 {
-                let occ = rng.sparse() | rng.sparse();
-                assert_eq!(
-                    t.rook(sq, Bitboard(occ)).0,
-                    slow_slider(sq, occ, &ROOK_DIRS)
-                );
+                let occ = next() & next();
+                let i = sq.index() as u32;
+                assert_eq!(t.rook(sq, Bitboard(occ)).0, slow_slider(i, occ, &ROOK_DIRS));
                 assert_eq!(
                     t.bishop(sq, Bitboard(occ)).0,
-                    slow_slider(sq, occ, &BISHOP_DIRS)
+                    slow_slider(i, occ, &BISHOP_DIRS)
                 );
             }
         }

@@ -36,6 +36,7 @@ mod attacks;
 mod bitboard;
 mod fen;
 mod game;
+mod magic_search;
 mod notation;
 mod polyglot_keys;
 mod position;

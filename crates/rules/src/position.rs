@@ -581,69 +581,25 @@ impl Position {
                 self.remove(m.to, us, Role::Rook);
                 self.put(king_to, us, Role::King);
                 self.put(rook_to, us, Role::Rook);
-                key ^= zobrist::piece(
-                    Piece {
-                        color: us,
-                        role: Role::King,
-                    },
-                    m.from,
-                ) ^ zobrist::piece(
-                    Piece {
-                        color: us,
-                        role: Role::King,
-                    },
-                    king_to,
-                ) ^ zobrist::piece(
-                    Piece {
-                        color: us,
-                        role: Role::Rook,
-                    },
-                    m.to,
-                ) ^ zobrist::piece(
-                    Piece {
-                        color: us,
-                        role: Role::Rook,
-                    },
-                    rook_to,
-                );
-                self.castling &= !Bitboard::from_rank(us.back_rank());
+                key ^= zobrist::piece_of(us, Role::King, m.from)
+                    ^ zobrist::piece_of(us, Role::King, king_to)
+                    ^ zobrist::piece_of(us, Role::Rook, m.to)
+                    ^ zobrist::piece_of(us, Role::Rook, rook_to);
             }
             MoveKind::EnPassant => {
                 let captured = Square::from_coords(m.to.file(), m.from.rank());
                 self.remove(captured, them, Role::Pawn);
                 self.remove(m.from, us, Role::Pawn);
                 self.put(m.to, us, Role::Pawn);
-                key ^= zobrist::piece(
-                    Piece {
-                        color: them,
-                        role: Role::Pawn,
-                    },
-                    captured,
-                ) ^ zobrist::piece(
-                    Piece {
-                        color: us,
-                        role: Role::Pawn,
-                    },
-                    m.from,
-                ) ^ zobrist::piece(
-                    Piece {
-                        color: us,
-                        role: Role::Pawn,
-                    },
-                    m.to,
-                );
+                key ^= zobrist::piece_of(them, Role::Pawn, captured)
+                    ^ zobrist::piece_of(us, Role::Pawn, m.from)
+                    ^ zobrist::piece_of(us, Role::Pawn, m.to);
                 self.halfmove_clock = 0;
             }
             MoveKind::Normal => {
                 if let Some(captured) = m.capture {
                     self.remove(m.to, them, captured);
-                    key ^= zobrist::piece(
-                        Piece {
-                            color: them,
-                            role: captured,
-                        },
-                        m.to,
-                    );
+                    key ^= zobrist::piece_of(them, captured, m.to);
                     self.halfmove_clock = 0;
                 }
                 let placed = m.promotion.unwrap_or(m.role);
@@ -655,13 +611,7 @@ impl Position {
                         role: m.role,
                     },
                     m.from,
-                ) ^ zobrist::piece(
-                    Piece {
-                        color: us,
-                        role: placed,
-                    },
-                    m.to,
-                );
+                ) ^ zobrist::piece_of(us, placed, m.to);
                 if m.role == Role::Pawn {
                     self.halfmove_clock = 0;
                 }

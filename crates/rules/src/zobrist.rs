@@ -17,6 +17,12 @@ pub(crate) fn piece(p: Piece, sq: Square) -> u64 {
     POLYGLOT_RANDOM[64 * kind + sq.index()]
 }
 
+/// Key of a piece of `color` and `role` on a square.
+#[inline]
+pub(crate) fn piece_of(color: Color, role: crate::types::Role, sq: Square) -> u64 {
+    POLYGLOT_RANDOM[64 * (2 * role.index() + usize::from(color == Color::White)) + sq.index()]
+}
+
 /// Key of one castling right: White h-side, White a-side, Black h-side, Black a-side.
 #[inline]
 pub(crate) fn castling(color: Color, kingside: bool) -> u64 {
