@@ -1,5 +1,6 @@
 //! A tower layer that bounds every call: a process-wide concurrency cap that sheds load at once
-//! with `RESOURCE_EXHAUSTED`, and a deadline that answers `DEADLINE_EXCEEDED`.
+//! with `RESOURCE_EXHAUSTED`, and a deadline that answers `DEADLINE_EXCEEDED`. It also reports
+//! oversized request messages as `RESOURCE_EXHAUSTED`, as the gRPC spec asks.
 //!
 //! tonic's own `Server::timeout` answers `CANCELLED`, and tower's `LoadShed` error is not a gRPC
 //! status, so both are done here, as a layer that always answers with a gRPC response.
@@ -13,7 +14,9 @@ use std::{
     time::Duration,
 };
 
-use http::{HeaderMap, Request, Response};
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Request, Response};
+use http_body::Frame;
 use tokio::sync::Semaphore;
 use tonic::{Status, body::Body, server::NamedService};
 use tower::{Layer, Service, ServiceExt as _};
@@ -96,7 +99,11 @@ where
         Box::pin(async move {
             let _permit = permit;
             match tokio::time::timeout(timeout, inner.oneshot(request)).await {
-                Ok(response) => response,
+                Ok(Ok(mut response)) => {
+                    oversize_is_resource_exhausted(&mut response);
+                    Ok(response)
+                }
+                Ok(Err(never)) => match never {},
                 Err(_) => Ok(Status::deadline_exceeded(format!(
                     "call did not finish within {} ms",
                     timeout.as_millis()
@@ -104,6 +111,64 @@ where
                 .into_http()),
             }
         })
+    }
+}
+
+/// tonic answers a request message above the size limit with `OUT_OF_RANGE`; the gRPC spec
+/// says `RESOURCE_EXHAUSTED` (as other gRPC servers answer). The status is in the headers of a
+/// trailers-only answer or in the trailers, so both are rewritten.
+fn oversize_is_resource_exhausted(response: &mut Response<Body>) {
+    rewrite_oversize(response.headers_mut());
+    let body = std::mem::take(response.body_mut());
+    *response.body_mut() = Body::new(RewriteOversize { inner: body });
+}
+
+/// Turns the `OUT_OF_RANGE` status of an oversized message into `RESOURCE_EXHAUSTED`.
+fn rewrite_oversize(headers: &mut HeaderMap) {
+    let oversize = headers.get("grpc-status").is_some_and(|code| code == "11")
+        && headers.get("grpc-message").is_some_and(|message| {
+            // grpc-message is percent-encoded.
+            let message = message.as_bytes();
+            message.starts_with(b"Error,%20decoded%20message%20length%20too%20large")
+                || message.starts_with(b"Error, decoded message length too large")
+        });
+    if oversize {
+        headers.insert("grpc-status", HeaderValue::from_static("8"));
+    }
+}
+
+/// A response body whose trailers go through [`rewrite_oversize`].
+struct RewriteOversize {
+    inner: Body,
+}
+
+impl http_body::Body for RewriteOversize {
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        Pin::new(&mut self.inner).poll_frame(cx).map(|frame| {
+            frame.map(|frame| {
+                frame.map(|frame| match frame.into_trailers() {
+                    Ok(mut trailers) => {
+                        rewrite_oversize(&mut trailers);
+                        Frame::trailers(trailers)
+                    }
+                    Err(frame) => frame,
+                })
+            })
+        })
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
     }
 }
 
@@ -129,7 +194,6 @@ fn client_timeout(headers: &HeaderMap) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use http::HeaderValue;
 
     fn headers(value: &'static str) -> HeaderMap {
         let mut map = HeaderMap::new();
