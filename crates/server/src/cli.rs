@@ -63,6 +63,15 @@ pub struct ServeArgs {
     #[arg(long, env = "ARBITER_LAME_DUCK", default_value = "2s", value_parser = parse_duration)]
     pub lame_duck: Duration,
 
+    /// Connections older than this are asked to reconnect (HTTP/2 GOAWAY), so that clients
+    /// spread over new replicas; each process adds up to 10 % jitter.
+    #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE", default_value = "5m", value_parser = parse_duration)]
+    pub max_connection_age: Duration,
+
+    /// How long calls on a connection past its maximum age may still run before it is closed.
+    #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE_GRACE", default_value = "30s", value_parser = parse_duration)]
+    pub max_connection_age_grace: Duration,
+
     /// Log format; default: text on a terminal, JSON otherwise. The filter comes from RUST_LOG
     /// (default "info").
     #[arg(long, env = "ARBITER_LOG_FORMAT")]

@@ -96,20 +96,35 @@ where
         let timeout = client_timeout(request.headers())
             .map_or(self.timeout, |client| client.min(self.timeout));
         let inner = self.inner.clone();
+        let path = request.uri().path().to_owned();
         Box::pin(async move {
             let _permit = permit;
-            match tokio::time::timeout(timeout, inner.oneshot(request)).await {
+            let started = std::time::Instant::now();
+            let response = match tokio::time::timeout(timeout, inner.oneshot(request)).await {
                 Ok(Ok(mut response)) => {
                     oversize_is_resource_exhausted(&mut response);
-                    Ok(response)
+                    response
                 }
                 Ok(Err(never)) => match never {},
-                Err(_) => Ok(Status::deadline_exceeded(format!(
+                Err(_) => Status::deadline_exceeded(format!(
                     "call did not finish within {} ms",
                     timeout.as_millis()
                 ))
-                .into_http()),
-            }
+                .into_http(),
+            };
+            // An answer with a message carries its status in the trailers: that is OK here.
+            let code = response
+                .headers()
+                .get("grpc-status")
+                .and_then(|code| code.to_str().ok())
+                .unwrap_or("0");
+            tracing::debug!(
+                %path,
+                grpc_status = code,
+                elapsed_us = started.elapsed().as_micros(),
+                "call finished"
+            );
+            Ok(response)
         })
     }
 }

@@ -1,6 +1,11 @@
 //! `arbiter serve`: the gRPC server with health, reflection, limits and graceful shutdown.
 
-use std::{future::Future, net::SocketAddr, time::Duration};
+use std::{
+    future::Future,
+    hash::{BuildHasher as _, RandomState},
+    net::{Ipv4Addr, Ipv6Addr, SocketAddr},
+    time::Duration,
+};
 
 use arbiter_proto::{SERVICE_NAME, v1::arbiter_service_server::ArbiterServiceServer};
 use tokio::net::TcpListener;
@@ -65,13 +70,29 @@ impl Bound {
         if let Err(error) = warm_up.await {
             tracing::warn!(%error, "move generator warm-up failed");
         }
-        let listener =
-            TcpListener::bind(args.grpc_addr)
-                .await
-                .map_err(|source| ServeError::Bind {
+        let listener = match TcpListener::bind(args.grpc_addr).await {
+            Ok(listener) => listener,
+            // A host without IPv6 cannot bind "[::]": fall back to every IPv4 address.
+            Err(error)
+                if args.grpc_addr
+                    == SocketAddr::from((Ipv6Addr::UNSPECIFIED, args.grpc_addr.port())) =>
+            {
+                let fallback = SocketAddr::from((Ipv4Addr::UNSPECIFIED, args.grpc_addr.port()));
+                tracing::warn!(%error, %fallback, "cannot bind the IPv6 wildcard address, using IPv4");
+                TcpListener::bind(fallback)
+                    .await
+                    .map_err(|source| ServeError::Bind {
+                        addr: fallback,
+                        source,
+                    })?
+            }
+            Err(source) => {
+                return Err(ServeError::Bind {
                     addr: args.grpc_addr,
                     source,
-                })?;
+                });
+            }
+        };
         Ok(Self { listener, args })
     }
 
@@ -144,6 +165,8 @@ impl Bound {
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
         let server = Server::builder()
             .http2_keepalive_interval(Some(Duration::from_secs(60)))
+            .max_connection_age(jittered(args.max_connection_age))
+            .max_connection_age_grace(args.max_connection_age_grace)
             .add_service(health_service)
             .add_service(reflection_v1)
             .add_service(reflection_v1alpha)
@@ -173,6 +196,16 @@ impl Bound {
         }
         Ok(())
     }
+}
+
+/// `age` plus or minus up to 10 %, chosen once per process, so that replicas started together
+/// do not close their connections together. tonic applies one age to every connection.
+#[must_use]
+pub fn jittered(age: Duration) -> Duration {
+    let random = RandomState::new().hash_one(std::process::id());
+    // A factor from 0.9 to 1.1 in steps of 0.001.
+    let permille = 900 + u32::try_from(random % 201).unwrap_or(100);
+    age * permille / 1000
 }
 
 /// Turns every drained health name NOT_SERVING; liveness stays SERVING.
