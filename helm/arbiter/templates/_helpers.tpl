@@ -1,0 +1,64 @@
+{{/* Chart name, truncated to the 63 characters a label allows. */}}
+{{- define "arbiter.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Fully qualified app name: release-chart unless the release name already holds the chart's. */}}
+{{- define "arbiter.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The headless Service's name (the full name may take 63 characters: leave room). */}}
+{{- define "arbiter.headlessName" -}}
+{{- printf "%s-headless" (include "arbiter.fullname" . | trunc 54 | trimSuffix "-") }}
+{{- end }}
+
+{{- define "arbiter.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels on every object (app.kubernetes.io conventions). */}}
+{{- define "arbiter.labels" -}}
+helm.sh/chart: {{ include "arbiter.chart" . }}
+{{ include "arbiter.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | trunc 63 | trimSuffix "-" | quote }}
+app.kubernetes.io/component: server
+app.kubernetes.io/part-of: arbiter
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/* Labels that select the server pods; never change them on upgrade. */}}
+{{- define "arbiter.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "arbiter.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "arbiter.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "arbiter.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "arbiter.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+{{- end }}
+
+{{/* Label that lets a pod through the NetworkPolicy to the gRPC port. */}}
+{{- define "arbiter.clientLabel" -}}
+{{ include "arbiter.fullname" . | trunc 56 | trimSuffix "-" }}-client
+{{- end }}
