@@ -1,0 +1,516 @@
+#!/usr/bin/env python3
+"""Static checks of everything under deploy/ and helm/: no Docker engine, no cluster needed.
+
+Run inside the deploy virtual environment (`make -f mk/deploy.mk deploy-lint` creates it):
+
+  - hadolint on deploy/Dockerfile; the .dockerignore'd build context holds the whole Cargo
+    workspace (cargo metadata --locked --offline in a copy of it);
+  - helm lint (helm-python-sdk, Helm's own Go code) with default values and with every optional
+    part enabled, for each Kubernetes version;
+  - helm render of the same value sets; values.schema.json rejects misspelled keys;
+  - every rendered object, and the kustomize renders (kubectl kustomize), validated with
+    kubernetes-validate --strict against each pinned Kubernetes version; Prometheus Operator
+    objects against the strict CRD subsets in deploy/schemas/;
+  - invariants: labels, probes, security context, port names, selectors, test hook, drain time;
+  - the kustomize base agrees with the chart; the alert rules file agrees with the chart's
+    PrometheusRule; the Grafana dashboard copies are identical; every PromQL expression parses
+    (promql-parser) and uses only the server's metrics; `promtool check rules` when installed.
+
+Exit status 0 when everything passes; prints one line per check and a closing summary line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+import helm_python as helm
+import jsonschema
+import promql_parser
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+CHART = ROOT / "helm" / "arbiter"
+KUSTOMIZE = [ROOT / "deploy" / "kustomize" / "base", ROOT / "deploy" / "kustomize" / "overlays" / "production"]
+RULES = ROOT / "deploy" / "prometheus" / "arbiter.rules.yaml"
+DASHBOARD = ROOT / "deploy" / "grafana" / "arbiter-dashboard.json"
+CHART_DASHBOARD = CHART / "dashboards" / "arbiter-dashboard.json"
+SCHEMAS = ROOT / "deploy" / "schemas"
+DOCKERFILE = ROOT / "deploy" / "Dockerfile"
+
+RELEASE = "arbiter"
+NAMESPACE = "arbiter"
+
+# Value sets the chart is rendered, linted and validated with.
+ALL_ON: dict[str, Any] = {
+    "headlessService": {"enabled": True},
+    "autoscaling": {"enabled": True, "behavior": {"scaleDown": {"stabilizationWindowSeconds": 300}}},
+    "metrics": {"serviceMonitor": {"enabled": True, "labels": {"release": "prometheus"}},
+                "prometheusRule": {"enabled": True, "labels": {"release": "prometheus"}}},
+    "networkPolicy": {
+        "enabled": True,
+        "grpcFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "games"}}}],
+        "metricsFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}],
+    },
+    "grafanaDashboard": {"enabled": True},
+    "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
+    "image": {"digest": "sha256:" + "0" * 64},
+    "extraEnv": [{"name": "ARBITER_EXTRA", "value": "1"}],
+    "imagePullSecrets": [{"name": "registry"}],
+    "priorityClassName": "high",
+}
+VALUE_SETS: dict[str, dict[str, Any]] = {"default": {}, "all-optional-parts": ALL_ON}
+
+# Values that values.schema.json must reject.
+BAD_VALUES: dict[str, dict[str, Any]] = {
+    "misspelled key": {"config": {"maxMovez": 10}},
+    "misspelled top-level key": {"replicas": 3},
+    "bad duration": {"config": {"requestTimeout": "ten seconds"}},
+    "port out of range": {"ports": {"grpc": 70000}},
+    "PDB as a list": {"podDisruptionBudget": {"minAvailable": [1]}},
+}
+
+# The metrics the server exports (DESIGN.md section 5).
+METRICS = {
+    "grpc_server_started_total",
+    "grpc_server_handled_total",
+    "grpc_server_handling_seconds_bucket",
+    "grpc_server_handling_seconds_sum",
+    "grpc_server_handling_seconds_count",
+    "arbiter_games_adjudicated_total",
+    "arbiter_moves_rejected_total",
+    "arbiter_build_info",
+}
+
+PASSED: list[str] = []
+FAILED: list[str] = []
+
+
+def check(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Runs the decorated function as one named check, recording pass or fail."""
+
+    def wrap(fn: Callable[..., None]) -> Callable[..., None]:
+        def run(*args: Any, **kwargs: Any) -> None:
+            label = name.format(*args, **kwargs)
+            try:
+                fn(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - every failure is reported the same way
+                FAILED.append(label)
+                print(f"FAIL {label}\n     {str(exc).strip()}".replace("\n", "\n     "), flush=True)
+            else:
+                PASSED.append(label)
+                print(f"ok   {label}", flush=True)
+
+        return run
+
+    return wrap
+
+
+def venv_tool(name: str) -> str:
+    """A tool installed in this virtual environment's bin/, else from PATH."""
+    local = Path(sys.executable).parent / name
+    if local.exists():
+        return str(local)
+    found = shutil.which(name)
+    if not found:
+        raise RuntimeError(f"{name} not found (run `make -f mk/deploy.mk deploy-venv`)")
+    return found
+
+
+def run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        raise RuntimeError(f"`{' '.join(cmd)}` exited {result.returncode}:\n{result.stdout}{result.stderr}")
+    return result
+
+
+def parse_docs(text: str) -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all(text) if d]
+
+
+def render(values: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+    """Renders the chart like `helm template`; returns its objects and NOTES.txt."""
+    with helm.Chart.load(CHART) as chart:
+        manifests = chart.render(values, name=RELEASE, namespace=NAMESPACE, is_install=True)
+    notes = ""
+    objects: list[dict[str, Any]] = []
+    for path, text in sorted(manifests.items()):
+        if path.endswith("NOTES.txt"):
+            notes = text
+            continue
+        for doc in parse_docs(text):
+            doc.setdefault("__source", path)
+            objects.append(doc)
+    return objects, notes
+
+
+def clean(obj: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k != "__source"}
+
+
+def by_kind(objects: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [o for o in objects if o.get("kind") == kind]
+
+
+def one(objects: list[dict[str, Any]], kind: str, name: str | None = None) -> dict[str, Any]:
+    found = [o for o in by_kind(objects, kind) if name is None or o["metadata"]["name"] == name]
+    if len(found) != 1:
+        raise AssertionError(f"expected one {kind}{' ' + name if name else ''}, found {len(found)}")
+    return found[0]
+
+
+def duration_seconds(text: str) -> float:
+    match = re.fullmatch(r"([0-9.]+)(ms|s|m|h)?", str(text).strip())
+    if not match:
+        raise ValueError(f"not a duration: {text!r}")
+    return float(match.group(1)) * {"ms": 0.001, "s": 1, None: 1, "m": 60, "h": 3600}[match.group(2)]
+
+
+# ---- Dockerfile and build context ---------------------------------------------------------------
+
+
+@check("hadolint deploy/Dockerfile")
+def check_hadolint() -> None:
+    run([venv_tool("hadolint"), "--failure-threshold", "info", str(DOCKERFILE)])
+
+
+def dockerignore_excluded(path: str, patterns: list[tuple[bool, str]]) -> bool:
+    """Docker's rule: the last matching pattern wins; a pattern matching a parent dir matches."""
+    excluded = False
+    parts = path.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    for negate, pattern in patterns:
+        regex = fnmatch.translate(pattern).replace(".*", "[^/]*").replace("[^/]*[^/]*", ".*")
+        if any(re.match(regex, p) for p in prefixes):
+            excluded = not negate
+    return excluded
+
+
+@check("docker build context (.dockerignore) holds the Cargo workspace; COPY sources exist")
+def check_build_context() -> None:
+    patterns: list[tuple[bool, str]] = []
+    for line in (ROOT / ".dockerignore").read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        negate = line.startswith("!")
+        pattern = line.lstrip("!").strip("/")
+        patterns.append((negate, pattern.replace("**/", "**")))
+    files = run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT).stdout.split()
+    context = [f for f in files if (ROOT / f).is_file() and not dockerignore_excluded(f, patterns)]
+    assert "Cargo.lock" in context, "Cargo.lock is not in the build context"
+    assert not any(f.startswith(("target/", "node_modules/", ".git/")) for f in context), "context holds build output"
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in context:
+            dest = Path(tmp) / f
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / f, dest)
+        run(["cargo", "metadata", "--locked", "--format-version", "1"], cwd=tmp,
+            env={**os.environ, "CARGO_TARGET_DIR": str(Path(tmp) / "target")})
+        for line in DOCKERFILE.read_text().splitlines():
+            words = line.split()
+            if words[:1] == ["COPY"] and not any(w.startswith("--from") for w in words):
+                for src in words[1:-1]:
+                    assert src == "." or (Path(tmp) / src).exists(), f"COPY source {src} not in context"
+    print(f"     context: {len(context)} files", flush=True)
+
+
+# ---- Helm ---------------------------------------------------------------------------------------
+
+
+@check("helm lint --strict ({0} values, Kubernetes {1})")
+def check_lint(label: str, kube: str) -> None:
+    report = helm.lint(CHART, VALUE_SETS[label], strict=True, kube_version=f"v{kube}", namespace=NAMESPACE)
+    bad = [m for m in report.get("messages", []) if m.get("severity", 0) >= 2] + report.get("errors", [])
+    assert not bad, json.dumps(bad, indent=2)
+
+
+@check("values.schema.json rejects: {0}")
+def check_bad_values(label: str) -> None:
+    try:
+        render(BAD_VALUES[label])
+    except helm.HelmError:
+        return
+    raise AssertionError("rendered without error")
+
+
+def validate_objects(objects: list[dict[str, Any]], kube: str, what: str) -> None:
+    """kubernetes-validate --strict for built-in kinds, deploy/schemas/ for Prometheus Operator kinds."""
+    crd_schemas = {
+        (s["properties"]["apiVersion"]["const"], s["properties"]["kind"]["const"]): s
+        for s in (json.loads(p.read_text()) for p in SCHEMAS.glob("*.json"))
+    }
+    builtin = []
+    for obj in objects:
+        key = (obj.get("apiVersion"), obj.get("kind"))
+        if key in crd_schemas:
+            jsonschema.validate(clean(obj), crd_schemas[key])
+        else:
+            builtin.append(clean(obj))
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", prefix=f"{what}-") as f:
+        yaml.safe_dump_all(builtin, f)
+        f.flush()
+        out = run([venv_tool("kubernetes-validate"), "--strict", "--quiet", "-k", kube, f.name])
+        # An object of a kind with no known schema is a warning there: an error here.
+        assert "Couldn't find schema" not in out.stdout + out.stderr, out.stdout + out.stderr
+
+
+@check("render ({0} values) validates against Kubernetes {1} (strict)")
+def check_render_valid(label: str, kube: str) -> None:
+    objects, _ = render(VALUE_SETS[label])
+    validate_objects(objects, kube, label)
+
+
+LABELS = ["app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/version",
+          "app.kubernetes.io/component", "app.kubernetes.io/part-of", "app.kubernetes.io/managed-by",
+          "helm.sh/chart"]
+
+
+@check("chart invariants ({0} values)")
+def check_invariants(label: str) -> None:
+    values = VALUE_SETS[label]
+    objects, notes = render(values)
+    with helm.Chart.load(CHART) as chart:
+        merged = chart.merge_values(values)
+    problems: list[str] = []
+
+    def need(cond: bool, msg: str) -> None:
+        if not cond:
+            problems.append(msg)
+
+    need(bool(notes.strip()), "NOTES.txt renders empty")
+    for o in objects:
+        labels = o["metadata"].get("labels", {})
+        need(all(k in labels for k in LABELS), f"{o['kind']}/{o['metadata']['name']} lacks labels {[k for k in LABELS if k not in labels]}")
+        need(o["metadata"].get("namespace") == NAMESPACE, f"{o['kind']}/{o['metadata']['name']} has no namespace")
+
+    dep = one(objects, "Deployment")
+    pod = dep["spec"]["template"]
+    selector = dep["spec"]["selector"]["matchLabels"]
+    need(all(pod["metadata"]["labels"].get(k) == v for k, v in selector.items()), "pod labels do not match the selector")
+    spec = pod["spec"]
+    psc = spec["securityContext"]
+    need(psc.get("runAsNonRoot") is True and psc.get("seccompProfile", {}).get("type") == "RuntimeDefault", "pod securityContext")
+    need(spec.get("automountServiceAccountToken") is False, "service account token is mounted")
+    need(bool(spec.get("topologySpreadConstraints")), "no topologySpreadConstraints")
+    (c,) = spec["containers"]
+    sc = c["securityContext"]
+    need(sc.get("readOnlyRootFilesystem") is True, "readOnlyRootFilesystem")
+    need(sc.get("runAsNonRoot") is True, "container runAsNonRoot")
+    need(sc.get("allowPrivilegeEscalation") is False, "allowPrivilegeEscalation")
+    need(sc.get("capabilities", {}).get("drop") == ["ALL"], "capabilities.drop ALL")
+    need(sc.get("seccompProfile", {}).get("type") == "RuntimeDefault", "container seccomp RuntimeDefault")
+    need(bool(c.get("resources", {}).get("requests")) and bool(c["resources"].get("limits")), "resources")
+    ports = {p["name"]: p["containerPort"] for p in c["ports"]}
+    need(set(ports) == {"grpc", "metrics"}, f"container ports {ports}")
+    env = {e["name"]: e.get("value") for e in c.get("env", [])}
+    need(env.get("ARBITER_GRPC_ADDR", "").endswith(f":{ports.get('grpc')}"), "ARBITER_GRPC_ADDR port differs from the grpc containerPort")
+    need(env.get("ARBITER_METRICS_ADDR", "").endswith(f":{ports.get('metrics')}"), "ARBITER_METRICS_ADDR port differs from the metrics containerPort")
+    for probe, service in (("startupProbe", "liveness"), ("livenessProbe", "liveness"), ("readinessProbe", "readiness")):
+        grpc = c.get(probe, {}).get("grpc", {})
+        need(isinstance(grpc.get("port"), int) and grpc.get("port") == ports.get("grpc"), f"{probe} needs the numeric grpc port")
+        need(grpc.get("service") == service, f"{probe} asks for service {grpc.get('service')!r}, not {service!r}")
+    drain = duration_seconds(merged["config"]["drainTimeout"])
+    need(spec["terminationGracePeriodSeconds"] > drain, f"terminationGracePeriodSeconds <= drainTimeout ({drain}s)")
+    need(duration_seconds(merged["config"]["lameDuck"]) < drain, "lameDuck >= drainTimeout")
+
+    services = by_kind(objects, "Service")
+    for svc in services:
+        need(svc["spec"]["selector"] == selector, f"Service {svc['metadata']['name']} selector")
+        for p in svc["spec"]["ports"]:
+            need(p["name"] in ("grpc", "metrics") and p.get("targetPort") in ports, f"Service port {p}")
+            need(bool(p.get("appProtocol")), f"Service port {p['name']} lacks appProtocol")
+    main = one(objects, "Service", dep["metadata"]["name"])
+    need({p["name"] for p in main["spec"]["ports"]} == {"grpc", "metrics"}, "Service ports must be grpc and metrics")
+    headless = [s for s in services if s["spec"].get("clusterIP") == "None"]
+    need(len(headless) == (1 if merged["headlessService"]["enabled"] else 0), "headless Service")
+
+    hpas = by_kind(objects, "HorizontalPodAutoscaler")
+    if merged["autoscaling"]["enabled"]:
+        need(len(hpas) == 1 and hpas[0]["apiVersion"] == "autoscaling/v2", "HPA autoscaling/v2")
+        need(hpas and hpas[0]["spec"]["scaleTargetRef"]["name"] == dep["metadata"]["name"], "HPA target")
+        need("replicas" not in dep["spec"], "Deployment sets replicas while the HPA owns them")
+        need(bool(c["resources"]["requests"].get("cpu")), "CPU utilisation HPA needs a CPU request")
+    else:
+        need(not hpas and dep["spec"].get("replicas") == merged["replicaCount"], "replicas")
+    for pdb in by_kind(objects, "PodDisruptionBudget"):
+        need(pdb["spec"]["selector"]["matchLabels"] == selector, "PDB selector")
+    for np in by_kind(objects, "NetworkPolicy"):
+        need(np["spec"]["podSelector"]["matchLabels"] == selector, "NetworkPolicy podSelector")
+    for sm in by_kind(objects, "ServiceMonitor"):
+        need(sm["spec"]["selector"]["matchLabels"] == selector, "ServiceMonitor selector")
+        need(all(e["port"] == "metrics" for e in sm["spec"]["endpoints"]), "ServiceMonitor port")
+
+    tests = [o for o in objects if o["metadata"].get("annotations", {}).get("helm.sh/hook") == "test"]
+    need(len(tests) == 1 and tests[0]["kind"] == "Pod", "one helm test Pod")
+    target = f"http://{main['metadata']['name']}.{NAMESPACE}.svc:{[p['port'] for p in main['spec']['ports'] if p['name'] == 'grpc'][0]}"
+    for tc in tests[0]["spec"]["containers"] if tests else []:
+        need(tc["args"][:3] == ["health-check", "--addr", target], f"test container args {tc['args']}")
+        need(tc["securityContext"].get("readOnlyRootFilesystem") is True, "test pod securityContext")
+    if problems:
+        raise AssertionError("\n".join(problems))
+
+
+# ---- kustomize ----------------------------------------------------------------------------------
+
+
+def kustomize(directory: Path) -> list[dict[str, Any]]:
+    return parse_docs(run([venv_tool("kubectl"), "kustomize", str(directory)]).stdout)
+
+
+@check("kubectl kustomize {0} validates against Kubernetes {1} (strict)")
+def check_kustomize_valid(rel: str, kube: str) -> None:
+    objects = kustomize(ROOT / rel)
+    assert objects, "renders nothing"
+    validate_objects(objects, kube, Path(rel).name)
+
+
+def strip_for_compare(obj: Any) -> Any:
+    """Drops labels, namespaces and images: what differs between the chart and the kustomize base."""
+    if isinstance(obj, dict):
+        return {k: strip_for_compare(v) for k, v in obj.items()
+                if k not in ("labels", "matchLabels", "namespace", "image", "__source", "annotations")}
+    if isinstance(obj, list):
+        return [strip_for_compare(v) for v in obj]
+    return obj
+
+
+@check("kustomize base and overlay agree with the chart")
+def check_kustomize_matches_chart() -> None:
+    chart_objects, _ = render({"headlessService": {"enabled": True}, "autoscaling": {"enabled": True},
+                               "metrics": {"serviceMonitor": {"enabled": True}, "prometheusRule": {"enabled": True}},
+                               "networkPolicy": {"enabled": True}})
+    chart = {(o["kind"], o["metadata"]["name"]): o for o in chart_objects
+             if o["metadata"].get("annotations", {}).get("helm.sh/hook") != "test"}
+    kust = {(o["kind"], o["metadata"]["name"]): o for o in kustomize(KUSTOMIZE[1])}
+    assert set(chart) == set(kust), f"objects differ: chart only {set(chart) - set(kust)}, kustomize only {set(kust) - set(chart)}"
+    diffs = []
+    for key, obj in chart.items():
+        a, b = strip_for_compare(obj), strip_for_compare(kust[key])
+        if key[0] == "ServiceMonitor":
+            a["spec"].pop("namespaceSelector", None)
+        if a != b:
+            diffs.append(f"{key}: chart {json.dumps(a, sort_keys=True)[:400]}\n  kustomize {json.dumps(b, sort_keys=True)[:400]}")
+    base = {o["kind"] for o in kustomize(KUSTOMIZE[0])}
+    assert {"Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "ServiceAccount"} <= base, base
+    assert not diffs, "\n".join(diffs)
+
+
+# ---- Prometheus rules and Grafana dashboard ------------------------------------------------------
+
+
+def metric_names(expr: str) -> set[str]:
+    return set(re.findall(r"\b(?:grpc_server_\w+|arbiter_\w+)\b", expr))
+
+
+def check_expr(expr: str, where: str) -> None:
+    try:
+        promql_parser.parse(expr)
+    except Exception as exc:  # noqa: BLE001
+        raise AssertionError(f"{where}: PromQL does not parse ({exc}): {expr}") from exc
+    unknown = metric_names(expr) - METRICS
+    assert not unknown, f"{where}: unknown metrics {unknown}"
+
+
+@check("alert rules: PromQL parses, known metrics only, same groups as the chart's PrometheusRule")
+def check_rules() -> None:
+    rules = yaml.safe_load(RULES.read_text())
+    alerts = [r for g in rules["groups"] for r in g["rules"]]
+    assert {"ArbiterHighErrorRatio", "ArbiterHighLatency"} <= {r.get("alert") for r in alerts}
+    for r in alerts:
+        check_expr(r["expr"], r.get("alert", r.get("record", "?")))
+    used = set().union(*(metric_names(r["expr"]) for r in alerts))
+    assert {"grpc_server_handled_total", "grpc_server_handling_seconds_bucket"} <= used, used
+    assert 'grpc_code' in " ".join(r["expr"] for r in alerts), "error ratio must use grpc_code"
+    objects, _ = render({"metrics": {"prometheusRule": {"enabled": True}}})
+    assert one(objects, "PrometheusRule")["spec"]["groups"] == rules["groups"], \
+        "deploy/prometheus/arbiter.rules.yaml differs from the chart's PrometheusRule with default values"
+    promtool = shutil.which("promtool")
+    if promtool:
+        run([promtool, "check", "rules", str(RULES)])
+    else:
+        print("     (promtool not installed: `apt-get install prometheus` adds `promtool check rules`)", flush=True)
+
+
+def dashboard_exprs(dash: dict[str, Any]) -> list[tuple[str, str]]:
+    out = []
+    for panel in dash["panels"]:
+        for sub in [panel, *panel.get("panels", [])]:
+            for t in sub.get("targets", []):
+                out.append((sub["title"], t["expr"]))
+    for var in dash["templating"]["list"]:
+        if var["type"] == "query":
+            match = re.fullmatch(r"label_values\((.*),\s*\w+\)", var["query"]["query"])
+            out.append((f"variable {var['name']}", match.group(1) if match else var["query"]["query"]))
+    return out
+
+
+@check("Grafana dashboard: valid JSON, PromQL parses, covers every metric, chart copy identical")
+def check_dashboard() -> None:
+    assert DASHBOARD.read_bytes() == CHART_DASHBOARD.read_bytes(), \
+        f"{CHART_DASHBOARD.relative_to(ROOT)} differs from {DASHBOARD.relative_to(ROOT)}: copy it"
+    dash = json.loads(DASHBOARD.read_text())
+    assert dash.get("uid") and dash.get("title") and dash.get("schemaVersion"), "uid/title/schemaVersion"
+    ids = [p["id"] for p in dash["panels"]]
+    assert len(ids) == len(set(ids)), "duplicate panel ids"
+    for p in dash["panels"]:
+        g = p["gridPos"]
+        assert 0 <= g["x"] and g["x"] + g["w"] <= 24, f"panel {p['title']} overflows the grid"
+    variables = {v["name"] for v in dash["templating"]["list"]}
+    used: set[str] = set()
+    for title, expr in dashboard_exprs(dash):
+        for var in re.findall(r"\$(\w+)", expr):
+            assert var.startswith("__") or var in variables, f"{title}: undefined variable ${var}"
+        concrete = expr.replace("$__rate_interval", "5m").replace("$__interval", "1m")
+        concrete = re.sub(r"\$(\w+)", "x", concrete)
+        check_expr(concrete, title)
+        used |= metric_names(expr)
+    missing = METRICS - used
+    assert not missing, f"metrics without a panel: {missing}"
+    labels = {"grpc_type", "grpc_service", "grpc_method", "grpc_code", "result", "termination", "reason", "version"}
+    text = DASHBOARD.read_text()
+    assert all(label in text for label in labels), f"labels not shown: {[l for l in labels if l not in text]}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kube-version", action="append", dest="kube_versions",
+                        help="Kubernetes version to validate against (repeatable); default 1.27.0 and 1.37.0")
+    args = parser.parse_args()
+    kube_versions = args.kube_versions or ["1.27.0", "1.37.0"]
+    print(f"helm-python-sdk {helm.__version__} (helm-c {helm.helm_c_version()}, Helm {helm.helm_sdk_version()}); "
+          f"Kubernetes {', '.join(kube_versions)}", flush=True)
+
+    check_hadolint()
+    check_build_context()
+    for label in VALUE_SETS:
+        for kube in kube_versions:
+            check_lint(label, kube)
+            check_render_valid(label, kube)
+        check_invariants(label)
+    for label in BAD_VALUES:
+        check_bad_values(label)
+    for directory in KUSTOMIZE:
+        for kube in kube_versions:
+            check_kustomize_valid(str(directory.relative_to(ROOT)), kube)
+    check_kustomize_matches_chart()
+    check_rules()
+    check_dashboard()
+
+    print(f"deploy-lint: {len(PASSED)} passed, {len(FAILED)} failed")
+    for name in FAILED:
+        print(f"  failed: {name}")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
