@@ -57,7 +57,8 @@ def result(ok: bool, name: str, detail: str = "") -> bool:
 def render_deployment() -> tuple[dict[str, Any], dict[str, Any] | None]:
     with helm.Chart.load(CHART) as chart:
         manifests = chart.render(None, name="arbiter", namespace="arbiter", is_install=True)
-    docs = [d for text in manifests.values() if text.strip() for d in yaml.safe_load_all(text) if d]
+    docs = [d for path, text in manifests.items() if path.endswith((".yaml", ".yml"))
+            for d in yaml.safe_load_all(text) if d]
     (deployment,) = [d for d in docs if d.get("kind") == "Deployment"]
     tests = [d for d in docs if d.get("metadata", {}).get("annotations", {}).get("helm.sh/hook") == "test"]
     return deployment, tests[0] if tests else None
@@ -174,9 +175,11 @@ def main() -> int:
 
     prefix = [] if args.no_sandbox else sandbox_prefix()
     print(f"     running {'as uid 65532 with read-only mounts' if prefix else 'as the current user'}", flush=True)
-    log = tempfile.NamedTemporaryFile("w+b", prefix="arbiter-smoke-", suffix=".log", delete=False)
+    # Logs (stderr) and the "listening" line (stdout) go to separate files.
+    log = tempfile.NamedTemporaryFile("w+b", prefix="arbiter-smoke-", suffix=".stderr.log", delete=False)
+    out_log = tempfile.NamedTemporaryFile("w+b", prefix="arbiter-smoke-", suffix=".stdout.log", delete=False)
     start = time.monotonic()
-    proc = subprocess.Popen([*prefix, binary, *cmd_args], env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+    proc = subprocess.Popen([*prefix, binary, *cmd_args], env=env, stdin=subprocess.DEVNULL, stdout=out_log, stderr=log,
                             cwd="/")
     try:
         startup = probes.get("startupProbe", {})
@@ -245,16 +248,17 @@ def main() -> int:
             ok = bool(parsed) and all(isinstance(p, dict) for p in parsed)
         except ValueError as exc:
             ok, parsed = False, [str(exc)]
-        result(ok, f"logs are JSON lines ({len(lines)} lines)", "\n".join(lines[:5]))
+        result(ok, f"logs (stderr) are JSON lines ({len(lines)} lines)", "\n".join(lines[:5]))
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        log.close()
-        if not FAILED:
-            os.unlink(log.name)
-        else:
-            print(f"     server log kept: {log.name}")
+        for f in (log, out_log):
+            f.close()
+            if not FAILED:
+                os.unlink(f.name)
+            else:
+                print(f"     server output kept: {f.name}")
 
     print(f"deploy-smoke: {len(PASSED)} passed, {len(FAILED)} failed")
     return 1 if FAILED else 0
