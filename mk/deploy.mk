@@ -1,9 +1,12 @@
 # Deployment checks: Dockerfile, Helm chart, kustomize base, alerts, dashboard and a smoke run of
 # the binary as the chart's Deployment runs it. No Docker engine or cluster needed.
 #
-# Include from the Makefile:   include mk/deploy.mk
-#                              TEST_EXTRA += deploy-check
+# Include from the Makefile:   include mk/deploy.mk        (anywhere)
+#                              TEST_EXTRA += deploy-check  (before `TEST_STEPS += $(TEST_EXTRA)`)
 # or run alone:                make -f mk/deploy.mk deploy-check
+
+# Included from another Makefile, this file must not become its default goal.
+_DEPLOY_DEFAULT_GOAL := $(.DEFAULT_GOAL)
 
 PYTHON3 ?= python3
 CARGO ?= cargo
@@ -37,3 +40,7 @@ deploy-build-release:
 
 deploy-smoke: $(DEPLOY_STAMP) deploy-build-release
 	$(DEPLOY_PY) scripts/smoke-deployment.py --binary $(DEPLOY_ARBITER) $(DEPLOY_SMOKE_ARGS)
+
+ifneq ($(words $(MAKEFILE_LIST)),1)
+.DEFAULT_GOAL := $(_DEPLOY_DEFAULT_GOAL)
+endif
