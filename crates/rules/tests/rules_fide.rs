@@ -1445,6 +1445,11 @@ fn san_pawn_push_is_not_read_as_a_capture_fide_appendix_c() {
     let p = play_all(STARTING_FEN, &["e4", "d5"]);
     let err = p.parse_san("d5", SanMode::Tolerant).unwrap_err();
     assert_eq!(err.kind(), "illegal");
+    // The same with a promotion: "f8=Q" is not exf8=Q.
+    let q = pos("5n1k/4P3/8/8/8/8/8/4K3 w - - 0 1");
+    assert_eq!(uci_of(&q, "exf8=Q", SanMode::Tolerant), "e7f8q");
+    let err = q.parse_san("f8=Q", SanMode::Tolerant).unwrap_err();
+    assert_eq!(err.kind(), "illegal");
 }
 
 #[test]
