@@ -395,6 +395,9 @@ fn read_castling(pos: &Position, field: &str, mode: CastlingMode) -> Result<Bitb
     }
     let mut rights = Bitboard::EMPTY;
     for c in field.chars() {
+        if !matches!(c, 'K' | 'Q' | 'k' | 'q' | 'A'..='H' | 'a'..='h') {
+            return Err(FenError::BadCastling(field.to_string()));
+        }
         let color = if c.is_ascii_uppercase() {
             Color::White
         } else {

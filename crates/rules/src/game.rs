@@ -7,7 +7,8 @@ use thiserror::Error;
 
 use crate::notation::MoveError;
 use crate::position::{Move, Position, Status};
-use crate::types::Color;
+use crate::types::{Color, Role};
+use crate::winnability::{AnalysisBudget, dead_position};
 
 /// The result of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,6 +65,22 @@ pub enum Termination {
     ThreefoldRepetition,
     /// Draw claimed: 50 moves by each side without pawn move or capture (FIDE Laws 9.3).
     FiftyMoveRule,
+    /// Dead position proven by analysis beyond material, e.g. a blocked pawn structure (FIDE Laws
+    /// 5.2.2): no series of legal moves leads to checkmate.
+    DeadPosition,
+    /// A flag fell (FIDE Laws 6.9): a loss, or a draw when the opponent cannot checkmate by any
+    /// possible series of legal moves.
+    FlagFall,
+    /// A player resigned (FIDE Laws 5.1.2): a loss, or a draw when the opponent cannot checkmate by
+    /// any possible series of legal moves.
+    Resignation,
+    /// A player completed a second illegal move (FIDE Laws 7.5.5): a loss, or a draw when the
+    /// opponent cannot checkmate by any possible series of legal moves.
+    SecondIllegalMove,
+    /// The players agreed to a draw (FIDE Laws 5.2.3).
+    AgreedDraw,
+    /// A player forfeited (for example by arriving after the default time, FIDE Laws 6.7.1).
+    Forfeit,
 }
 
 impl Termination {
@@ -78,6 +95,12 @@ impl Termination {
             Termination::SeventyFiveMoveRule => "9.6.2",
             Termination::ThreefoldRepetition => "9.2",
             Termination::FiftyMoveRule => "9.3",
+            Termination::DeadPosition => "5.2.2",
+            Termination::FlagFall => "6.9",
+            Termination::Resignation => "5.1.2",
+            Termination::SecondIllegalMove => "7.5.5",
+            Termination::AgreedDraw => "5.2.3",
+            Termination::Forfeit => "6.7.1",
         }
     }
 
@@ -92,6 +115,12 @@ impl Termination {
             Termination::SeventyFiveMoveRule => "75-move rule",
             Termination::ThreefoldRepetition => "threefold repetition (claimed)",
             Termination::FiftyMoveRule => "50-move rule (claimed)",
+            Termination::DeadPosition => "dead position",
+            Termination::FlagFall => "flag fall",
+            Termination::Resignation => "resignation",
+            Termination::SecondIllegalMove => "second illegal move",
+            Termination::AgreedDraw => "draw by agreement",
+            Termination::Forfeit => "forfeit",
         }
     }
 }
@@ -179,22 +208,44 @@ pub struct Game {
     moves: Vec<Move>,
     keys: Vec<u64>,
     outcome: Option<Outcome>,
+    dead_position_budget: AnalysisBudget,
+    dead_reason: Option<String>,
 }
 
 impl Game {
     /// A game from `start` with no moves yet. If the start position is already terminal
     /// (checkmate, stalemate, dead position), the outcome is set at ply 0.
+    ///
+    /// Dead positions (FIDE Laws 5.2.2) are detected from material only; see
+    /// [`Game::with_dead_position_analysis`] for blocked structures.
     #[must_use]
     pub fn new(start: Position) -> Game {
+        Game::with_dead_position_analysis(start, AnalysisBudget::Material)
+    }
+
+    /// A game that also looks for dead positions beyond insufficient material (FIDE Laws 5.2.2),
+    /// such as blocked pawn walls, with the winnability analysis and the given budget. The
+    /// analysis runs after captures and pawn moves, when no queen, rook or knight is left (the
+    /// material with which such positions arise); other dead positions are not looked for.
+    #[must_use]
+    pub fn with_dead_position_analysis(start: Position, budget: AnalysisBudget) -> Game {
         let mut game = Game {
             keys: vec![start.zobrist()],
             position: start.clone(),
             start,
             moves: Vec::new(),
             outcome: None,
+            dead_position_budget: budget,
+            dead_reason: None,
         };
         game.outcome = game.automatic_ending();
         game
+    }
+
+    /// Why the position was found dead, when the game ended by FIDE Laws 5.2.2.
+    #[must_use]
+    pub fn dead_position_reason(&self) -> Option<&str> {
+        self.dead_reason.as_deref()
     }
 
     /// The start position.
@@ -275,7 +326,7 @@ impl Game {
             .count()
     }
 
-    fn automatic_ending(&self) -> Option<Outcome> {
+    fn automatic_ending(&mut self) -> Option<Outcome> {
         let pos = &self.position;
         let ply = self.ply();
         let ending = |result, termination| {
@@ -297,6 +348,15 @@ impl Game {
         }
         if pos.is_insufficient_material() {
             return ending(GameResult::Draw, Termination::InsufficientMaterial);
+        }
+        let pieces = pos.by_role(Role::Queen) | pos.by_role(Role::Rook) | pos.by_role(Role::Knight);
+        if self.dead_position_budget != AnalysisBudget::Material
+            && pos.halfmove_clock() == 0
+            && pieces.is_empty()
+            && let Some(reason) = dead_position(pos, self.dead_position_budget)
+        {
+            self.dead_reason = Some(reason);
+            return ending(GameResult::Draw, Termination::DeadPosition);
         }
         if self.repetitions() >= 5 {
             return ending(GameResult::Draw, Termination::FivefoldRepetition);

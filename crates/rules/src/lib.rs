@@ -32,18 +32,24 @@
 //! assert_eq!(err.reason(), "the knight on d2 is pinned against the king on e1 by the bishop on b4 (FIDE Laws 3.9.2)");
 //! ```
 
+mod adjudication;
 mod attacks;
 mod bitboard;
+mod chess960;
 mod fen;
 mod game;
 mod magic_search;
 mod notation;
 mod polyglot_keys;
 mod position;
+mod san_lang;
 mod types;
+mod winnability;
 mod zobrist;
 
+pub use adjudication::{AdjudicationRequest, GameEvent, Verdict, adjudicate};
 pub use bitboard::Bitboard;
+pub use chess960::CHESS960_POSITIONS;
 pub use fen::{
     FenError, FenOptions, MAX_FEN_LEN, MAX_FULLMOVE_NUMBER, MAX_HALFMOVE_CLOCK, STARTING_FEN,
 };
@@ -52,4 +58,6 @@ pub use notation::{MAX_MOVE_TEXT_LEN, MoveError, SanMode};
 pub use position::{
     CastlingMode, MAX_MOVES, Move, MoveKind, MoveList, Position, Status, perft, perft_divide,
 };
+pub use san_lang::SanLanguage;
 pub use types::{Color, File, Piece, Rank, Role, Square};
+pub use winnability::{AnalysisBudget, Winnability, dead_position, winnability};

@@ -164,10 +164,23 @@ impl Position {
                         && m.king_destination() == to
                         && m.from.file() == File::E))
         });
-        match found {
-            Some(m) => Ok(*m),
-            None => Err(illegal(text, self.explain_illegal(from, to, promotion))),
+        if let Some(m) = found {
+            return Ok(*m);
         }
+        if self.mode == CastlingMode::Chess960
+            && let Some(m) = legal
+                .iter()
+                .find(|m| m.is_castle() && m.from == from && m.king_destination() == to)
+        {
+            return Err(illegal(
+                text,
+                format!(
+                    "in Chess960 UCI writes castling as the king taking its own rook: {}",
+                    self.uci(m)
+                ),
+            ));
+        }
+        Err(illegal(text, self.explain_illegal(from, to, promotion)))
     }
 
     /// Reads a move in SAN or UCI, detected automatically (UCI when the text is exactly
@@ -368,11 +381,17 @@ impl Position {
             }
         }
         let _ = capture_sign; // tolerant: the capture sign is optional and may be superfluous
+        // A pawn capture always names the file it leaves (`exd5`); without one, only a push fits.
+        let pawn_file = if role == Role::Pawn && from_file.is_none() {
+            Some(to.file())
+        } else {
+            from_file
+        };
         let fits = |m: &&Move| {
             !m.is_castle()
                 && m.role == role
                 && m.to == to
-                && from_file.is_none_or(|f| m.from.file() == f)
+                && pawn_file.is_none_or(|f| m.from.file() == f)
                 && from_rank.is_none_or(|r| m.from.rank() == r)
         };
         let candidates: Vec<Move> = legal.iter().filter(fits).copied().collect();
@@ -558,7 +577,7 @@ impl Position {
             let forward: i32 = if us == Color::White { 8 } else { -8 };
             let diagonal = t.pawn(us, from).contains(to);
             if diagonal {
-                if !self.occupied().contains(to) {
+                if !self.occupied().contains(to) && self.ep_square != Some(to) {
                     let ep_target = Square::from_coords(to.file(), from.rank());
                     let beside = self.piece_at(ep_target)
                         == Some(crate::types::Piece {

@@ -572,7 +572,9 @@ impl Position {
         if let Some(ep) = self.ep_square.take() {
             key ^= zobrist::en_passant(ep.file());
         }
-        self.halfmove_clock += 1;
+        // Clocks saturate at the largest values the FEN reader accepts, so every position this
+        // crate writes can be read back.
+        self.halfmove_clock = (self.halfmove_clock + 1).min(crate::fen::MAX_HALFMOVE_CLOCK);
         match m.kind {
             MoveKind::Castle => {
                 let king_to = m.king_destination();
@@ -618,7 +620,7 @@ impl Position {
             }
         }
         if us == Color::Black {
-            self.fullmove_number = self.fullmove_number.saturating_add(1);
+            self.fullmove_number = (self.fullmove_number + 1).min(crate::fen::MAX_FULLMOVE_NUMBER);
         }
         self.turn = them;
         if m.role == Role::Pawn && m.from.index().abs_diff(m.to.index()) == 16 {

@@ -307,7 +307,6 @@ fn en_passant_not_when_the_capturing_pawn_is_pinned_on_a_diagonal_fide_3_9_2() {
 }
 
 #[test]
-#[ignore = "bug: en passant exposing the king is explained as 'captures diagonally only', see report"]
 fn en_passant_exposing_the_king_is_explained_fide_3_9_2() {
     let p = pos("7k/8/K7/1PpP4/8/3b4/8/8 w - c6 0 2");
     assert_eq!(
@@ -1438,7 +1437,6 @@ fn moves_are_values_fide_3_10() {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-#[ignore = "bug: tolerant SAN reads the pawn push 'd5' as the capture exd5, see report"]
 fn san_pawn_push_is_not_read_as_a_capture_fide_appendix_c() {
     // After 1.e4 d5 no white pawn can move straight to d5; "d5" must not silently become exd5
     // (Appendix C: a pawn capture names the file of departure).
@@ -1453,7 +1451,6 @@ fn san_pawn_push_is_not_read_as_a_capture_fide_appendix_c() {
 }
 
 #[test]
-#[ignore = "bug: a malformed castling letter is reported as a missing king, see report"]
 fn fen_malformed_castling_letter_is_a_bad_castling_field() {
     assert_eq!(
         fen_error("8/4k3/8/8/8/8/8/4K3 w 1 - 0 1"),
@@ -1462,7 +1459,6 @@ fn fen_malformed_castling_letter_is_a_bad_castling_field() {
 }
 
 #[test]
-#[ignore = "bug: clocks grow past the limits the FEN reader accepts, see report"]
 fn fen_written_after_a_move_reads_back_at_the_clock_limits() {
     let p = play(&pos("4k3/8/8/8/8/8/8/R3K3 b - - 10000 100000"), "Kd7");
     let fen = p.to_fen();

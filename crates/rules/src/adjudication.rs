@@ -1,0 +1,176 @@
+//! Adjudication of a finished game under the FIDE Laws: the rules' own endings first, then the
+//! event the players or the clock produced (flag fall, resignation, second illegal move, agreed
+//! draw, forfeit), then draw claims when the caller asks for them.
+
+use crate::game::{Claim, Game, GameResult, Outcome, Termination};
+use crate::position::Move;
+use crate::types::Color;
+use crate::winnability::{AnalysisBudget, Winnability, dead_position, winnability};
+
+/// What happened at the board that the move list does not show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameEvent {
+    /// The flag of `side` fell (FIDE Laws 6.9).
+    FlagFall(Color),
+    /// `side` resigned (FIDE Laws 5.1.2).
+    Resignation(Color),
+    /// `side` completed a second illegal move (FIDE Laws 7.5.5).
+    SecondIllegalMove(Color),
+    /// The players agreed to a draw (FIDE Laws 5.2.3).
+    AgreedDraw,
+    /// `side` forfeited (for example by default time, FIDE Laws 6.7.1).
+    Forfeit(Color),
+}
+
+/// What to adjudicate beyond the moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AdjudicationRequest {
+    /// The event that ended the game, if any.
+    pub event: Option<GameEvent>,
+    /// Apply a draw claim available now (threefold repetition 9.2, 50-move rule 9.3) as if the
+    /// player to move claimed it.
+    pub claim_draw: bool,
+    /// How much analysis "can the opponent still checkmate?" and dead positions may use.
+    pub budget: AnalysisBudget,
+}
+
+/// An arbiter's verdict on a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// How and when the game ended; `None` while it is still going on.
+    pub outcome: Option<Outcome>,
+    /// Why, in words, e.g. "White's flag fell, but Black has only king and knight against a lone
+    /// king: drawn (FIDE Laws 6.9)".
+    pub explanation: String,
+    /// A mating line that proves the winner could still checkmate (flag fall, resignation, second
+    /// illegal move); empty otherwise.
+    pub evidence: Vec<Move>,
+    /// Plies recorded after the rules had already ended the game.
+    pub plies_after_end: usize,
+    /// Draws the side to move may claim (only while the game is going on).
+    pub claims: Vec<Claim>,
+    /// True when the winnability question was left undecided within the budget (the loss then
+    /// stands: a draw needs a proof that the opponent cannot mate).
+    pub undetermined: bool,
+}
+
+/// Adjudicates a replayed game. The rules' automatic endings (checkmate, stalemate, dead
+/// position, fivefold repetition, 75-move rule) take precedence over any event: an event after
+/// them is reported with the rules' result and the ply where the game really ended.
+#[must_use]
+pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
+    let ply = game.ply();
+    let mut verdict = Verdict {
+        outcome: None,
+        explanation: String::new(),
+        evidence: Vec::new(),
+        plies_after_end: 0,
+        claims: Vec::new(),
+        undetermined: false,
+    };
+    if let Some(outcome) = game.outcome() {
+        verdict.outcome = Some(outcome);
+        verdict.plies_after_end = game.plies_after_end();
+        let pos_reason = game
+            .dead_position_reason()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        verdict.explanation = format!(
+            "{} at ply {} (FIDE Laws {}){pos_reason}",
+            outcome.termination.description(),
+            outcome.ply,
+            outcome.article()
+        );
+        if verdict.plies_after_end > 0 {
+            verdict.explanation.push_str(&format!(
+                "; {} plies were played after the end of the game",
+                verdict.plies_after_end
+            ));
+        }
+        return verdict;
+    }
+    let pos = game.position();
+    let end = |result, termination| Outcome {
+        result,
+        termination,
+        ply,
+    };
+    match request.event {
+        Some(
+            GameEvent::FlagFall(side)
+            | GameEvent::Resignation(side)
+            | GameEvent::SecondIllegalMove(side),
+        ) => {
+            let (termination, what) = match request.event {
+                Some(GameEvent::FlagFall(_)) => {
+                    (Termination::FlagFall, format!("{side}'s flag fell"))
+                }
+                Some(GameEvent::Resignation(_)) => {
+                    (Termination::Resignation, format!("{side} resigned"))
+                }
+                _ => (
+                    Termination::SecondIllegalMove,
+                    format!("{side} completed a second illegal move"),
+                ),
+            };
+            let opponent = side.other();
+            let article = termination.article();
+            match winnability(pos, opponent, request.budget) {
+                Winnability::CannotMate { reason } => {
+                    verdict.outcome = Some(end(GameResult::Draw, termination));
+                    verdict.explanation = format!(
+                        "{what}, but {opponent} cannot checkmate by any possible series of legal moves ({reason}): drawn (FIDE Laws {article})"
+                    );
+                }
+                Winnability::CanMate { line } => {
+                    verdict.outcome = Some(end(GameResult::win_for(opponent), termination));
+                    verdict.explanation = format!(
+                        "{what}; {opponent} can still checkmate (a mating line is given as evidence): {opponent} wins (FIDE Laws {article})"
+                    );
+                    verdict.evidence = line;
+                }
+                Winnability::Undetermined => {
+                    verdict.outcome = Some(end(GameResult::win_for(opponent), termination));
+                    verdict.undetermined = true;
+                    verdict.explanation = format!(
+                        "{what}; whether {opponent} can still checkmate was not decided within the analysis budget, so the loss stands: {opponent} wins (FIDE Laws {article})"
+                    );
+                }
+            }
+            return verdict;
+        }
+        Some(GameEvent::AgreedDraw) => {
+            verdict.outcome = Some(end(GameResult::Draw, Termination::AgreedDraw));
+            verdict.explanation = "the players agreed to a draw (FIDE Laws 5.2.3)".to_string();
+            return verdict;
+        }
+        Some(GameEvent::Forfeit(side)) => {
+            verdict.outcome = Some(end(GameResult::win_for(side.other()), Termination::Forfeit));
+            verdict.explanation = format!("{side} forfeited: {} wins", side.other());
+            return verdict;
+        }
+        None => {}
+    }
+    if request.budget != AnalysisBudget::Material
+        && let Some(reason) = dead_position(pos, request.budget)
+    {
+        verdict.outcome = Some(end(GameResult::Draw, Termination::DeadPosition));
+        verdict.explanation = format!("dead position at ply {ply} (FIDE Laws 5.2.2): {reason}");
+        return verdict;
+    }
+    if request.claim_draw
+        && let Some(outcome) = game.claim_draw()
+    {
+        verdict.explanation = format!(
+            "{} claimed by {} at ply {ply} (FIDE Laws {})",
+            outcome.termination.description(),
+            pos.side_to_move(),
+            outcome.article()
+        );
+        verdict.outcome = Some(outcome);
+        return verdict;
+    }
+    verdict.claims = game.claims();
+    verdict.explanation = format!("the game is still going on after ply {ply}");
+    verdict
+}
