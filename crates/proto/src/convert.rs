@@ -611,6 +611,28 @@ pub fn termination_to_wire(termination: Termination) -> v1::Termination {
         Termination::SeventyFiveMoveRule => v1::Termination::SeventyFiveMoveRule,
         Termination::ThreefoldRepetition => v1::Termination::ThreefoldRepetition,
         Termination::FiftyMoveRule => v1::Termination::FiftyMoveRule,
+        // Endings added to the rules later are told apart by their article.
+        #[allow(unreachable_patterns)]
+        _ => termination_by_article(termination.article()),
+    }
+}
+
+/// The wire termination of a FIDE Laws article.
+fn termination_by_article(article: &str) -> v1::Termination {
+    match article {
+        "5.1.1" => v1::Termination::Checkmate,
+        "5.2.1" => v1::Termination::Stalemate,
+        "5.2.2" => v1::Termination::DeadPosition,
+        "9.6.1" => v1::Termination::FivefoldRepetition,
+        "9.6.2" => v1::Termination::SeventyFiveMoveRule,
+        "9.2" => v1::Termination::ThreefoldRepetition,
+        "9.3" => v1::Termination::FiftyMoveRule,
+        "6.9" => v1::Termination::FlagFall,
+        "5.1.2" => v1::Termination::Resignation,
+        "7.5.5" => v1::Termination::SecondIllegalMove,
+        "5.2.3" => v1::Termination::AgreedDraw,
+        "6.7.1" => v1::Termination::Forfeit,
+        _ => v1::Termination::Unspecified,
     }
 }
 

@@ -158,7 +158,7 @@ impl ArbiterService for Arbiter {
                 status: Some(convert::status_to_wire(&position)),
             },
             // A missing position is a malformed request, not an invalid position.
-            Err(error) if error.kind == ErrorReason::MissingField => return Err(error.into()),
+            Err(error) if error.field == "position" => return Err(error.into()),
             Err(error) => ValidatePositionResponse {
                 valid: false,
                 reasons: vec![error.reason],

@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use arbiter_proto::v1::{
-    AdjudicateGameRequest, ApplyMovesRequest, Game, ListLegalMovesRequest, Position,
-    ValidatePositionRequest, adjudicate_game_request, arbiter_service_client::ArbiterServiceClient,
-    position,
+    AdjudicateGameRequest, ApplyMoveRequest, ApplyMovesRequest, Board, Game, ListLegalMovesRequest,
+    Position, ValidatePositionRequest, adjudicate_game_request, apply_move_request,
+    arbiter_service_client::ArbiterServiceClient, position,
 };
 use arbiter_server::{
     cli::{Cli, Command, ServeArgs},
@@ -283,4 +283,74 @@ async fn health_turns_not_serving_while_draining() {
         .await
         .expect("drained in time")
         .expect("server task");
+}
+
+#[tokio::test]
+async fn board_without_side_to_move_is_an_invalid_position() {
+    let running = start(&[]).await;
+    let mut client = ArbiterServiceClient::new(running.channel.clone());
+    let response = client
+        .validate_position(ValidatePositionRequest {
+            position: Some(Position {
+                kind: Some(position::Kind::Board(Board::default())),
+            }),
+        })
+        .await
+        .expect("answer")
+        .into_inner();
+    assert!(!response.valid);
+
+    let status = client
+        .validate_position(ValidatePositionRequest { position: None })
+        .await
+        .expect_err("no position");
+    assert_eq!(status.code(), Code::InvalidArgument);
+}
+
+#[tokio::test]
+async fn apply_move_on_a_game_reports_outcome_and_claims() {
+    let running = start(&[]).await;
+    let mut client = ArbiterServiceClient::new(running.channel.clone());
+    let game = |moves: &[&str]| {
+        Some(apply_move_request::Subject::Game(Game {
+            start: None,
+            moves: strings(moves),
+        }))
+    };
+
+    let mate = client
+        .apply_move(ApplyMoveRequest {
+            subject: game(&["f3", "e5", "g4"]),
+            r#move: "Qh4".to_owned(),
+        })
+        .await
+        .expect("answer")
+        .into_inner();
+    assert_eq!(mate.r#move.expect("move").san, "Qh4#");
+    assert_eq!(mate.outcome.expect("game over").fide_article, "5.1.1");
+
+    let repeat = client
+        .apply_move(ApplyMoveRequest {
+            subject: game(&["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"]),
+            r#move: "Ng8".to_owned(),
+        })
+        .await
+        .expect("answer")
+        .into_inner();
+    assert!(repeat.outcome.is_none());
+    assert!(repeat.claims.iter().any(|claim| claim.claimable_now));
+
+    let status = client
+        .apply_move(ApplyMoveRequest {
+            subject: game(&["f3", "e5", "g4", "Qh4#"]),
+            r#move: "a3".to_owned(),
+        })
+        .await
+        .expect_err("game over");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    let details = status.get_error_details();
+    assert_eq!(
+        details.bad_request().expect("bad request").field_violations[0].field,
+        "move"
+    );
 }
