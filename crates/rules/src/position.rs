@@ -691,6 +691,7 @@ pub(crate) struct CastlePath {
     pub king_path: Bitboard,
 }
 
+#[inline]
 pub(crate) fn castle_path(t: &Tables, king: Square, rook: Square) -> CastlePath {
     let rank = king.rank();
     let kingside = rook.file() > king.file();
@@ -871,11 +872,29 @@ pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
     let checkers = attackers_with(t, pos, king, them, occupied);
 
     // King moves: the destination must not be attacked with the king lifted off the board.
+    // Leaper attacks are computed once for the whole board; sliders only for the squares left.
     let without_king = occupied ^ Bitboard::from_square(king);
-    let mut king_targets = Bitboard::EMPTY;
-    for to in t.king(king) & !ours {
-        if attackers_with(t, pos, to, them, without_king).is_empty() {
-            king_targets |= Bitboard::from_square(to);
+    let their_pawns = theirs & pos.by_role[Role::Pawn.index()];
+    let back: i32 = if us == Color::White { -8 } else { 8 };
+    let mut danger = shift(their_pawns & !Bitboard::from_file(File::A), back - 1)
+        | shift(their_pawns & !Bitboard::from_file(File::H), back + 1);
+    for knight in theirs & pos.by_role[Role::Knight.index()] {
+        danger |= t.knight(knight);
+    }
+    if let Some(their_king) = (theirs & pos.by_role[Role::King.index()]).first() {
+        danger |= t.king(their_king);
+    }
+    let mut king_targets = t.king(king) & !ours & !danger;
+    let queens = pos.by_role[Role::Queen.index()];
+    let rook_like = theirs & (pos.by_role[Role::Rook.index()] | queens);
+    let bishop_like = theirs & (pos.by_role[Role::Bishop.index()] | queens);
+    if (rook_like | bishop_like).is_nonempty() {
+        for to in king_targets {
+            if (t.rook(to, without_king) & rook_like).is_nonempty()
+                || (t.bishop(to, without_king) & bishop_like).is_nonempty()
+            {
+                king_targets ^= Bitboard::from_square(to);
+            }
         }
     }
     sink.piece(pos, Role::King, king, king_targets);
@@ -954,8 +973,11 @@ pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
         }
     }
     if let Some(ep) = pos.ep_square {
-        for from in t.pawn(them, ep) & pawns {
-            if ep_is_legal(t, pos, from, ep) {
+        // The square is kept only when some capture there is legal: with one candidate, that is it.
+        let candidates = t.pawn(them, ep) & pawns;
+        let single = !candidates.more_than_one();
+        for from in candidates {
+            if single || ep_is_legal(t, pos, from, ep) {
                 sink.special(Move {
                     from,
                     to: ep,
