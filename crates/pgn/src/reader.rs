@@ -1,0 +1,996 @@
+//! The streaming PGN reader: games out of any [`BufRead`], one at a time, in bounded memory.
+
+use std::fmt;
+use std::io::{self, BufRead};
+use std::ops::Deref;
+
+use arbiter_rules::MAX_MOVE_TEXT_LEN;
+
+use crate::error::{ErrorKind, PgnError};
+
+/// Bounds on what one game may hold. Exceeding one is an error for that game only: the reader
+/// skips the rest of it and goes on with the next game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReaderLimits {
+    /// Bytes of one game (tag section and movetext, line terminators counted as one byte each).
+    /// Default 1 MiB. Also bounds the length of a single line, so memory stays bounded even for
+    /// input without line breaks.
+    pub max_game_bytes: usize,
+    /// Tag pairs of one game. Default 256.
+    pub max_tags: usize,
+    /// Bytes of one tag value (after escapes are decoded). Default 4096.
+    pub max_tag_value_len: usize,
+    /// Plies (moves of either side) in the main line. Default 10,000.
+    pub max_plies: usize,
+    /// Nesting depth of recursive annotation variations (PGN standard 8.2.5). Default 64.
+    pub max_variation_depth: usize,
+}
+
+impl Default for ReaderLimits {
+    fn default() -> ReaderLimits {
+        ReaderLimits {
+            max_game_bytes: 1 << 20,
+            max_tags: 256,
+            max_tag_value_len: 4096,
+            max_plies: 10_000,
+            max_variation_depth: 64,
+        }
+    }
+}
+
+/// How the bytes of a game were decoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// The game was valid UTF-8 (PGN standard 4.1 asks for ISO 8859-1; UTF-8 is today's norm).
+    #[default]
+    Utf8,
+    /// The game was not valid UTF-8 and was decoded as ISO 8859-1 (Latin-1), one character per
+    /// byte, as the PGN standard (4.1) specifies.
+    Latin1,
+}
+
+/// The text of one movetext token: at most [`MAX_MOVE_TEXT_LEN`] ASCII bytes, stored inline
+/// (no allocation per move). Dereferences to `str`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MoveText {
+    len: u8,
+    bytes: [u8; MAX_MOVE_TEXT_LEN],
+}
+
+impl MoveText {
+    /// `None` when `text` is longer than [`MAX_MOVE_TEXT_LEN`] bytes or not ASCII.
+    #[must_use]
+    pub fn new(text: &str) -> Option<MoveText> {
+        MoveText::from_bytes(text.as_bytes())
+    }
+
+    fn from_bytes(text: &[u8]) -> Option<MoveText> {
+        if text.len() > MAX_MOVE_TEXT_LEN || !text.is_ascii() {
+            return None;
+        }
+        let mut bytes = [0; MAX_MOVE_TEXT_LEN];
+        bytes[..text.len()].copy_from_slice(text);
+        Some(MoveText {
+            len: text.len() as u8,
+            bytes,
+        })
+    }
+
+    /// The text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        // Only ASCII is ever stored.
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or("")
+    }
+}
+
+impl Deref for MoveText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for MoveText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for MoveText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq<str> for MoveText {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for MoveText {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// One move of the main line as written in the movetext (PGN standard 8.2.3), with where it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SanToken {
+    /// The move text without annotation marks (`!`, `?`, `!!`, `!?`, ... are moved to
+    /// [`RawGame::nags`]); check signs `+`/`#` are kept. Usually SAN; may be UCI or another
+    /// notation the replay tolerates.
+    pub text: MoveText,
+    /// 1-based line of the input.
+    pub line: u32,
+    /// 1-based column (characters) on that line.
+    pub column: u32,
+    /// 1-based ply in the main line (1 = the first move of the game).
+    pub ply: u32,
+    /// A null move (`--`, `Z0`, `0000`, `@@@@`): not a legal move; replay reports it as an error.
+    pub null: bool,
+}
+
+/// A Numeric Annotation Glyph (PGN standard 8.2.4) of the main line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nag {
+    /// The number of main-line plies before it: the NAG annotates move `ply` (0 = before the
+    /// first move).
+    pub ply: u32,
+    /// The glyph, 0 to 255 (`$1` = `!`, `$2` = `?`, `$3` = `!!`, `$4` = `??`, `$5` = `!?`,
+    /// `$6` = `?!`).
+    pub value: u8,
+}
+
+/// One game as read, before the moves are checked against the rules (see [`crate::replay`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawGame {
+    /// 0-based number of the game in the input.
+    pub index: usize,
+    /// 1-based line of the input where the game starts.
+    pub line: u32,
+    /// How the game's bytes were decoded.
+    pub encoding: Encoding,
+    /// Tag pairs in input order (PGN standard 8.1), escapes `\"` and `\\` decoded.
+    pub tags: Vec<(String, String)>,
+    /// The 1-based input line of each tag pair, parallel to `tags`.
+    pub tag_lines: Vec<u32>,
+    /// The main line's moves (variations are checked for balance and skipped).
+    pub moves: Vec<SanToken>,
+    /// The NAGs and annotation marks of the main line.
+    pub nags: Vec<Nag>,
+    /// The number of comments (`{...}` and `;...`), variations included (PGN standard 8.2.5).
+    pub comments: usize,
+    /// The number of top-level recursive annotation variations (PGN standard 8.2.5).
+    pub variations: usize,
+    /// The game termination marker (PGN standard 8.2.6): `1-0`, `0-1`, `1/2-1/2` or `*`; `None`
+    /// when the movetext ends without one.
+    pub result: Option<String>,
+}
+
+impl RawGame {
+    /// The value of the first tag named `name` (exact match, else ASCII case-insensitive).
+    #[must_use]
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tag_index(name).map(|i| self.tags[i].1.as_str())
+    }
+
+    /// The index in `tags` of the first tag named `name` (exact, else ASCII case-insensitive).
+    #[must_use]
+    pub fn tag_index(&self, name: &str) -> Option<usize> {
+        self.tags.iter().position(|(n, _)| n == name).or_else(|| {
+            self.tags
+                .iter()
+                .position(|(n, _)| n.eq_ignore_ascii_case(name))
+        })
+    }
+
+    fn clear(&mut self) {
+        self.index = 0;
+        self.line = 0;
+        self.encoding = Encoding::Utf8;
+        self.tags.clear();
+        self.tag_lines.clear();
+        self.moves.clear();
+        self.nags.clear();
+        self.comments = 0;
+        self.variations = 0;
+        self.result = None;
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct TagSpan {
+    name: (usize, usize),
+    value: (usize, usize),
+    line: u32,
+}
+
+/// A streaming PGN reader: an iterator of games, one game in memory at a time.
+///
+/// Reads PGN import format (PGN standard 8): tag pairs with `\"` and `\\` escapes (several per
+/// line allowed; blank lines inside the tag section tolerated), movetext with move numbers written
+/// `12.`, `12...`, `12.e4` or `12`, brace and rest-of-line comments, recursive variations, NAGs
+/// and `!`/`?` marks, game termination markers, games without a termination marker (ended by the
+/// next tag section or the end of input) and games without tags. `%` lines in column 1 are skipped
+/// (PGN standard 6). A UTF-8 byte order mark is skipped; lines may end with LF, CRLF or CR.
+///
+/// Each game's bytes are decoded as UTF-8 when valid, otherwise as Latin-1
+/// ([`RawGame::encoding`]). Every size is bounded by [`ReaderLimits`]; after an error in a game the
+/// reader skips to the next game (the next line starting with `[` after an empty line, or a line
+/// starting with `[Event "`), so one bad game never ends the stream. Only an I/O error does.
+///
+/// Move numbers are not checked against the moves; a `1-0` inside a variation is ignored.
+#[derive(Debug)]
+pub struct Reader<R> {
+    inner: R,
+    limits: ReaderLimits,
+    line: Vec<u8>,
+    line_no: u32,
+    line_ascii: bool,
+    line_utf8: bool,
+    line_overflow: bool,
+    pending: bool,
+    skip_lf: bool,
+    skipping: bool,
+    finished: bool,
+    next_index: usize,
+    tag_arena: Vec<u8>,
+    tag_spans: Vec<TagSpan>,
+    scan: Scan,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Scan {
+    started: bool,
+    movetext: bool,
+    in_comment: bool,
+    comment_at: (u32, u32),
+    depth: usize,
+    variation_at: (u32, u32),
+    result_done: bool,
+    bytes: usize,
+    utf8: bool,
+}
+
+fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | 0x0b | 0x0c)
+}
+
+/// Characters that continue a move or move-number token.
+fn is_token_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'#' | b'=' | b':' | b'/' | b'@' | b'.')
+}
+
+fn mark_nag(marks: &[u8]) -> Option<u8> {
+    match marks {
+        b"!" => Some(1),
+        b"?" => Some(2),
+        b"!!" => Some(3),
+        b"??" => Some(4),
+        b"!?" => Some(5),
+        b"?!" => Some(6),
+        _ => None,
+    }
+}
+
+impl<R: BufRead> Reader<R> {
+    /// A reader with the default [`ReaderLimits`].
+    pub fn new(inner: R) -> Reader<R> {
+        Reader::with_limits(inner, ReaderLimits::default())
+    }
+
+    /// A reader with the given limits.
+    pub fn with_limits(inner: R, limits: ReaderLimits) -> Reader<R> {
+        Reader {
+            inner,
+            limits,
+            line: Vec::with_capacity(256),
+            line_no: 0,
+            line_ascii: true,
+            line_utf8: true,
+            line_overflow: false,
+            pending: false,
+            skip_lf: false,
+            skipping: false,
+            finished: false,
+            next_index: 0,
+            tag_arena: Vec::new(),
+            tag_spans: Vec::new(),
+            scan: Scan::default(),
+        }
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &ReaderLimits {
+        &self.limits
+    }
+
+    /// The wrapped input.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+
+    /// Reads the next game into `game`, reusing its allocations (faster than the iterator for
+    /// bulk processing).
+    ///
+    /// Returns `Ok(true)` when a game was read and `Ok(false)` at the end of the input.
+    ///
+    /// # Errors
+    /// A [`PgnError`] for a game that is not well-formed PGN or exceeds a limit; calling again
+    /// goes on with the next game. After an I/O error ([`ErrorKind::Io`]) the reader is finished.
+    pub fn read_game(&mut self, game: &mut RawGame) -> Result<bool, PgnError> {
+        loop {
+            let more = self.read_one(game)?;
+            // Text that holds neither tags, moves nor a result (commentary between games, such as
+            // the `;` lines some programs write after the termination marker) is no game.
+            if more && game.tags.is_empty() && game.moves.is_empty() && game.result.is_none() {
+                self.next_index -= 1;
+                continue;
+            }
+            return Ok(more);
+        }
+    }
+
+    fn read_one(&mut self, game: &mut RawGame) -> Result<bool, PgnError> {
+        game.clear();
+        if self.finished {
+            return Ok(false);
+        }
+        if self.skipping {
+            self.resync()?;
+            if self.finished {
+                return Ok(false);
+            }
+        }
+        self.scan = Scan {
+            utf8: true,
+            ..Scan::default()
+        };
+        self.tag_arena.clear();
+        self.tag_spans.clear();
+        loop {
+            if self.pending {
+                self.pending = false;
+            } else if !self.next_line()? {
+                break;
+            }
+            let line = std::mem::take(&mut self.line);
+            let outcome = self.process_line(&line, game);
+            self.line = line;
+            match outcome {
+                Ok(Step::Continue) => {}
+                Ok(Step::NextGameStarts) => {
+                    self.pending = true;
+                    return self.finish(game).map(|()| true);
+                }
+                Ok(Step::GameEnds) => return self.finish(game).map(|()| true),
+                Err(e) => {
+                    self.skipping = true;
+                    return Err(e);
+                }
+            }
+        }
+        self.finished = true;
+        if !self.scan.started {
+            return Ok(false);
+        }
+        self.finish(game).map(|()| true)
+    }
+
+    fn error(&self, game: &RawGame, line: u32, column: u32, kind: ErrorKind) -> PgnError {
+        PgnError::new(line, column, game.index, kind)
+    }
+
+    fn syntax_at(&self, game: &RawGame, line: &[u8], at: usize, message: String) -> PgnError {
+        self.error(
+            game,
+            self.line_no,
+            self.column(line, at),
+            ErrorKind::Syntax(message),
+        )
+    }
+
+    /// The 1-based character column of byte offset `at` of the current line.
+    fn column(&self, line: &[u8], at: usize) -> u32 {
+        let at = at.min(line.len());
+        let chars = if self.line_ascii || !self.line_utf8 {
+            at
+        } else {
+            line[..at].iter().filter(|&&b| (b & 0xc0) != 0x80).count()
+        };
+        u32::try_from(chars + 1).unwrap_or(u32::MAX)
+    }
+
+    /// The character at byte offset `at` of the current line, decoded as the line's encoding.
+    fn char_at(&self, line: &[u8], at: usize) -> char {
+        if self.line_utf8 {
+            std::str::from_utf8(&line[at..])
+                .ok()
+                .and_then(|s| s.chars().next())
+                .unwrap_or(char::REPLACEMENT_CHARACTER)
+        } else {
+            char::from(line[at])
+        }
+    }
+
+    /// Reads the next line (without its terminator) into `self.line`; `Ok(false)` at the end.
+    fn next_line(&mut self) -> Result<bool, PgnError> {
+        match self.read_line() {
+            Ok(more) => Ok(more),
+            Err(e) => {
+                self.finished = true;
+                Err(PgnError::new(
+                    self.line_no + 1,
+                    1,
+                    self.next_index,
+                    ErrorKind::Io(e.to_string()),
+                ))
+            }
+        }
+    }
+
+    fn read_line(&mut self) -> io::Result<bool> {
+        self.line.clear();
+        self.line_overflow = false;
+        let cap = self.limits.max_game_bytes;
+        let mut any = false;
+        loop {
+            let buf = match self.inner.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                break;
+            }
+            if self.skip_lf {
+                self.skip_lf = false;
+                if buf[0] == b'\n' {
+                    self.inner.consume(1);
+                    continue;
+                }
+            }
+            any = true;
+            let (chunk, used, done) = match memchr::memchr2(b'\n', b'\r', buf) {
+                Some(i) => {
+                    self.skip_lf = buf[i] == b'\r';
+                    (&buf[..i], i + 1, true)
+                }
+                None => (buf, buf.len(), false),
+            };
+            let room = cap.saturating_sub(self.line.len());
+            if chunk.len() > room {
+                self.line_overflow = true;
+            }
+            self.line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            self.inner.consume(used);
+            if done {
+                break;
+            }
+        }
+        if !any {
+            return Ok(false);
+        }
+        self.line_no += 1;
+        if self.line_no == 1 && self.line.starts_with(&[0xef, 0xbb, 0xbf]) {
+            self.line.drain(..3);
+        }
+        self.line_ascii = self.line.is_ascii();
+        self.line_utf8 = self.line_ascii || std::str::from_utf8(&self.line).is_ok();
+        Ok(true)
+    }
+
+    /// Skips the rest of a game that had an error, up to the next line that starts a game.
+    fn resync(&mut self) -> Result<(), PgnError> {
+        let mut after_blank = false;
+        loop {
+            if !self.next_line()? {
+                self.finished = true;
+                self.skipping = false;
+                return Ok(());
+            }
+            let line = &self.line;
+            if line.first() == Some(&b'[') && (after_blank || line.starts_with(b"[Event \"")) {
+                self.pending = true;
+                self.skipping = false;
+                return Ok(());
+            }
+            after_blank = line.iter().all(|&c| is_space(c));
+        }
+    }
+
+    fn process_line(&mut self, line: &[u8], game: &mut RawGame) -> Result<Step, PgnError> {
+        let blank = line.iter().all(|&c| is_space(c));
+        if !self.scan.started {
+            if blank || (line.first() == Some(&b'%')) {
+                return Ok(Step::Continue);
+            }
+            self.scan.started = true;
+            game.index = self.next_index;
+            game.line = self.line_no;
+            self.next_index += 1;
+        }
+        self.scan.bytes += line.len() + 1;
+        if self.line_overflow || self.scan.bytes > self.limits.max_game_bytes {
+            return Err(self.error(
+                game,
+                self.line_no,
+                1,
+                ErrorKind::Limit {
+                    what: "game size in bytes",
+                    limit: self.limits.max_game_bytes,
+                },
+            ));
+        }
+        self.scan.utf8 &= self.line_utf8;
+        if !self.scan.in_comment && line.first() == Some(&b'%') {
+            return Ok(Step::Continue);
+        }
+        if blank {
+            return Ok(Step::Continue);
+        }
+        let first = line.iter().position(|&c| !is_space(c)).unwrap_or(0);
+        if !self.scan.in_comment && line[first] == b'[' {
+            if self.scan.movetext {
+                return Ok(Step::NextGameStarts);
+            }
+            self.parse_tags(line, first, game)?;
+            return Ok(Step::Continue);
+        }
+        self.scan.movetext = true;
+        self.parse_movetext(line, first, game)?;
+        if self.scan.result_done && !self.scan.in_comment {
+            return Ok(Step::GameEnds);
+        }
+        Ok(Step::Continue)
+    }
+
+    fn parse_tags(&mut self, line: &[u8], mut i: usize, game: &RawGame) -> Result<(), PgnError> {
+        let n = line.len();
+        loop {
+            while i < n && is_space(line[i]) {
+                i += 1;
+            }
+            if i == n {
+                return Ok(());
+            }
+            if line[i] != b'[' {
+                let c = self.char_at(line, i);
+                return Err(self.syntax_at(
+                    game,
+                    line,
+                    i,
+                    format!("unexpected '{c}' after a tag pair (PGN standard 8.1)"),
+                ));
+            }
+            let open = i;
+            i += 1;
+            while i < n && is_space(line[i]) {
+                i += 1;
+            }
+            let name_start = i;
+            while i < n && (line[i].is_ascii_alphanumeric() || line[i] == b'_') {
+                i += 1;
+            }
+            if i == name_start {
+                return Err(self.syntax_at(
+                    game,
+                    line,
+                    i,
+                    "expected a tag name (letters, digits, '_') after '[' (PGN standard 8.1.1)"
+                        .to_string(),
+                ));
+            }
+            let name = (name_start, i);
+            let name_text = String::from_utf8_lossy(&line[name_start..i]).into_owned();
+            while i < n && is_space(line[i]) {
+                i += 1;
+            }
+            if i == n || line[i] != b'"' {
+                return Err(self.syntax_at(
+                    game,
+                    line,
+                    i,
+                    format!(
+                        "expected '\"' to open the value of tag '{name_text}' (PGN standard 8.1.1)"
+                    ),
+                ));
+            }
+            i += 1;
+            if self.tag_spans.len() >= self.limits.max_tags {
+                return Err(self.error(
+                    game,
+                    self.line_no,
+                    self.column(line, open),
+                    ErrorKind::Limit {
+                        what: "number of tag pairs",
+                        limit: self.limits.max_tags,
+                    },
+                ));
+            }
+            let name_at = self.tag_arena.len();
+            self.tag_arena.extend_from_slice(&line[name.0..name.1]);
+            let value_at = self.tag_arena.len();
+            loop {
+                if i >= n {
+                    return Err(self.syntax_at(
+                        game,
+                        line,
+                        n,
+                        format!("unterminated value of tag '{name_text}': expected '\"'"),
+                    ));
+                }
+                let c = line[i];
+                if c == b'\\' && i + 1 < n && matches!(line[i + 1], b'"' | b'\\') {
+                    self.tag_arena.push(line[i + 1]);
+                    i += 2;
+                } else if c == b'"' {
+                    // The closing quote is the one followed by ']' (or the end of the line); a
+                    // quote elsewhere is taken literally, as several programs write them unescaped.
+                    let mut j = i + 1;
+                    while j < n && is_space(line[j]) {
+                        j += 1;
+                    }
+                    if j == n {
+                        i = n;
+                        break;
+                    }
+                    if line[j] == b']' {
+                        i = j + 1;
+                        break;
+                    }
+                    self.tag_arena.push(c);
+                    i += 1;
+                } else {
+                    self.tag_arena.push(c);
+                    i += 1;
+                }
+                if self.tag_arena.len() - value_at > self.limits.max_tag_value_len {
+                    return Err(self.error(
+                        game,
+                        self.line_no,
+                        self.column(line, open),
+                        ErrorKind::Limit {
+                            what: "tag value length in bytes",
+                            limit: self.limits.max_tag_value_len,
+                        },
+                    ));
+                }
+            }
+            self.tag_spans.push(TagSpan {
+                name: (name_at, value_at),
+                value: (value_at, self.tag_arena.len()),
+                line: self.line_no,
+            });
+        }
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn parse_movetext(
+        &mut self,
+        line: &[u8],
+        mut i: usize,
+        game: &mut RawGame,
+    ) -> Result<(), PgnError> {
+        let n = line.len();
+        while i < n {
+            if self.scan.in_comment {
+                match memchr::memchr(b'}', &line[i..]) {
+                    Some(k) => {
+                        self.scan.in_comment = false;
+                        i += k + 1;
+                    }
+                    None => i = n,
+                }
+                continue;
+            }
+            let c = line[i];
+            if is_space(c) {
+                i += 1;
+                continue;
+            }
+            match c {
+                b'{' => {
+                    self.scan.in_comment = true;
+                    self.scan.comment_at = (self.line_no, self.column(line, i));
+                    game.comments += 1;
+                    i += 1;
+                    continue;
+                }
+                b';' => {
+                    game.comments += 1;
+                    return Ok(());
+                }
+                _ => {}
+            }
+            if self.scan.result_done {
+                let ch = self.char_at(line, i);
+                return Err(self.syntax_at(
+                    game,
+                    line,
+                    i,
+                    format!(
+                        "unexpected '{ch}' after the game termination marker (PGN standard 8.2.6)"
+                    ),
+                ));
+            }
+            let mainline = self.scan.depth == 0;
+            match c {
+                b'(' => {
+                    if self.scan.depth == 0 {
+                        self.scan.variation_at = (self.line_no, self.column(line, i));
+                        game.variations += 1;
+                    }
+                    self.scan.depth += 1;
+                    if self.scan.depth > self.limits.max_variation_depth {
+                        return Err(self.error(
+                            game,
+                            self.line_no,
+                            self.column(line, i),
+                            ErrorKind::Limit {
+                                what: "variation nesting depth",
+                                limit: self.limits.max_variation_depth,
+                            },
+                        ));
+                    }
+                    i += 1;
+                }
+                b')' => {
+                    if self.scan.depth == 0 {
+                        return Err(self.syntax_at(
+                            game,
+                            line,
+                            i,
+                            "')' closes no variation (PGN standard 8.2.5)".to_string(),
+                        ));
+                    }
+                    self.scan.depth -= 1;
+                    i += 1;
+                }
+                b'$' => {
+                    let start = i;
+                    i += 1;
+                    let digits = i;
+                    let mut value: u32 = 0;
+                    while i < n && line[i].is_ascii_digit() {
+                        value = value
+                            .saturating_mul(10)
+                            .saturating_add(u32::from(line[i] - b'0'));
+                        i += 1;
+                    }
+                    let Some(value) = u8::try_from(value).ok().filter(|_| i > digits) else {
+                        return Err(self.syntax_at(
+                            game,
+                            line,
+                            start,
+                            "a NAG is '$' and a number from 0 to 255 (PGN standard 8.2.4)"
+                                .to_string(),
+                        ));
+                    };
+                    if mainline {
+                        game.nags.push(Nag {
+                            ply: game.moves.len() as u32,
+                            value,
+                        });
+                    }
+                }
+                b'!' | b'?' => {
+                    let start = i;
+                    while i < n && matches!(line[i], b'!' | b'?') {
+                        i += 1;
+                    }
+                    if mainline && let Some(value) = mark_nag(&line[start..i]) {
+                        game.nags.push(Nag {
+                            ply: game.moves.len() as u32,
+                            value,
+                        });
+                    }
+                }
+                b'*' => {
+                    if mainline {
+                        self.set_result(game, "*");
+                    }
+                    i += 1;
+                }
+                b'.' => {
+                    while i < n && line[i] == b'.' {
+                        i += 1;
+                    }
+                }
+                b'0'..=b'9' => {
+                    let start = i;
+                    while i < n && line[i].is_ascii_digit() {
+                        i += 1;
+                    }
+                    if i < n && line[i] == b'.' {
+                        // A move number: "12." or "12..." (PGN standard 8.2.2), maybe glued to
+                        // the move ("12.e4").
+                        while i < n && line[i] == b'.' {
+                            i += 1;
+                        }
+                        continue;
+                    }
+                    while i < n && is_token_char(line[i]) {
+                        i += 1;
+                    }
+                    let token = &line[start..i];
+                    match token {
+                        b"1-0" | b"0-1" | b"1/2-1/2" => {
+                            if mainline {
+                                let result = match token {
+                                    b"1-0" => "1-0",
+                                    b"0-1" => "0-1",
+                                    _ => "1/2-1/2",
+                                };
+                                self.set_result(game, result);
+                            }
+                        }
+                        _ if token.starts_with(b"0-0") || token == b"0000" => {
+                            i = self.move_token(line, start, i, game)?;
+                        }
+                        _ if token.iter().all(u8::is_ascii_digit) => {
+                            // A move number without a period.
+                        }
+                        _ => {
+                            let text = String::from_utf8_lossy(token);
+                            return Err(self.syntax_at(
+                                game,
+                                line,
+                                start,
+                                format!(
+                                    "'{text}' is neither a move, a move number nor a result (PGN standard 8.2)"
+                                ),
+                            ));
+                        }
+                    }
+                }
+                _ if c.is_ascii_alphabetic() || c == b'-' || c == b'@' => {
+                    let start = i;
+                    while i < n && is_token_char(line[i]) {
+                        i += 1;
+                    }
+                    i = self.move_token(line, start, i, game)?;
+                }
+                _ => {
+                    let ch = self.char_at(line, i);
+                    return Err(self.syntax_at(
+                        game,
+                        line,
+                        i,
+                        format!("unexpected '{ch}' in the movetext (PGN standard 8.2)"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn set_result(&mut self, game: &mut RawGame, result: &str) {
+        game.result = Some(result.to_string());
+        self.scan.result_done = true;
+    }
+
+    /// Records the move token `line[start..end]` (main line only) and the `!`/`?` marks glued to
+    /// it; returns the offset after them.
+    fn move_token(
+        &mut self,
+        line: &[u8],
+        start: usize,
+        end: usize,
+        game: &mut RawGame,
+    ) -> Result<usize, PgnError> {
+        let token = &line[start..end];
+        let n = line.len();
+        let mut i = end;
+        let marks = i;
+        while i < n && matches!(line[i], b'!' | b'?') {
+            i += 1;
+        }
+        if matches!(token, b"e.p." | b"ep" | b"e.p") {
+            // "exd6 e.p.": the en passant remark belongs to the previous move.
+            return Ok(i);
+        }
+        if self.scan.depth > 0 {
+            return Ok(i);
+        }
+        let null = matches!(token, b"--" | b"Z0" | b"0000" | b"@@@@");
+        let Some(text) = MoveText::from_bytes(token) else {
+            return Err(self.syntax_at(
+                game,
+                line,
+                start,
+                format!(
+                    "'{}' is longer than {MAX_MOVE_TEXT_LEN} characters: not a move",
+                    String::from_utf8_lossy(token)
+                ),
+            ));
+        };
+        if game.moves.len() >= self.limits.max_plies {
+            return Err(self.error(
+                game,
+                self.line_no,
+                self.column(line, start),
+                ErrorKind::Limit {
+                    what: "number of plies",
+                    limit: self.limits.max_plies,
+                },
+            ));
+        }
+        let ply = game.moves.len() as u32 + 1;
+        game.moves.push(SanToken {
+            text,
+            line: self.line_no,
+            column: self.column(line, start),
+            ply,
+            null,
+        });
+        if let Some(value) = mark_nag(&line[marks..i]) {
+            game.nags.push(Nag { ply, value });
+        }
+        Ok(i)
+    }
+
+    /// Completes the game: checks that comments and variations are closed, decodes the tags.
+    fn finish(&mut self, game: &mut RawGame) -> Result<(), PgnError> {
+        if self.scan.in_comment {
+            let (line, column) = self.scan.comment_at;
+            return Err(self.error(
+                game,
+                line,
+                column,
+                ErrorKind::Syntax(
+                    "unterminated comment: '{' without '}' (PGN standard 8.2.5)".to_string(),
+                ),
+            ));
+        }
+        if self.scan.depth > 0 {
+            let (line, column) = self.scan.variation_at;
+            return Err(self.error(
+                game,
+                line,
+                column,
+                ErrorKind::Syntax(
+                    "unterminated variation: '(' without ')' (PGN standard 8.2.5)".to_string(),
+                ),
+            ));
+        }
+        game.encoding = if self.scan.utf8 {
+            Encoding::Utf8
+        } else {
+            Encoding::Latin1
+        };
+        for span in &self.tag_spans {
+            let name = &self.tag_arena[span.name.0..span.name.1];
+            let value = &self.tag_arena[span.value.0..span.value.1];
+            let name = String::from_utf8_lossy(name).into_owned();
+            let value = match game.encoding {
+                Encoding::Utf8 => String::from_utf8_lossy(value).into_owned(),
+                Encoding::Latin1 => value.iter().map(|&b| char::from(b)).collect(),
+            };
+            game.tags.push((name, value));
+            game.tag_lines.push(span.line);
+        }
+        Ok(())
+    }
+}
+
+enum Step {
+    Continue,
+    NextGameStarts,
+    GameEnds,
+}
+
+impl<R: BufRead> Iterator for Reader<R> {
+    type Item = Result<RawGame, PgnError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut game = RawGame::default();
+        match self.read_game(&mut game) {
+            Ok(true) => Some(Ok(game)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}

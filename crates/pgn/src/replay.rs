@@ -1,0 +1,228 @@
+//! Replaying a [`RawGame`] under the rules: start position from the tags, every main-line move
+//! checked, the first problem reported with its line, column, ply and reason.
+
+use arbiter_rules::{CastlingMode, FenError, FenOptions, Game, Move, Position, SanMode};
+
+use crate::error::{ErrorKind, PgnError};
+use crate::reader::{RawGame, SanToken};
+use crate::san::fast_san;
+
+/// The variants that can be replayed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Standard chess (FIDE Laws of Chess).
+    #[default]
+    Standard,
+    /// Chess960 (Fischer random chess, FIDE Laws Guidelines III).
+    Chess960,
+}
+
+impl Variant {
+    /// Reads the value of a `Variant` tag. Case, spaces, `-` and `_` are ignored: `Standard`,
+    /// `Normal`, `From Position`, `chess` (and an empty value) are standard chess; `Chess960`,
+    /// `Chess 960`, `chess 960`, `960`, `fischerandom`, `Fischer Random`, `FRC` are Chess960.
+    /// `None` for anything else.
+    #[must_use]
+    pub fn from_tag(value: &str) -> Option<Variant> {
+        let key: String = value
+            .chars()
+            .filter(|c| !matches!(c, ' ' | '-' | '_'))
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        match key.as_str() {
+            "" | "standard" | "normal" | "chess" | "fromposition" => Some(Variant::Standard),
+            "chess960" | "960" | "fischerandom" | "fischerrandom" | "fischerrandomchess"
+            | "frc" => Some(Variant::Chess960),
+            _ => None,
+        }
+    }
+
+    /// The castling mode of the rules crate for this variant.
+    #[must_use]
+    pub fn castling_mode(self) -> CastlingMode {
+        match self {
+            Variant::Standard => CastlingMode::Standard,
+            Variant::Chess960 => CastlingMode::Chess960,
+        }
+    }
+}
+
+/// How tolerant replay is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplayOptions {
+    /// How SAN is read (default [`SanMode::Tolerant`]: `0-0`, `e8Q`, `Ng1-f3`, missing or extra
+    /// `+`/`#`, ...).
+    pub san_mode: SanMode,
+    /// Also accept moves in UCI notation (`e2e4`, `e7e8q`), as some engines write them in the
+    /// movetext. Default `true`.
+    pub accept_uci: bool,
+    /// Read the `FEN` tag with [`FenOptions::permissive`] (positions that cannot arise in a game
+    /// but are playable). Default `false`.
+    pub permissive_fen: bool,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> ReplayOptions {
+        ReplayOptions {
+            san_mode: SanMode::Tolerant,
+            accept_uci: true,
+            permissive_fen: false,
+        }
+    }
+}
+
+/// A game whose every main-line move was legal.
+#[derive(Clone, Debug)]
+pub struct ReplayedGame {
+    /// The variant it was played under.
+    pub variant: Variant,
+    /// The start position, the moves and the automatic ending (if any) from the rules crate.
+    pub game: Game,
+}
+
+/// The variant and start position a game's tags give: the `Variant` tag (absent = standard), the
+/// `FEN` tag when present (PGN standard 9.7; `SetUp "1"` is not required), else the standard start
+/// position.
+///
+/// A `FEN` tag without a `Variant` tag whose castling field only makes sense in Chess960 (king or
+/// rooks off their standard squares, Shredder-FEN files) is read as Chess960.
+///
+/// # Errors
+/// [`ErrorKind::UnsupportedVariant`] or [`ErrorKind::Fen`], at the line of the offending tag.
+pub fn start_position(
+    raw: &RawGame,
+    options: &ReplayOptions,
+) -> Result<(Variant, Position), PgnError> {
+    let tag_error = |index: Option<usize>, kind: ErrorKind| {
+        let line = index.map_or(raw.line, |i| {
+            raw.tag_lines.get(i).copied().unwrap_or(raw.line)
+        });
+        PgnError::new(line, 1, raw.index, kind)
+    };
+    let variant_index = raw.tag_index("Variant");
+    let variant = match variant_index {
+        Some(i) => Variant::from_tag(&raw.tags[i].1).ok_or_else(|| {
+            tag_error(
+                Some(i),
+                ErrorKind::UnsupportedVariant(raw.tags[i].1.chars().take(64).collect()),
+            )
+        })?,
+        None => Variant::Standard,
+    };
+    // An empty FEN tag (as some servers write for games from the standard array) says nothing.
+    let fen_index = raw
+        .tag_index("FEN")
+        .filter(|&i| !raw.tags[i].1.trim().is_empty());
+    let Some(fen_index) = fen_index else {
+        let options = FenOptions {
+            mode: variant.castling_mode(),
+            permissive: false,
+        };
+        let pos = Position::from_fen_with("startpos", options)
+            .map_err(|e| tag_error(None, ErrorKind::Fen(e)))?;
+        return Ok((variant, pos));
+    };
+    let fen = raw.tags[fen_index].1.as_str();
+    let read = |mode| {
+        Position::from_fen_with(
+            fen,
+            FenOptions {
+                mode,
+                permissive: options.permissive_fen,
+            },
+        )
+    };
+    match read(variant.castling_mode()) {
+        Ok(pos) => Ok((variant, pos)),
+        Err(e @ (FenError::BadCastling(_) | FenError::CastlingWithoutPieces { .. }))
+            if variant_index.is_none() =>
+        {
+            read(CastlingMode::Chess960)
+                .map(|pos| (Variant::Chess960, pos))
+                .map_err(|_| tag_error(Some(fen_index), ErrorKind::Fen(e)))
+        }
+        Err(e) => Err(tag_error(Some(fen_index), ErrorKind::Fen(e))),
+    }
+}
+
+fn parse_token(
+    pos: &Position,
+    token: &SanToken,
+    options: &ReplayOptions,
+) -> Result<Move, ErrorKind> {
+    if token.null {
+        return Err(ErrorKind::NullMove {
+            ply: token.ply as usize,
+            text: token.text.to_string(),
+        });
+    }
+    let text = token.text.as_str();
+    if options.san_mode == SanMode::Tolerant
+        && let Some(m) = fast_san(pos, text)
+    {
+        return Ok(m);
+    }
+    let parsed = if options.accept_uci && options.san_mode == SanMode::Tolerant {
+        pos.parse_move(text)
+    } else if options.accept_uci && is_uci(text) {
+        pos.parse_uci(text)
+    } else {
+        pos.parse_san(text, options.san_mode)
+    };
+    parsed.map_err(|error| ErrorKind::Move {
+        ply: token.ply as usize,
+        text: text.to_string(),
+        error,
+    })
+}
+
+fn is_uci(text: &str) -> bool {
+    let b = text.as_bytes();
+    (b.len() == 4 || b.len() == 5)
+        && matches!(b[0], b'a'..=b'h')
+        && matches!(b[1], b'1'..=b'8')
+        && matches!(b[2], b'a'..=b'h')
+        && matches!(b[3], b'1'..=b'8')
+        && (b.len() == 4 || matches!(b[4], b'q' | b'r' | b'b' | b'n'))
+}
+
+/// Replays the main line of `raw` from its start position (see [`start_position`]).
+///
+/// # Errors
+/// The first problem, at the line and column of the offending tag or move:
+/// [`ErrorKind::UnsupportedVariant`], [`ErrorKind::Fen`], [`ErrorKind::NullMove`], or
+/// [`ErrorKind::Move`] with the ply, the move text and the rules crate's reason, e.g.
+/// `line 12:5: ply 23 (Nf3): the knight on d2 is pinned against the king on e1 by the bishop on
+/// b4 (FIDE Laws 3.9.2)`.
+pub fn replay(raw: &RawGame, options: &ReplayOptions) -> Result<ReplayedGame, PgnError> {
+    let (variant, start) = start_position(raw, options)?;
+    let mut game = Game::new(start);
+    for token in &raw.moves {
+        let m = parse_token(game.position(), token, options)
+            .map_err(|kind| PgnError::new(token.line, token.column, raw.index, kind))?;
+        game.play(m);
+    }
+    Ok(ReplayedGame { variant, game })
+}
+
+/// Replays the main line like [`replay`] but only collects the moves and the final position,
+/// without the bookkeeping of [`Game`] (repetition keys, automatic endings): the fast path for
+/// validation in bulk.
+///
+/// # Errors
+/// As [`replay`].
+pub fn replay_moves(
+    raw: &RawGame,
+    options: &ReplayOptions,
+    moves: &mut Vec<Move>,
+) -> Result<(Variant, Position), PgnError> {
+    moves.clear();
+    let (variant, mut pos) = start_position(raw, options)?;
+    for token in &raw.moves {
+        let m = parse_token(&pos, token, options)
+            .map_err(|kind| PgnError::new(token.line, token.column, raw.index, kind))?;
+        pos.play_in_place(&m);
+        moves.push(m);
+    }
+    Ok((variant, pos))
+}

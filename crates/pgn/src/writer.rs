@@ -1,0 +1,153 @@
+//! Writing games in PGN export format (PGN standard 8: tag pairs, then movetext).
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use arbiter_rules::{CastlingMode, GameResult, Move, Position, STARTING_FEN};
+
+/// The longest movetext line written, in characters, so that it fits an 80-column display. Tag
+/// pairs are not wrapped (a tag pair is one line, PGN standard 8.1).
+pub const MAX_LINE_LEN: usize = 79;
+
+/// The Seven Tag Roster (PGN standard 8.1.1), in export order, with the value written when the
+/// caller gives none (`Result` is always the `result` argument).
+pub const SEVEN_TAG_ROSTER: [(&str, &str); 7] = [
+    ("Event", "?"),
+    ("Site", "?"),
+    ("Date", "????.??.??"),
+    ("Round", "?"),
+    ("White", "?"),
+    ("Black", "?"),
+    ("Result", "*"),
+];
+
+/// The PGN game termination marker (PGN standard 8.2.6) for a result; `None` (unfinished or
+/// unknown) is `*`.
+#[must_use]
+pub fn result_token(result: Option<GameResult>) -> &'static str {
+    result.map_or("*", GameResult::as_pgn)
+}
+
+/// Writes a tag value between quotes with `\` and `"` escaped (PGN standard 8.1.1); control
+/// characters (tab, line breaks, ...) become spaces, as a tag pair must stay on one line.
+fn write_tag<W: Write>(out: &mut W, name: &str, value: &str) -> io::Result<()> {
+    let mut escaped = String::with_capacity(value.len() + 2);
+    for c in value.chars() {
+        match c {
+            '\\' => escaped.push_str("\\\\"),
+            '"' => escaped.push_str("\\\""),
+            c if c.is_control() => escaped.push(' '),
+            c => escaped.push(c),
+        }
+    }
+    writeln!(out, "[{name} \"{escaped}\"]")
+}
+
+fn valid_tag_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// Writes one game in PGN export format (PGN standard 8.1, 8.2):
+///
+/// - the Seven Tag Roster first, in its order (`Event`, `Site`, `Date`, `Round`, `White`,
+///   `Black`, `Result`), missing ones as `?` (`????.??.??` for the date), `Result` always the
+///   `result` argument;
+/// - then the other tags sorted by name; `SetUp "1"` and `FEN` (PGN standard 9.7) are written
+///   from `start` when it is not the standard start position or the game is Chess960, and
+///   `Variant "Chess960"` for Chess960 (any `SetUp`, `FEN` or `Variant` in `tags` is replaced);
+///   values escaped;
+/// - an empty line, then the movetext: move numbers (`1. e4 e5 2. Nf3`; a game that starts with
+///   Black to move starts with `N...`, N the start position's fullmove number), SAN from the
+///   rules crate, the termination marker, lines of at most [`MAX_LINE_LEN`] characters;
+/// - an empty line, which separates this game from the next.
+///
+/// # Errors
+/// The writer's I/O errors; [`io::ErrorKind::InvalidInput`] when a tag name is not a PGN symbol
+/// (letters, digits, `_`) or a move is not legal in its position (nothing is written then).
+pub fn write_game<W: Write>(
+    out: &mut W,
+    tags: &[(String, String)],
+    start: &Position,
+    moves: &[Move],
+    result: Option<GameResult>,
+) -> io::Result<()> {
+    let invalid = |message: String| io::Error::new(io::ErrorKind::InvalidInput, message);
+    if let Some((name, _)) = tags.iter().find(|(name, _)| !valid_tag_name(name)) {
+        return Err(invalid(format!(
+            "tag name '{name}' is not a PGN symbol (letters, digits, '_')"
+        )));
+    }
+    let result = result_token(result);
+
+    // Movetext first, so that nothing is written for an illegal move.
+    let mut movetext = String::with_capacity(moves.len() * 7 + 16);
+    let mut line_len = 0;
+    let mut push = |token: &str, movetext: &mut String| {
+        if line_len == 0 {
+        } else if line_len + 1 + token.len() > MAX_LINE_LEN {
+            movetext.push('\n');
+            line_len = 0;
+        } else {
+            movetext.push(' ');
+            line_len += 1;
+        }
+        movetext.push_str(token);
+        line_len += token.len();
+    };
+    let mut pos = start.clone();
+    for (i, m) in moves.iter().enumerate() {
+        if !pos.legal_moves().contains(m) {
+            return Err(invalid(format!(
+                "ply {}: the move {}{} is not legal in {}",
+                i + 1,
+                m.from,
+                m.to,
+                pos.to_fen()
+            )));
+        }
+        let white = pos.side_to_move() == arbiter_rules::Color::White;
+        if white {
+            push(&format!("{}.", pos.fullmove_number()), &mut movetext);
+        } else if i == 0 {
+            push(&format!("{}...", pos.fullmove_number()), &mut movetext);
+        }
+        push(&pos.san(m), &mut movetext);
+        pos.play_in_place(m);
+    }
+    push(result, &mut movetext);
+
+    for (name, default) in SEVEN_TAG_ROSTER {
+        let value = if name == "Result" {
+            result
+        } else {
+            tags.iter()
+                .find(|(n, _)| n == name)
+                .map_or(default, |(_, v)| v.as_str())
+        };
+        write_tag(out, name, value)?;
+    }
+    let chess960 = start.castling_mode() == CastlingMode::Chess960;
+    let mut others: Vec<(&str, Cow<'_, str>)> = tags
+        .iter()
+        .filter(|(n, _)| {
+            !SEVEN_TAG_ROSTER.iter().any(|(r, _)| r == n)
+                && !matches!(n.as_str(), "SetUp" | "FEN" | "Variant")
+        })
+        .map(|(n, v)| (n.as_str(), Cow::Borrowed(v.as_str())))
+        .collect();
+    if chess960 {
+        others.push(("Variant", Cow::Borrowed("Chess960")));
+    }
+    if chess960 || start.to_fen() != STARTING_FEN {
+        others.push(("SetUp", Cow::Borrowed("1")));
+        others.push(("FEN", Cow::Owned(start.to_fen())));
+    }
+    others.sort_by(|a, b| a.0.cmp(b.0));
+    for (name, value) in &others {
+        write_tag(out, name, value)?;
+    }
+    writeln!(out)?;
+    out.write_all(movetext.as_bytes())?;
+    writeln!(out)?;
+    writeln!(out)
+}

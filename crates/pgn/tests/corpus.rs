@@ -1,0 +1,246 @@
+//! Real games: every game of the committed fixtures replays (exact counts), and an opt-in run over
+//! a large corpus directory with a summary of what was found.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use arbiter_pgn::{RawGame, Reader, ReplayOptions, replay};
+
+/// What one file gave.
+#[derive(Default, Debug)]
+struct Tally {
+    games: usize,
+    plies: usize,
+    /// (game index, error text) of every game that failed to read or replay.
+    errors: Vec<(usize, String)>,
+    /// Error counts by kind.
+    kinds: BTreeMap<&'static str, usize>,
+}
+
+fn tally<R: BufRead>(input: R) -> Tally {
+    let mut t = Tally::default();
+    let mut reader = Reader::new(input);
+    let mut raw = RawGame::default();
+    let options = ReplayOptions::default();
+    loop {
+        match reader.read_game(&mut raw) {
+            Ok(false) => break,
+            Ok(true) => {
+                t.games += 1;
+                match replay(&raw, &options) {
+                    Ok(game) => t.plies += game.game.ply(),
+                    Err(e) => {
+                        *t.kinds.entry(e.kind.name()).or_default() += 1;
+                        t.errors.push((e.game, e.to_string()));
+                    }
+                }
+            }
+            Err(e) => {
+                t.games += 1;
+                *t.kinds.entry(e.kind.name()).or_default() += 1;
+                t.errors.push((e.game, e.to_string()));
+            }
+        }
+    }
+    t
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn pgn_files(dir: &Path, with_zst: bool) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.ends_with(".pgn") || (with_zst && name.ends_with(".pgn.zst"))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn open(path: &Path) -> Box<dyn BufRead> {
+    let file = File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if path.to_string_lossy().ends_with(".zst") {
+        let decoder = zstd::stream::read::Decoder::new(file).expect("zstd stream");
+        Box::new(BufReader::with_capacity(1 << 16, decoder))
+    } else {
+        Box::new(BufReader::with_capacity(1 << 16, file))
+    }
+}
+
+/// The committed lichess fixtures (CC0): exact game counts, every game replays.
+#[test]
+fn fixtures_replay_without_error() {
+    let dir = repo_root().join("tests/data/games");
+    let expected: BTreeMap<&str, usize> = [
+        ("lichess-2016-05-first-1000.pgn", 1000),
+        ("lichess-2025-05-sample.pgn", 438),
+    ]
+    .into_iter()
+    .collect();
+    let files = pgn_files(&dir, false);
+    let mut seen = 0;
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let t = tally(open(&path));
+        assert!(t.errors.is_empty(), "{name}: {:?}", t.errors);
+        if let Some(&count) = expected.get(name.as_str()) {
+            assert_eq!(t.games, count, "{name}");
+            seen += 1;
+        }
+        assert!(t.plies > 0, "{name}");
+        // The replay's SAN fast path finds exactly the moves the rules crate's parser finds.
+        for raw in Reader::new(open(&path)) {
+            let raw = raw.unwrap();
+            let fast = replay(&raw, &ReplayOptions::default()).unwrap();
+            let mut game = arbiter_rules::Game::new(fast.game.start().clone());
+            for token in &raw.moves {
+                game.push(&token.text).unwrap();
+            }
+            assert_eq!(fast.game.moves(), game.moves(), "{name} game {}", raw.index);
+        }
+    }
+    assert_eq!(
+        seen,
+        expected.len(),
+        "fixture files missing in {}",
+        dir.display()
+    );
+}
+
+/// Games of the shared corpus that are expected to fail, with the start of their error text:
+/// (file, game index, error prefix).
+const KNOWN_FAILURES: &[(&str, usize, &str)] = &[
+    // chess.com daily Chess960: FEN tag "rnbbknrq/pppppppp/8/8/8/8/PPPPPPPP/RNBBKNRQ w" (2 fields).
+    (
+        "chess960-chesscom-daily-2011-2013.pgn",
+        86,
+        "line 1328:1: bad FEN tag: FEN has 2 fields",
+    ),
+    // chess.com daily: movetext that starts in the middle of the game (e.g. "4. Bb7 5.f3 ...") with
+    // no FEN tag, as the source has it.
+    (
+        "online-chesscom-daily-2008-2013.pgn",
+        1595,
+        "line 20240:4: ply 1 (Bb7): no white bishop can move to b7",
+    ),
+    (
+        "online-chesscom-daily-2008-2013.pgn",
+        3682,
+        "line 46201:6: ply 2 (Ne5): no black knight can move to e5",
+    ),
+    (
+        "online-chesscom-daily-2008-2013.pgn",
+        3690,
+        "line 46304:25: ply 6 (Bh3): no black bishop can move to h3",
+    ),
+    (
+        "online-chesscom-daily-2008-2013.pgn",
+        3693,
+        "line 46342:6: ply 2 (Be6): no black bishop can move to e6",
+    ),
+    (
+        "online-chesscom-daily-2008-2013.pgn",
+        3699,
+        "line 46413:6: ply 2 (Bf5): no black bishop can move to f5",
+    ),
+    (
+        "online-chesscom-daily-2008-2013.pgn",
+        3711,
+        "line 46565:6: ply 2 (Bh5): no black bishop can move to h5",
+    ),
+    (
+        "online-chesscom-daily-2008-2013.pgn",
+        3725,
+        "line 46737:6: ply 2 (Bf5): no black bishop can move to f5",
+    ),
+    (
+        "online-chesscom-daily-2008-2013.pgn",
+        3731,
+        "line 46812:6: ply 2 (Bf5): no black bishop can move to f5",
+    ),
+    (
+        "online-chesscom-daily-2008-2013.pgn",
+        4302,
+        "line 53809:6: ply 2 (Qd8): no black queen can move to d8",
+    ),
+    (
+        "online-chesscom-daily-2008-2013.pgn",
+        5118,
+        "line 63961:16: ply 4 (Bh5): no black bishop can move to h5",
+    ),
+    (
+        "online-chesscom-daily-2008-2013.pgn",
+        6296,
+        "line 79134:3: ply 1 (Bxd5): no white bishop can move to d5",
+    ),
+    // Black's 41st move is written `Z0`, a null move (python-chess test data).
+    (
+        "edge-python-chess-testdata.pgn",
+        0,
+        "line 20:15: null move at ply 82 (Z0)",
+    ),
+];
+
+/// Opt-in: every game of `$ARBITER_CORPUS_DIR` (default `../shared/data/games` beside the
+/// repository; `.pgn` and `.pgn.zst` files) replays, except the games in [`KNOWN_FAILURES`].
+/// Run with `cargo test -p arbiter-pgn --release --test corpus -- --ignored --nocapture`.
+#[test]
+#[ignore = "large corpus outside the repository; run with --ignored"]
+fn shared_corpus_replays() {
+    let dir = std::env::var_os("ARBITER_CORPUS_DIR")
+        .map_or_else(|| repo_root().join("../shared/data/games"), PathBuf::from);
+    if !dir.is_dir() {
+        println!("skipped: ARBITER_CORPUS_DIR not found ({})", dir.display());
+        return;
+    }
+    let started = Instant::now();
+    let (mut files, mut games, mut plies) = (0, 0, 0);
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut unexpected = Vec::new();
+    for path in pgn_files(&dir, true) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let file_started = Instant::now();
+        let t = tally(open(&path));
+        println!(
+            "{name}: {} games, {} plies, {} errors, {:.2}s",
+            t.games,
+            t.plies,
+            t.errors.len(),
+            file_started.elapsed().as_secs_f64()
+        );
+        files += 1;
+        games += t.games;
+        plies += t.plies;
+        for (kind, n) in &t.kinds {
+            *kinds.entry(kind).or_default() += n;
+        }
+        for (index, error) in &t.errors {
+            println!("  game {index}: {error}");
+            let known = KNOWN_FAILURES
+                .iter()
+                .any(|(file, i, prefix)| *file == name && i == index && error.starts_with(prefix));
+            if !known {
+                unexpected.push(format!("{name} game {index}: {error}"));
+            }
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "summary: {files} files, {games} games, {plies} plies, {} errors {kinds:?}, {secs:.2}s, {:.0} games/s",
+        kinds.values().sum::<usize>(),
+        games as f64 / secs
+    );
+    assert!(
+        unexpected.is_empty(),
+        "unexpected errors:\n{}",
+        unexpected.join("\n")
+    );
+}

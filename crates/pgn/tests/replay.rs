@@ -1,0 +1,196 @@
+//! Replay: start positions from the tags, variants, and errors with line, column, ply and reason.
+
+use arbiter_pgn::{RawGame, Reader, ReplayOptions, Variant, replay};
+use arbiter_rules::SanMode;
+
+fn raw(text: &str) -> RawGame {
+    Reader::new(text.as_bytes()).next().unwrap().unwrap()
+}
+
+fn replay_err(text: &str) -> String {
+    replay(&raw(text), &ReplayOptions::default())
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn illegal_move_names_line_column_ply_and_reason() {
+    let err = replay_err(
+        "[Event \"pin\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/1b6/8/3N4/4K3 b - - 0 1\"]\n\n1... Kd8 2. Nf3 *\n",
+    );
+    assert_eq!(
+        err,
+        "line 5:13: ply 2 (Nf3): the knight on d2 is pinned against the king on e1 by the bishop on b4 (FIDE Laws 3.9.2)"
+    );
+}
+
+#[test]
+fn error_kinds() {
+    let g = raw("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# Ke7 1-0");
+    let err = replay(&g, &ReplayOptions::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "line 1:41: ply 8 (Ke7): the king would be in check on e7 from the queen on f7 (FIDE Laws 3.9.2)"
+    );
+    assert_eq!(err.kind.name(), "move_illegal");
+    assert_eq!((err.line, err.column, err.game), (1, 41, 0));
+    let err = replay(&raw("1. Nd2 *"), &ReplayOptions::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "line 1:4: ply 1 (Nd2): d2 is occupied by White's own pawn"
+    );
+    let err = replay(&raw("1. e4 e5 2. N *"), &ReplayOptions::default()).unwrap_err();
+    assert_eq!(err.kind.name(), "move_syntax", "{err}");
+}
+
+#[test]
+fn null_move_is_an_error_with_its_position() {
+    let err = replay(
+        &raw("[Event \"x\"]\n\n1. e4 -- 2. d4 *\n"),
+        &ReplayOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "line 3:7: null move at ply 2 (--): a null move is not a legal move"
+    );
+    assert_eq!(err.kind.name(), "null_move");
+}
+
+#[test]
+fn start_from_the_fen_tag_with_or_without_setup() {
+    for tags in [
+        "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 12\"]\n",
+        "[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 12\"]\n",
+    ] {
+        let g = replay(
+            &raw(&format!("{tags}\n12... Kd7 13. e4 *\n")),
+            &ReplayOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(g.variant, Variant::Standard);
+        assert_eq!(g.game.ply(), 2);
+        assert_eq!(
+            g.game.position().to_fen(),
+            "8/3k4/8/8/4P3/8/8/4K3 b - - 0 13"
+        );
+    }
+    // An empty FEN tag says nothing: the standard start position.
+    let g = replay(
+        &raw("[SetUp \"1\"]\n[FEN \"\"]\n\n1. e4 *"),
+        &ReplayOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(g.game.ply(), 1);
+}
+
+#[test]
+fn bad_fen_tag() {
+    let err = replay_err("[Event \"x\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3 w\"]\n\n*\n");
+    assert_eq!(
+        err,
+        "line 2:1: bad FEN tag: FEN has 2 fields, expected 6 (placement, side to move, castling, en passant, halfmove clock, fullmove number)"
+    );
+}
+
+#[test]
+fn chess960_variant_spellings_and_xfen_castling() {
+    for spelling in [
+        "Chess960",
+        "Chess 960",
+        "chess 960",
+        "fischerandom",
+        "Fischerandom",
+        "Fischer Random",
+    ] {
+        let text = format!(
+            "[Variant \"{spelling}\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/1R2K1R1 w KQ - 0 1\"]\n\n1. O-O Kd7 2. O-O-O *\n"
+        );
+        let err = replay(&raw(&text), &ReplayOptions::default()).unwrap_err();
+        // After O-O the king has no castling right left: the second castling is refused.
+        assert_eq!(err.kind.name(), "move_illegal", "{spelling}");
+        assert_eq!((err.line, err.column), (5, 15));
+        let text = text.replace(" 2. O-O-O", "");
+        let g = replay(&raw(&text), &ReplayOptions::default()).unwrap();
+        assert_eq!(g.variant, Variant::Chess960, "{spelling}");
+        assert_eq!(g.game.position().board_fen(), "8/3k4/8/8/8/8/8/1R3RK1");
+    }
+}
+
+#[test]
+fn chess960_start_without_fen_and_shredder_fen_without_variant() {
+    let g = replay(
+        &raw("[Variant \"Chess960\"]\n\n1. e4 e5 2. O-O *"),
+        &ReplayOptions::default(),
+    );
+    assert!(g.is_err(), "O-O needs the bishop and knight gone");
+    let g = replay(
+        &raw("[Variant \"Chess960\"]\n\n1. e4 e5 *"),
+        &ReplayOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(g.variant, Variant::Chess960);
+    // No Variant tag, but castling rights in Shredder-FEN: read as Chess960.
+    let g = replay(
+        &raw("[FEN \"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9\"]\n\n9. g3 *"),
+        &ReplayOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(g.variant, Variant::Chess960);
+}
+
+#[test]
+fn unsupported_variant() {
+    assert_eq!(
+        replay_err("[Event \"x\"]\n[Variant \"Crazyhouse\"]\n\n1. e4 *"),
+        "line 2:1: unsupported variant 'Crazyhouse'"
+    );
+    for standard in ["Standard", "From Position", "normal", ""] {
+        assert_eq!(
+            Variant::from_tag(standard),
+            Some(Variant::Standard),
+            "{standard}"
+        );
+    }
+}
+
+#[test]
+fn uci_movetext_and_tolerant_san() {
+    let g = replay(
+        &raw("e2e4 e7e5 g1f3 b8c6 f1b5 a7a6 *"),
+        &ReplayOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(g.game.ply(), 6);
+    let g = replay(
+        &raw("1. e4 d5 2. exd5 Qxd5 3. Ng1-f3 Bg4 4. Bf1-e2 Nc6 5. 0-0 *"),
+        &ReplayOptions::default(),
+    );
+    assert_eq!(g.unwrap().game.ply(), 9);
+    let strict = ReplayOptions {
+        san_mode: SanMode::Strict,
+        accept_uci: false,
+        ..ReplayOptions::default()
+    };
+    let err = replay(&raw("1. e4 e5 2. Ng1f3 *"), &strict).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "line 1:13: ply 3 (Ng1f3): not strict SAN: write 'Nf3'"
+    );
+    assert_eq!(err.kind.name(), "move_not_strict");
+}
+
+#[test]
+fn en_passant_promotion_and_disambiguation() {
+    let g = replay(
+        &raw("[FEN \"r3k2r/1P6/8/3pP3/8/8/8/R3K1NR w KQkq d6 0 2\"]\n\n2. exd6 Kd7 3. bxa8=N Kxd6 4. Nf3 Ke7 5. Nd2 Rh2 6. Nf1 Ke8 7. O-O-O *"),
+        &ReplayOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(g.game.ply(), 11);
+    let err = replay_err("[FEN \"4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1\"]\n\n1. Kf2 Kd7 2. R1e1 *");
+    assert_eq!(
+        err,
+        "line 3:15: ply 3 (R1e1): ambiguous: it fits Rae1, Rhe1"
+    );
+}
