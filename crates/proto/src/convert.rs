@@ -10,8 +10,9 @@
 use std::{collections::HashMap, fmt::Write as _};
 
 use arbiter_rules::{
-    Claim, ClaimKind, Color, FenError, Game, GameResult, Move, MoveError, MoveKind, Outcome, Piece,
-    PlyError, Position, Role, Square, Status, Termination,
+    AdjudicationRequest, AnalysisBudget, Claim, ClaimKind, Color, FenError, Game, GameEvent,
+    GameResult, Move, MoveError, MoveKind, Outcome, Piece, PlyError, Position, Role, Square,
+    Status, Termination,
 };
 use tonic::Code;
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt as _};
@@ -557,7 +558,8 @@ pub fn play_moves(
 
 /// Reads a game at `field` (e.g. `"game"`): its start position (absent: the initial position)
 /// and moves, played in order. A bad move fails with field `"<field>.moves[i]"` (0-based) and a
-/// reason starting with its 1-based ply.
+/// reason starting with its 1-based ply. `budget` bounds the dead position analysis run along
+/// the game (FIDE 5.2.2).
 ///
 /// # Errors
 ///
@@ -566,11 +568,12 @@ pub fn game_from_wire(
     game: &v1::Game,
     field: &str,
     max_moves: usize,
+    budget: AnalysisBudget,
 ) -> Result<Game, ConvertError> {
     let moves_field = join(field, "moves");
     check_move_count(game.moves.len(), max_moves, &moves_field)?;
     let start = optional_position_from_wire(game.start.as_ref(), &join(field, "start"))?;
-    let mut played = Game::new(start);
+    let mut played = Game::with_dead_position_analysis(start, budget);
     for (index, text) in game.moves.iter().enumerate() {
         let item = format!("{moves_field}[{index}]");
         if text.trim().is_empty() {
@@ -611,28 +614,12 @@ pub fn termination_to_wire(termination: Termination) -> v1::Termination {
         Termination::SeventyFiveMoveRule => v1::Termination::SeventyFiveMoveRule,
         Termination::ThreefoldRepetition => v1::Termination::ThreefoldRepetition,
         Termination::FiftyMoveRule => v1::Termination::FiftyMoveRule,
-        // Endings added to the rules later are told apart by their article.
-        #[allow(unreachable_patterns)]
-        _ => termination_by_article(termination.article()),
-    }
-}
-
-/// The wire termination of a FIDE Laws article.
-fn termination_by_article(article: &str) -> v1::Termination {
-    match article {
-        "5.1.1" => v1::Termination::Checkmate,
-        "5.2.1" => v1::Termination::Stalemate,
-        "5.2.2" => v1::Termination::DeadPosition,
-        "9.6.1" => v1::Termination::FivefoldRepetition,
-        "9.6.2" => v1::Termination::SeventyFiveMoveRule,
-        "9.2" => v1::Termination::ThreefoldRepetition,
-        "9.3" => v1::Termination::FiftyMoveRule,
-        "6.9" => v1::Termination::FlagFall,
-        "5.1.2" => v1::Termination::Resignation,
-        "7.5.5" => v1::Termination::SecondIllegalMove,
-        "5.2.3" => v1::Termination::AgreedDraw,
-        "6.7.1" => v1::Termination::Forfeit,
-        _ => v1::Termination::Unspecified,
+        Termination::DeadPosition => v1::Termination::DeadPosition,
+        Termination::FlagFall => v1::Termination::FlagFall,
+        Termination::Resignation => v1::Termination::Resignation,
+        Termination::SecondIllegalMove => v1::Termination::SecondIllegalMove,
+        Termination::AgreedDraw => v1::Termination::AgreedDraw,
+        Termination::Forfeit => v1::Termination::Forfeit,
     }
 }
 
@@ -671,39 +658,95 @@ pub fn claim_kind_to_wire(kind: ClaimKind) -> v1::ClaimKind {
     }
 }
 
-/// The wire claims of a game: each names its article and, when it is made by announcing a move,
-/// that move described in full.
+/// The wire form of a claim available in `position`: its article and, when it is made by
+/// announcing a move, that move described in full.
+#[must_use]
+pub fn claim_to_wire(position: &Position, claim: &Claim) -> v1::Claim {
+    v1::Claim {
+        kind: claim_kind_to_wire(claim.kind).into(),
+        fide_article: claim.kind.article().to_owned(),
+        claimable_now: claim.by_move.is_none(),
+        r#move: claim.by_move.map(|mv| move_to_wire(position, &mv).0),
+    }
+}
+
+/// The wire claims of a game at its current position.
 #[must_use]
 pub fn claims_to_wire(game: &Game) -> Vec<v1::Claim> {
     game.claims()
         .iter()
-        .map(|claim: &Claim| v1::Claim {
-            kind: claim_kind_to_wire(claim.kind).into(),
-            fide_article: claim.kind.article().to_owned(),
-            claimable_now: claim.by_move.is_none(),
-            r#move: claim.by_move.map(|mv| move_to_wire(game.position(), &mv).0),
+        .map(|claim| claim_to_wire(game.position(), claim))
+        .collect()
+}
+
+/// Reads the optional end-of-game event at `field` (e.g. `"event"`).
+///
+/// # Errors
+///
+/// A [`ConvertError`] for an unknown kind, or a missing or unknown side where the kind needs one.
+pub fn event_from_wire(
+    event: Option<&v1::GameEvent>,
+    field: &str,
+) -> Result<Option<GameEvent>, ConvertError> {
+    let Some(event) = event else {
+        return Ok(None);
+    };
+    let kind = v1::GameEventKind::try_from(event.kind).map_err(|_| {
+        ConvertError::new(
+            join(field, "kind"),
+            ErrorReason::InvalidValue,
+            format!("{} is not a GameEventKind value", event.kind),
+        )
+    })?;
+    let side = || color_from_wire(event.side, &join(field, "side"));
+    Ok(match kind {
+        v1::GameEventKind::Unspecified => None,
+        v1::GameEventKind::FlagFall => Some(GameEvent::FlagFall(side()?)),
+        v1::GameEventKind::Resignation => Some(GameEvent::Resignation(side()?)),
+        v1::GameEventKind::SecondIllegalMove => Some(GameEvent::SecondIllegalMove(side()?)),
+        v1::GameEventKind::AgreedDraw => Some(GameEvent::AgreedDraw),
+        v1::GameEventKind::Forfeit => Some(GameEvent::Forfeit(side()?)),
+    })
+}
+
+/// Describes a series of legal moves from `start` for the wire.
+#[must_use]
+pub fn line_to_wire(start: &Position, line: &[Move]) -> Vec<v1::Move> {
+    let mut position = start.clone();
+    line.iter()
+        .map(|mv| {
+            let (wire, after) = move_to_wire(&position, mv);
+            position = after;
+            wire
         })
         .collect()
 }
 
-/// Adjudicates a game: the first automatic ending if any; otherwise, with `claim_draw`, a draw
-/// claim valid now (FIDE 9.2, 9.3); otherwise ongoing.
+/// Adjudicates a game under the FIDE Laws: the rules' automatic endings first, then the event,
+/// then a dead position found by analysis, then (with `request.claim_draw`) a draw claim valid
+/// now; otherwise the game is ongoing and the claims available are listed.
 #[must_use]
-pub fn adjudicate(game: &Game, claim_draw: bool) -> v1::AdjudicateGameResponse {
-    let ended = game
-        .outcome()
-        .or_else(|| claim_draw.then(|| game.claim_draw()).flatten());
+pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> v1::AdjudicateGameResponse {
+    let verdict = arbiter_rules::adjudicate(game, request);
     let position = game.position();
     v1::AdjudicateGameResponse {
-        outcome: Some(ended.map_or_else(|| ongoing_to_wire(game.ply()), |o| outcome_to_wire(&o))),
-        claims: if ended.is_some() {
-            Vec::new()
-        } else {
-            claims_to_wire(game)
-        },
+        outcome: Some(
+            verdict
+                .outcome
+                .map_or_else(|| ongoing_to_wire(game.ply()), |o| outcome_to_wire(&o)),
+        ),
+        claims: verdict
+            .claims
+            .iter()
+            .map(|claim| claim_to_wire(position, claim))
+            .collect(),
         fen: position.to_fen(),
         status: Some(status_to_wire(position)),
         ply_count: u32::try_from(game.ply()).unwrap_or(u32::MAX),
+        explanation: verdict.explanation,
+        evidence: line_to_wire(position, &verdict.evidence),
+        plies_after_end: u32::try_from(verdict.plies_after_end).unwrap_or(u32::MAX),
+        undetermined: verdict.undetermined,
     }
 }
 
@@ -835,6 +878,15 @@ mod tests {
         assert_eq!(error.kind, ErrorReason::LimitExceeded);
     }
 
+    const BUDGET: AnalysisBudget = AnalysisBudget::Fast;
+
+    fn claim() -> AdjudicationRequest {
+        AdjudicationRequest {
+            claim_draw: true,
+            ..AdjudicationRequest::default()
+        }
+    }
+
     fn game(moves: &[&str]) -> v1::Game {
         v1::Game {
             start: None,
@@ -844,8 +896,9 @@ mod tests {
 
     #[test]
     fn fools_mate_is_adjudicated() {
-        let played = game_from_wire(&game(&["f3", "e7e5", "g4", "Qh4#"]), "game", 100).unwrap();
-        let response = adjudicate(&played, false);
+        let played =
+            game_from_wire(&game(&["f3", "e7e5", "g4", "Qh4#"]), "game", 100, BUDGET).unwrap();
+        let response = adjudicate(&played, &AdjudicationRequest::default());
         let outcome = response.outcome.unwrap();
         assert_eq!(outcome.result, i32::from(v1::Result::BlackWins));
         assert_eq!(outcome.termination, i32::from(v1::Termination::Checkmate));
@@ -856,7 +909,7 @@ mod tests {
 
     #[test]
     fn game_move_errors_name_the_ply() {
-        let error = game_from_wire(&game(&["e4", "e5", "Ke3"]), "game", 100).unwrap_err();
+        let error = game_from_wire(&game(&["e4", "e5", "Ke3"]), "game", 100, BUDGET).unwrap_err();
         assert_eq!(error.field, "game.moves[2]");
         assert!(
             error.reason.starts_with("ply 3 (Ke3): "),
@@ -868,13 +921,13 @@ mod tests {
     #[test]
     fn threefold_claim_is_offered_and_applied() {
         let moves = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"];
-        let played = game_from_wire(&game(&moves), "game", 100).unwrap();
-        let open = adjudicate(&played, false);
+        let played = game_from_wire(&game(&moves), "game", 100, BUDGET).unwrap();
+        let open = adjudicate(&played, &AdjudicationRequest::default());
         assert_eq!(open.outcome.unwrap().result, i32::from(v1::Result::Ongoing));
         assert!(open.claims.iter().any(|c| c.claimable_now
             && c.kind == i32::from(v1::ClaimKind::ThreefoldRepetition)
             && c.fide_article == "9.2"));
-        let claimed = adjudicate(&played, true).outcome.unwrap();
+        let claimed = adjudicate(&played, &claim()).outcome.unwrap();
         assert_eq!(claimed.result, i32::from(v1::Result::Draw));
         assert_eq!(
             claimed.termination,
@@ -885,8 +938,8 @@ mod tests {
     #[test]
     fn claim_by_move_names_the_move() {
         let moves = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"];
-        let played = game_from_wire(&game(&moves), "game", 100).unwrap();
-        let response = adjudicate(&played, true);
+        let played = game_from_wire(&game(&moves), "game", 100, BUDGET).unwrap();
+        let response = adjudicate(&played, &claim());
         assert_eq!(
             response.outcome.unwrap().result,
             i32::from(v1::Result::Ongoing)
@@ -898,5 +951,51 @@ mod tests {
             .and_then(|c| c.r#move.as_ref())
             .unwrap();
         assert_eq!(by_move.san, "Ng8");
+    }
+
+    #[test]
+    fn flag_fall_against_a_lone_king_is_a_draw() {
+        let start = v1::Position {
+            kind: Some(v1::position::Kind::Fen(
+                "8/8/4k3/8/8/4K3/8/q7 w - - 0 1".to_owned(),
+            )),
+        };
+        let game = v1::Game {
+            start: Some(start),
+            moves: Vec::new(),
+        };
+        let played = game_from_wire(&game, "game", 100, BUDGET).unwrap();
+        let event = event_from_wire(
+            Some(&v1::GameEvent {
+                kind: v1::GameEventKind::FlagFall.into(),
+                side: v1::Color::Black.into(),
+            }),
+            "event",
+        )
+        .unwrap();
+        let request = AdjudicationRequest {
+            event,
+            ..AdjudicationRequest::default()
+        };
+        let response = adjudicate(&played, &request);
+        let outcome = response.outcome.unwrap();
+        assert_eq!(
+            outcome.result,
+            i32::from(v1::Result::Draw),
+            "{}",
+            response.explanation
+        );
+        assert_eq!(outcome.termination, i32::from(v1::Termination::FlagFall));
+        assert_eq!(outcome.fide_article, "6.9");
+    }
+
+    #[test]
+    fn event_side_is_required() {
+        let event = v1::GameEvent {
+            kind: v1::GameEventKind::Resignation.into(),
+            side: 0,
+        };
+        let error = event_from_wire(Some(&event), "event").unwrap_err();
+        assert_eq!(error.field, "event.side");
     }
 }

@@ -42,6 +42,12 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_moves: u32,
 
+    /// How much analysis adjudication may spend on dead positions and on "can the opponent
+    /// still checkmate?" (flag fall, resignation): material checks only, a fast sound check, or
+    /// the full helpmate search (bounded by the analyzer, and by the request timeout).
+    #[arg(long, env = "ARBITER_ANALYSIS", value_enum, default_value_t = Analysis::Full)]
+    pub analysis: Analysis,
+
     /// Longest time a call may take before it fails with DEADLINE_EXCEEDED (e.g. "10s",
     /// "500ms"); a shorter `grpc-timeout` from the client wins.
     #[arg(long, env = "ARBITER_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
@@ -76,6 +82,27 @@ pub struct ServeArgs {
     /// (default "info").
     #[arg(long, env = "ARBITER_LOG_FORMAT")]
     pub log_format: Option<LogFormat>,
+}
+
+/// Analysis budget of adjudication (see `arbiter_rules::AnalysisBudget`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Analysis {
+    /// Material checks only (microseconds).
+    Material,
+    /// Material checks and a fast, sound but incomplete unwinnability check.
+    Fast,
+    /// Material checks and the full helpmate search.
+    Full,
+}
+
+impl From<Analysis> for arbiter_rules::AnalysisBudget {
+    fn from(analysis: Analysis) -> Self {
+        match analysis {
+            Analysis::Material => Self::Material,
+            Analysis::Fast => Self::Fast,
+            Analysis::Full => Self::Full,
+        }
+    }
 }
 
 /// How log lines are written.

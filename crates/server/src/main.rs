@@ -14,7 +14,9 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => {
             logging::init(args.log_format);
-            run_async(async move {
+            // Chess work runs on the blocking pool: at most one thread per admitted call.
+            let blocking_threads = usize::try_from(args.concurrency_limit).unwrap_or(512);
+            run_async(blocking_threads, async move {
                 let bound = Bound::bind(args).await?;
                 let addr = bound.local_addr()?;
                 // A plain line on stdout that scripts and end-to-end tests read.
@@ -26,7 +28,7 @@ fn main() -> ExitCode {
             })
         }
         Command::Perft(args) => perft(&args),
-        Command::HealthCheck(args) => run_async(async move {
+        Command::HealthCheck(args) => run_async(1, async move {
             health_check::run(&args).await?;
             println!("SERVING");
             Ok(())
@@ -35,9 +37,13 @@ fn main() -> ExitCode {
 }
 
 /// Runs `task` on a multi-threaded runtime and turns its error into exit status 1.
-fn run_async(task: impl Future<Output = Result<(), Box<dyn std::error::Error>>>) -> ExitCode {
+fn run_async(
+    blocking_threads: usize,
+    task: impl Future<Output = Result<(), Box<dyn std::error::Error>>>,
+) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .max_blocking_threads(blocking_threads.max(1))
         .build()
     {
         Ok(runtime) => runtime,

@@ -137,6 +137,7 @@ impl Bound {
 
         let limits = Limits {
             max_moves: usize::try_from(args.max_moves).unwrap_or(usize::MAX),
+            analysis: args.analysis.into(),
         };
         let max_bytes = usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX);
         let arbiter = ArbiterServiceServer::new(Arbiter::new(limits))

@@ -4,8 +4,9 @@
 use std::time::Duration;
 
 use arbiter_proto::v1::{
-    AdjudicateGameRequest, ApplyMoveRequest, ApplyMovesRequest, Board, Game, ListLegalMovesRequest,
-    Position, ValidatePositionRequest, adjudicate_game_request, apply_move_request,
+    AdjudicateGameRequest, ApplyMoveRequest, ApplyMovesRequest, Board, Color, Game, GameEvent,
+    GameEventKind, ListLegalMovesRequest, Position, Result as GameResult, Termination,
+    ValidatePositionRequest, adjudicate_game_request, apply_move_request,
     arbiter_service_client::ArbiterServiceClient, position,
 };
 use arbiter_server::{
@@ -178,6 +179,7 @@ async fn pgn_is_unimplemented_for_now() {
         .adjudicate_game(AdjudicateGameRequest {
             source: Some(adjudicate_game_request::Source::Pgn("1. e4 *".to_owned())),
             claim_draw: false,
+            event: None,
         })
         .await
         .expect_err("unimplemented");
@@ -190,6 +192,7 @@ async fn pgn_is_unimplemented_for_now() {
                 moves: strings(&["f3", "e5", "g4", "Qh4#"]),
             })),
             claim_draw: false,
+            event: None,
         })
         .await
         .expect("answer")
@@ -353,4 +356,32 @@ async fn apply_move_on_a_game_reports_outcome_and_claims() {
         details.bad_request().expect("bad request").field_violations[0].field,
         "move"
     );
+}
+
+#[tokio::test]
+async fn resignation_is_a_loss_with_a_mating_line_as_evidence() {
+    let running = start(&[]).await;
+    let mut client = ArbiterServiceClient::new(running.channel.clone());
+    let response = client
+        .adjudicate_game(AdjudicateGameRequest {
+            source: Some(adjudicate_game_request::Source::Game(Game {
+                start: fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1"),
+                moves: Vec::new(),
+            })),
+            claim_draw: false,
+            event: Some(GameEvent {
+                kind: GameEventKind::Resignation.into(),
+                side: Color::Black.into(),
+            }),
+        })
+        .await
+        .expect("answer")
+        .into_inner();
+    let outcome = response.outcome.expect("outcome");
+    assert_eq!(outcome.result, i32::from(GameResult::WhiteWins));
+    assert_eq!(outcome.termination, i32::from(Termination::Resignation));
+    assert_eq!(outcome.fide_article, "5.1.2");
+    assert!(!response.explanation.is_empty());
+    let last = response.evidence.last().expect("a mating line");
+    assert!(last.is_checkmate, "{:?}", response.evidence);
 }
