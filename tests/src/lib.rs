@@ -1,0 +1,77 @@
+//! # arbiter-e2e
+//!
+//! End-to-end tests of the `arbiter` binary: each test starts the real binary with
+//! `arbiter serve --grpc-addr 127.0.0.1:0`, reads the address it prints on standard output
+//! (`arbiter listening on 127.0.0.1:PORT`), talks to it over a real socket (tonic clients,
+//! `arbiter health-check`, `buf curl` through server reflection) and stops it by PID. Every wait
+//! is bounded by a timeout, and a server still running when its [`server::Server`] handle is
+//! dropped (a failed assertion included) is killed.
+//!
+//! This library is the harness; the tests are in `tests/*.rs`:
+//!
+//! | file | what |
+//! |---|---|
+//! | `tests/rpc.rs` | every RPC through a tonic client, exact values, error details |
+//! | `tests/health.rs` | gRPC health, `arbiter health-check`, SIGTERM drain and exit code |
+//! | `tests/buf_curl.rs` | proto3 JSON through `buf curl` and reflection, one call per RPC |
+//! | `tests/games.rs` | real lichess games (CC0) replayed through ApplyMove and ApplyMoves |
+//!
+//! ## Which binary is tested
+//!
+//! Cargo builds another package's binaries for no integration test (`CARGO_BIN_EXE_<name>` only
+//! exists inside the package that owns the binary), so [`binary::arbiter`] does it itself:
+//!
+//! 1. `ARBITER_BIN=/path/to/arbiter` wins: that file is tested as is (also the way to test a
+//!    cross-compiled or installed binary).
+//! 2. Otherwise, when run by cargo (`CARGO` is set), it runs
+//!    `cargo build -p arbiter-server --bin arbiter --profile P --target-dir T` once per test
+//!    executable, where `T/P` is where the running test executable lives (`T/<profile dir>/deps/`).
+//!    So `cargo test --workspace --release` tests `T/release/arbiter` built from the same tree, and
+//!    a stale binary is never tested. When the binary is up to date this takes well under a
+//!    second; the first time it compiles the server's `main.rs` and links.
+//! 3. Run by hand without `CARGO`, the binary next to the test executable's profile directory is
+//!    used if it exists.
+//!
+//! ## `buf curl`
+//!
+//! `tests/buf_curl.rs` needs the pinned `buf` that `make tools` installs into
+//! `node_modules/.bin/buf` (or `ARBITER_BUF=/path/to/buf`). Without it those tests fail and say
+//! to run `make tools`; `ARBITER_SKIP_BUF=1` skips them, printing that they were skipped.
+
+pub mod binary;
+pub mod buf;
+pub mod command;
+pub mod pgn;
+pub mod server;
+
+use std::{future::Future, path::PathBuf, time::Duration};
+
+/// Longest wait for any single RPC made by a test.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The workspace root (the parent of this crate's directory).
+#[must_use]
+pub fn workspace_root() -> PathBuf {
+    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir
+        .parent()
+        .map_or_else(|| manifest_dir.clone(), PathBuf::from)
+}
+
+/// The directory of this crate's test fixtures (`tests/data`).
+#[must_use]
+pub fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data")
+}
+
+/// Awaits `future` for at most [`CALL_TIMEOUT`].
+///
+/// # Panics
+///
+/// Panics, naming `what`, when the future does not complete in time.
+pub async fn within<F: Future>(what: &str, future: F) -> F::Output {
+    match tokio::time::timeout(CALL_TIMEOUT, future).await {
+        Ok(output) => output,
+        Err(_) => panic!("{what}: no answer within {CALL_TIMEOUT:?}"),
+    }
+}

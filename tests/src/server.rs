@@ -1,0 +1,255 @@
+//! A running `arbiter serve` process on an ephemeral loopback port.
+
+use std::{
+    io::{BufRead, BufReader, Read},
+    net::SocketAddr,
+    process::{Child, Command, ExitStatus, Stdio},
+    sync::{Arc, Mutex, mpsc},
+    thread,
+    time::Duration,
+};
+
+use arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient;
+use tonic::transport::{Channel, Endpoint};
+
+/// Longest wait for the server to print its address.
+pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The line prefix `arbiter serve` prints on standard output once it listens.
+pub const LISTENING_PREFIX: &str = "arbiter listening on ";
+
+/// How much of the server's standard error is kept for failure messages.
+const STDERR_KEPT: usize = 16 * 1024;
+
+/// A running `arbiter serve --grpc-addr 127.0.0.1:0`. Dropping it kills the process if it still
+/// runs, so no test leaves a server behind, even when an assertion fails.
+#[derive(Debug)]
+pub struct Server {
+    child: Child,
+    addr: SocketAddr,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Server {
+    /// Starts the server with default flags.
+    ///
+    /// # Panics
+    ///
+    /// Panics when the process cannot be started or prints no address in time.
+    #[must_use]
+    pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// Starts the server with extra `arbiter serve` flags (e.g. `["--lame-duck", "1s"]`).
+    ///
+    /// # Panics
+    ///
+    /// Panics when the process cannot be started or prints no address within
+    /// [`STARTUP_TIMEOUT`]; the message includes what it wrote on standard error.
+    #[must_use]
+    pub fn start_with(args: &[&str]) -> Self {
+        let binary = crate::binary::arbiter();
+        let mut child = Command::new(binary)
+            .args([
+                "serve",
+                "--grpc-addr",
+                "127.0.0.1:0",
+                "--log-format",
+                "json",
+            ])
+            .args(args)
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|error| panic!("cannot start {}: {error}", binary.display()));
+
+        let stderr = Arc::new(Mutex::new(String::new()));
+        if let Some(pipe) = child.stderr.take() {
+            let kept = Arc::clone(&stderr);
+            thread::spawn(move || keep_tail(pipe, &kept));
+        }
+        let (addr_tx, addr_rx) = mpsc::channel();
+        if let Some(pipe) = child.stdout.take() {
+            thread::spawn(move || {
+                let mut addr_tx = Some(addr_tx);
+                for line in BufReader::new(pipe).lines() {
+                    let Ok(line) = line else { break };
+                    if let Some(addr) = line.strip_prefix(LISTENING_PREFIX)
+                        && let Some(tx) = addr_tx.take()
+                    {
+                        let _ = tx.send(addr.trim().to_owned());
+                    }
+                }
+            });
+        }
+
+        let printed = addr_rx.recv_timeout(STARTUP_TIMEOUT);
+        let mut server = Self {
+            child,
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            stderr,
+        };
+        match printed {
+            Ok(addr) => {
+                server.addr = addr.parse().unwrap_or_else(|error| {
+                    panic!("the server printed an unreadable address {addr:?}: {error}")
+                });
+            }
+            Err(_) => {
+                let status = server.child.try_wait().ok().flatten();
+                panic!(
+                    "the server printed no {LISTENING_PREFIX:?} line within {STARTUP_TIMEOUT:?} \
+                     (exit status: {status:?})\nstderr:\n{}",
+                    server.stderr_tail()
+                );
+            }
+        }
+        assert!(server.addr.ip().is_loopback(), "bound {}", server.addr);
+        assert_ne!(server.addr.port(), 0, "the printed port is the real one");
+        server
+    }
+
+    /// The address the server listens on.
+    #[must_use]
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The process id.
+    #[must_use]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The last few KiB the server wrote on standard error (its logs).
+    ///
+    /// # Panics
+    ///
+    /// Panics if the log reader thread panicked.
+    #[must_use]
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.lock().expect("stderr buffer").clone()
+    }
+
+    /// A connected channel to the server.
+    ///
+    /// # Panics
+    ///
+    /// Panics when no connection is made within [`crate::CALL_TIMEOUT`].
+    pub async fn channel(&self) -> Channel {
+        let endpoint = Endpoint::from_shared(self.url())
+            .expect("a valid URL")
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(crate::CALL_TIMEOUT);
+        crate::within("connect", endpoint.connect())
+            .await
+            .unwrap_or_else(|error| panic!("cannot connect to {}: {error}", self.url()))
+    }
+
+    /// A connected `arbiter.v1.ArbiterService` client.
+    ///
+    /// # Panics
+    ///
+    /// As [`Server::channel`].
+    pub async fn client(&self) -> ArbiterServiceClient<Channel> {
+        ArbiterServiceClient::new(self.channel().await)
+    }
+
+    /// Sends a signal (`"TERM"`, `"INT"`, ...) to the server with `kill -SIG PID`.
+    ///
+    /// # Panics
+    ///
+    /// Panics when `kill` fails.
+    pub fn signal(&self, signal: &str) {
+        let output = crate::command::run(
+            Command::new("kill")
+                .arg(format!("-{signal}"))
+                .arg(self.pid().to_string()),
+            Duration::from_secs(10),
+        );
+        assert!(
+            output.status.success(),
+            "kill -{signal} {} failed: {}",
+            self.pid(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    /// Waits at most `timeout` for the process to exit and returns its status.
+    ///
+    /// # Panics
+    ///
+    /// Panics (after killing it) when the process still runs at the deadline.
+    pub fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
+        crate::command::wait(&mut self.child, timeout).unwrap_or_else(|| {
+            panic!(
+                "the server did not exit within {timeout:?} and was killed\nstderr:\n{}",
+                self.stderr_tail()
+            )
+        })
+    }
+}
+
+impl Server {
+    /// Waits at most `timeout` for the process to exit, without blocking the async runtime (so
+    /// that this process's own connections to the server can still close), and returns its
+    /// status.
+    ///
+    /// # Panics
+    ///
+    /// Panics (after killing it) when the process still runs at the deadline.
+    pub async fn exited(&mut self, timeout: Duration) -> ExitStatus {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return status,
+                Ok(None) if tokio::time::Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                Ok(None) | Err(_) => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    panic!(
+                        "the server did not exit within {timeout:?} and was killed\nstderr:\n{}",
+                        self.stderr_tail()
+                    );
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Copies `pipe` into `kept`, keeping only the last [`STDERR_KEPT`] bytes or so.
+fn keep_tail(pipe: impl Read, kept: &Mutex<String>) {
+    for line in BufReader::new(pipe).lines() {
+        let Ok(line) = line else { break };
+        let Ok(mut kept) = kept.lock() else { break };
+        kept.push_str(&line);
+        kept.push('\n');
+        if kept.len() > 2 * STDERR_KEPT {
+            let mut cut = kept.len() - STDERR_KEPT;
+            while !kept.is_char_boundary(cut) {
+                cut += 1;
+            }
+            kept.drain(..cut);
+        }
+    }
+}
