@@ -43,7 +43,6 @@
 mod error;
 mod reader;
 mod replay;
-mod san;
 mod writer;
 
 pub use error::{ErrorKind, PgnError};

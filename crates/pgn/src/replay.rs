@@ -5,7 +5,6 @@ use arbiter_rules::{CastlingMode, FenError, FenOptions, Game, Move, Position, Sa
 
 use crate::error::{ErrorKind, PgnError};
 use crate::reader::{RawGame, SanToken};
-use crate::san::fast_san;
 
 /// The variants that can be replayed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -157,11 +156,6 @@ fn parse_token(
         });
     }
     let text = token.text.as_str();
-    if options.san_mode == SanMode::Tolerant
-        && let Some(m) = fast_san(pos, text)
-    {
-        return Ok(m);
-    }
     let parsed = if options.accept_uci && options.san_mode == SanMode::Tolerant {
         pos.parse_move(text)
     } else if options.accept_uci && is_uci(text) {

@@ -228,15 +228,19 @@ impl Position {
             }
         } else {
             s.push(m.role.upper_char());
-            let others: Vec<Square> = self
-                .legal_moves()
+            let others = self.legal_moves_to(m.role, Bitboard::from_square(m.to));
+            let others = others
                 .iter()
-                .filter(|o| o.role == m.role && o.to == m.to && o.from != m.from && !o.is_castle())
-                .map(|o| o.from)
-                .collect();
-            if !others.is_empty() {
-                let same_file = others.iter().any(|o| o.file() == m.from.file());
-                let same_rank = others.iter().any(|o| o.rank() == m.from.rank());
+                .filter(|o| o.from != m.from && !o.is_castle())
+                .map(|o| o.from);
+            let mut any = false;
+            let (mut same_file, mut same_rank) = (false, false);
+            for o in others {
+                any = true;
+                same_file |= o.file() == m.from.file();
+                same_rank |= o.rank() == m.from.rank();
+            }
+            if any {
                 if !same_file {
                     s.push(m.from.file().char());
                 } else if !same_rank {
@@ -298,14 +302,14 @@ impl Position {
         if !text.is_ascii() {
             return Err(syntax(original, "SAN uses ASCII letters and digits only"));
         }
-        let legal = self.legal_moves();
         let castle = match text {
             "O-O" | "0-0" | "o-o" => Some(true),
             "O-O-O" | "0-0-0" | "o-o-o" => Some(false),
             _ => None,
         };
         if let Some(kingside) = castle {
-            return legal
+            return self
+                .legal_moves_to(Role::King, self.castling_rights())
                 .iter()
                 .find(|m| m.is_castle() && m.is_kingside_castle() == kingside)
                 .copied()
@@ -394,20 +398,18 @@ impl Position {
                 && pawn_file.is_none_or(|f| m.from.file() == f)
                 && from_rank.is_none_or(|r| m.from.rank() == r)
         };
-        let candidates: Vec<Move> = legal.iter().filter(fits).copied().collect();
-        let with_promotion: Vec<Move> = candidates
-            .iter()
-            .filter(|m| m.promotion == promotion)
-            .copied()
-            .collect();
-        match with_promotion.as_slice() {
-            [m] => return Ok(*m),
-            [] => {}
-            many => {
+        let mut candidates = self.legal_moves_to(role, Bitboard::from_square(to));
+        candidates.retain(|m| fits(&m));
+        let mut with_promotion = candidates.iter().filter(|m| m.promotion == promotion);
+        match (with_promotion.next(), with_promotion.next()) {
+            (Some(m), None) => return Ok(*m),
+            (None, _) => {}
+            (Some(_), Some(_)) => {
                 return Err(MoveError::Ambiguous {
                     text: clip(original),
-                    candidates: many
+                    candidates: candidates
                         .iter()
+                        .filter(|m| m.promotion == promotion)
                         .map(|m| self.san(m))
                         .collect::<Vec<_>>()
                         .join(", "),

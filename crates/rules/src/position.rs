@@ -542,6 +542,22 @@ impl Position {
         list
     }
 
+    /// The legal moves of pieces of `role` that land on a square of `to` (castling moves are
+    /// included for the king when the castling rook's square is in `to`).
+    #[must_use]
+    pub fn legal_moves_to(&self, role: Role, to: Bitboard) -> MoveList {
+        let mut list = MoveList::new();
+        generate(
+            self,
+            &mut FilteredList {
+                role,
+                to,
+                list: &mut list,
+            },
+        );
+        list
+    }
+
     /// Plays a move and returns the new position. The move must be legal in this position (one
     /// of [`Position::legal_moves`], or the result of a parse function of this crate): for other
     /// moves the result is unspecified (never a panic or unsafety). Updates the Zobrist key
@@ -817,6 +833,43 @@ impl MoveSink for MoveList {
     #[inline]
     fn special(&mut self, m: Move) {
         self.push(m);
+    }
+}
+
+/// Builds only the moves of one role to a set of squares (for reading SAN).
+struct FilteredList<'a> {
+    role: Role,
+    to: Bitboard,
+    list: &'a mut MoveList,
+}
+
+impl MoveSink for FilteredList<'_> {
+    #[inline]
+    fn piece(&mut self, pos: &Position, role: Role, from: Square, targets: Bitboard) {
+        if role == self.role {
+            self.list.piece(pos, role, from, targets & self.to);
+        }
+    }
+
+    #[inline]
+    fn pawns(&mut self, pos: &Position, targets: Bitboard, delta: i32) {
+        if self.role == Role::Pawn {
+            self.list.pawns(pos, targets & self.to, delta);
+        }
+    }
+
+    #[inline]
+    fn pawn(&mut self, pos: &Position, from: Square, to: Square) {
+        if self.role == Role::Pawn && self.to.contains(to) {
+            self.list.pawn(pos, from, to);
+        }
+    }
+
+    #[inline]
+    fn special(&mut self, m: Move) {
+        if m.role == self.role && self.to.contains(m.to) {
+            self.list.push(m);
+        }
     }
 }
 

@@ -166,8 +166,27 @@ impl Position {
             return self.parse_san(text, mode);
         }
         let mut english = String::with_capacity(text.len());
-        for c in text.chars() {
-            if c.is_ascii_uppercase() && c != 'O' || !c.is_ascii() && language.role_of(c).is_some()
+        // A promotion letter written in small letters ("e8=d", "e8d") is read as the language's
+        // capital: the last letter of the move, right after the rank digit or '=' / '/'.
+        let core = text.trim_end_matches(['!', '?', '+', '#', ' ']);
+        let chars: Vec<char> = core.chars().collect();
+        let promotion_at = match chars.as_slice() {
+            [.., before, last]
+                if last.is_ascii_lowercase()
+                    && (matches!(before, '=' | '/') || before.is_ascii_digit()) =>
+            {
+                Some(chars.len() - 1)
+            }
+            _ => None,
+        };
+        for (i, c) in text.chars().enumerate() {
+            let c = if Some(i) == promotion_at && language != SanLanguage::English {
+                c.to_ascii_uppercase()
+            } else {
+                c
+            };
+            if c.is_ascii_uppercase() && !matches!(c, 'O' | 'X')
+                || !c.is_ascii() && language.role_of(c).is_some()
             {
                 let Some(role) = language.role_of(c) else {
                     let letters: String =
@@ -189,7 +208,7 @@ impl Position {
         let strict_english = mode == SanMode::Strict;
         let m = self
             .parse_san(&english, SanMode::Tolerant)
-            .map_err(|e| requote(e, text))?;
+            .map_err(|e| requote(e, text, self.side_to_move(), language))?;
         if strict_english {
             let canonical = self.san_in(&m, language);
             if canonical != text {
@@ -203,12 +222,26 @@ impl Position {
     }
 }
 
-fn requote(error: MoveError, text: &str) -> MoveError {
+/// Quotes the move as the caller wrote it, and lists ambiguous candidates in the caller's
+/// language (the English SAN list holds capitals only as piece letters, apart from `O` of
+/// castling).
+fn requote(error: MoveError, text: &str, color: Color, language: SanLanguage) -> MoveError {
     let text: String = text.chars().take(32).collect();
     match error {
         MoveError::Syntax { why, .. } => MoveError::Syntax { text, why },
         MoveError::Illegal { reason, .. } => MoveError::Illegal { text, reason },
-        MoveError::Ambiguous { candidates, .. } => MoveError::Ambiguous { text, candidates },
+        MoveError::Ambiguous { candidates, .. } => MoveError::Ambiguous {
+            text,
+            candidates: candidates
+                .chars()
+                .map(
+                    |c| match Role::from_char(c).filter(|_| c.is_ascii_uppercase()) {
+                        Some(role) => language.symbol(role, color).unwrap_or(c),
+                        None => c,
+                    },
+                )
+                .collect(),
+        },
         MoveError::NotStrict { canonical, .. } => MoveError::NotStrict { text, canonical },
     }
 }
