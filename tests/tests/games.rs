@@ -145,6 +145,7 @@ async fn replay(
                 moves: moves.clone(),
             })),
             claim_draw: false,
+            ..AdjudicateGameRequest::default()
         }),
     )
     .await

@@ -85,6 +85,7 @@ async fn adjudicate(
         client.adjudicate_game(AdjudicateGameRequest {
             source: Some(adjudicate_game_request::Source::Game(game(None, moves))),
             claim_draw,
+            ..AdjudicateGameRequest::default()
         }),
     )
     .await
@@ -641,6 +642,7 @@ async fn adjudicate_game_endings_and_claims() {
                 "1. f3 e5 2. g4 Qh4# 0-1".to_owned(),
             )),
             claim_draw: false,
+            ..AdjudicateGameRequest::default()
         }),
     )
     .await
@@ -842,6 +844,7 @@ async fn bad_fen_is_invalid_argument_everywhere() {
                     &["e4"],
                 ))),
                 claim_draw: false,
+                ..AdjudicateGameRequest::default()
             }),
         )
         .await
