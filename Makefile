@@ -17,12 +17,16 @@ TEST_STEPS := fmt-check clippy cargo-test buf-lint
 TEST_EXTRA ?=
 TEST_STEPS += $(TEST_EXTRA)
 
+# More benchmark targets run by `make bench` after the perft timings below.
+BENCH_EXTRA ?=
+
 # Positions timed by `make bench` with `arbiter perft` (FEN|depth).
 BENCH_PERFT := \
 	"startpos|5" \
 	"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1|4"
 
-.PHONY: all build release run test lint fmt fmt-check clippy cargo-test buf-lint bench tools clean
+.PHONY: all build release run test lint fmt fmt-check clippy cargo-test buf-lint bench \
+	bench-perft tools clean
 
 all: build
 
@@ -48,13 +52,16 @@ fmt-check:
 clippy:
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-cargo-test:
+# The end-to-end tests call `buf curl`: install the pinned tools first.
+cargo-test: tools
 	$(CARGO) test --workspace --release
 
 buf-lint: tools
 	$(BUF) lint
 
-bench: release
+bench: bench-perft $(BENCH_EXTRA)
+
+bench-perft: release
 	@for spec in $(BENCH_PERFT); do \
 		fen="$${spec%|*}"; depth="$${spec##*|}"; \
 		echo "perft depth $$depth: $$fen"; \
