@@ -15,6 +15,9 @@ SERVE_ARGS ?=
 # on the command line: `make test TEST_EXTRA=my-step`).
 TEST_STEPS := fmt-check clippy cargo-test buf-lint
 TEST_EXTRA ?=
+# Render, lint and schema-check the Helm chart and kustomize base, lint the Dockerfile, and run
+# the binary as the rendered Deployment would (mk/deploy.mk).
+TEST_EXTRA += deploy-check
 TEST_STEPS += $(TEST_EXTRA)
 
 # More benchmark targets run by `make bench` after the perft timings below.
@@ -80,3 +83,5 @@ $(BUF): package.json package-lock.json
 clean:
 	$(CARGO) clean
 	rm -rf node_modules
+
+include mk/deploy.mk
