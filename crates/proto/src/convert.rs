@@ -747,6 +747,7 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> v1::AdjudicateG
         evidence: line_to_wire(position, &verdict.evidence),
         plies_after_end: u32::try_from(verdict.plies_after_end).unwrap_or(u32::MAX),
         undetermined: verdict.undetermined,
+        ..v1::AdjudicateGameResponse::default()
     }
 }
 

@@ -23,6 +23,10 @@ pub enum Command {
     Perft(PerftArgs),
     /// Ask a running server for its gRPC health; exit 0 when SERVING, 1 otherwise.
     HealthCheck(HealthCheckArgs),
+    /// Adjudicate every game of a PGN file: one verdict per game (result, termination, FIDE
+    /// article, ply, the first illegal move, a Result tag that contradicts the rules) and a
+    /// summary. Exit status 2 when a game has an illegal move or a contradicting result.
+    Adjudicate(AdjudicateArgs),
 }
 
 /// Flags of `arbiter serve`.
@@ -41,6 +45,16 @@ pub struct ServeArgs {
     #[arg(long, env = "ARBITER_MAX_MOVES", default_value_t = 10_000,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_moves: u32,
+
+    /// Largest PGN text accepted in one request, in bytes (default 1 MiB).
+    #[arg(long, env = "ARBITER_MAX_PGN_BYTES", default_value_t = 1024 * 1024,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_pgn_bytes: u32,
+
+    /// Most games accepted on one streaming call.
+    #[arg(long, env = "ARBITER_MAX_GAMES_PER_STREAM", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_games_per_stream: u32,
 
     /// How much analysis adjudication may spend on dead positions and on "can the opponent
     /// still checkmate?" (flag fall, resignation): material checks only, a fast sound check, or
@@ -126,6 +140,41 @@ pub struct PerftArgs {
     /// Also print the node count below each legal move.
     #[arg(long)]
     pub divide: bool,
+}
+
+/// Flags of `arbiter adjudicate`.
+#[derive(Debug, Clone, Args)]
+pub struct AdjudicateArgs {
+    /// The PGN file; "-" reads standard input.
+    pub file: std::path::PathBuf,
+    /// Output: an aligned table with a summary, one JSON object per line (the summary goes to
+    /// standard error), or the games in PGN export format with the adjudicated Result.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+    /// Apply a draw claim (threefold repetition, fifty-move rule) valid at the end of a game.
+    #[arg(long)]
+    pub claim_draws: bool,
+    /// How much analysis dead positions and "can the opponent still checkmate?" may use (the
+    /// server's default is full too).
+    #[arg(long, value_enum, default_value_t = Analysis::Full)]
+    pub analysis: Analysis,
+    /// Most plies of one game.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_moves: u32,
+    /// Largest game, in bytes of PGN.
+    #[arg(long, default_value_t = 1024 * 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_game_bytes: u32,
+}
+
+/// Output format of `arbiter adjudicate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// An aligned table, then the summary.
+    Table,
+    /// One JSON object per game.
+    Jsonl,
+    /// The games in PGN export format, Result tag and termination marker as adjudicated.
+    Pgn,
 }
 
 /// Flags of `arbiter health-check`.

@@ -20,6 +20,8 @@
 //! # }
 //! ```
 
+pub mod adjudicate;
+pub mod adjudicate_cli;
 pub mod cli;
 pub mod guard;
 pub mod health_check;

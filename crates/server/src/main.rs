@@ -1,4 +1,4 @@
-//! The `arbiter` binary: `serve`, `perft` and `health-check`.
+//! The `arbiter` binary: `serve`, `perft`, `health-check` and `adjudicate`.
 
 use std::process::ExitCode;
 
@@ -28,6 +28,7 @@ fn main() -> ExitCode {
             })
         }
         Command::Perft(args) => perft(&args),
+        Command::Adjudicate(args) => arbiter_server::adjudicate_cli::main(&args),
         Command::HealthCheck(args) => run_async(1, async move {
             health_check::run(&args).await?;
             println!("SERVING");

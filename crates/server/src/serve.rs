@@ -138,6 +138,8 @@ impl Bound {
         let limits = Limits {
             max_moves: usize::try_from(args.max_moves).unwrap_or(usize::MAX),
             analysis: args.analysis.into(),
+            max_pgn_bytes: usize::try_from(args.max_pgn_bytes).unwrap_or(usize::MAX),
+            max_games_per_stream: usize::try_from(args.max_games_per_stream).unwrap_or(usize::MAX),
         };
         let max_bytes = usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX);
         let arbiter = ArbiterServiceServer::new(Arbiter::new(limits))

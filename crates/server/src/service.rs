@@ -12,8 +12,19 @@ use arbiter_proto::v1::{
     ValidatePositionRequest, ValidatePositionResponse, adjudicate_game_request, apply_move_request,
     arbiter_service_server::ArbiterService,
 };
+use std::pin::Pin;
+
+use arbiter_pgn::{RawGame, Reader};
+use arbiter_proto::convert::ErrorReason;
+use arbiter_proto::v1::{
+    AdjudicateGamesRequest, AdjudicateGamesResponse, adjudicate_games_request,
+};
 use arbiter_rules::{AdjudicationRequest, AnalysisBudget};
-use tonic::{Request, Response, Status};
+use tokio::sync::mpsc;
+use tokio_stream::{Stream, wrappers::ReceiverStream};
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::adjudicate::{self, Place, Settings};
 
 /// Request limits enforced by the handlers.
 #[derive(Debug, Clone, Copy)]
@@ -22,6 +33,10 @@ pub struct Limits {
     pub max_moves: usize,
     /// How much analysis dead positions and "can the opponent still mate?" may use.
     pub analysis: AnalysisBudget,
+    /// Largest PGN text of one request message, in bytes.
+    pub max_pgn_bytes: usize,
+    /// Most games answered on one `AdjudicateGames` stream.
+    pub max_games_per_stream: usize,
 }
 
 impl Default for Limits {
@@ -29,6 +44,8 @@ impl Default for Limits {
         Self {
             max_moves: 10_000,
             analysis: AnalysisBudget::Full,
+            max_pgn_bytes: 1 << 20,
+            max_games_per_stream: 10_000,
         }
     }
 }
@@ -143,9 +160,7 @@ fn adjudicate_game(
     limits: Limits,
 ) -> Result<AdjudicateGameResponse, Status> {
     match &request.source {
-        Some(adjudicate_game_request::Source::Pgn(_)) => Err(Status::unimplemented(
-            "PGN input is not implemented yet: send game.start and game.moves",
-        )),
+        Some(adjudicate_game_request::Source::Pgn(pgn)) => adjudicate_pgn(pgn, request, limits),
         Some(adjudicate_game_request::Source::Game(game)) => {
             let event = convert::event_from_wire(request.event.as_ref(), "event")?;
             let game = convert::game_from_wire(game, "game", limits.max_moves, limits.analysis)?;
@@ -157,6 +172,207 @@ fn adjudicate_game(
             Ok(convert::adjudicate(&game, &adjudication))
         }
         None => Err(ConvertError::missing("game", "a game (or pgn)").into()),
+    }
+}
+
+/// How PGN games of a call with `claim_draw` are adjudicated under `limits`.
+fn settings(limits: Limits, claim_draw: bool) -> Settings {
+    Settings {
+        claim_draw,
+        analysis: limits.analysis,
+        max_moves: limits.max_moves,
+        max_game_bytes: limits.max_pgn_bytes,
+    }
+}
+
+/// Rejects PGN text above the limit.
+fn check_pgn_size(len: usize, limits: Limits, field: &str) -> Result<(), ConvertError> {
+    if len > limits.max_pgn_bytes {
+        return Err(ConvertError::new(
+            field,
+            ErrorReason::LimitExceeded,
+            format!(
+                "{len} bytes of PGN exceed the limit of {} bytes",
+                limits.max_pgn_bytes
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// AdjudicateGame with `pgn`: exactly one game; a read or replay error is INVALID_ARGUMENT on
+/// field "pgn" with the line:column, ply and move.
+fn adjudicate_pgn(
+    pgn: &str,
+    request: &AdjudicateGameRequest,
+    limits: Limits,
+) -> Result<AdjudicateGameResponse, Status> {
+    check_pgn_size(pgn.len(), limits, "pgn")?;
+    let event = convert::event_from_wire(request.event.as_ref(), "event")?;
+    let settings = settings(limits, request.claim_draw);
+    let mut reader = Reader::with_limits(pgn.as_bytes(), settings.reader_limits());
+    let mut raw = RawGame::default();
+    match reader.read_game(&mut raw) {
+        Ok(true) => {}
+        Ok(false) => return Err(ConvertError::missing("pgn", "the PGN text of one game").into()),
+        Err(error) => return Err(adjudicate::pgn_error_to_convert(&error, "pgn").into()),
+    }
+    if !matches!(reader.read_game(&mut RawGame::default()), Ok(false)) {
+        return Err(ConvertError::new(
+            "pgn",
+            ErrorReason::InvalidValue,
+            "the text holds more than one game: send one game, or use AdjudicateGames",
+        )
+        .into());
+    }
+    adjudicate::adjudicate_raw(&raw, event, &settings)
+        .map(|verdict| verdict.response)
+        .map_err(|error| adjudicate::pgn_error_to_convert(&error, "pgn").into())
+}
+
+/// The response stream of AdjudicateGames.
+pub type AdjudicateGamesStream =
+    Pin<Box<dyn Stream<Item = Result<AdjudicateGamesResponse, Status>> + Send + 'static>>;
+
+/// Responses an AdjudicateGames stream buffers before it waits for the client to read them.
+const STREAM_BUFFER: usize = 16;
+
+/// Why answering a stream message stopped early.
+enum StreamEnd {
+    /// The client is gone: nobody reads the responses.
+    ClientGone,
+    /// The games-per-stream limit is reached.
+    TooManyGames,
+}
+
+/// Answers one message of an AdjudicateGames stream: one response per game on `tx`, in order.
+/// Returns the number of responses sent.
+fn stream_message(
+    message: &AdjudicateGamesRequest,
+    first: Place,
+    limits: Limits,
+    tx: &mpsc::Sender<Result<AdjudicateGamesResponse, Status>>,
+) -> Result<usize, StreamEnd> {
+    let remaining = limits.max_games_per_stream.saturating_sub(first.index);
+    let send = |response: AdjudicateGamesResponse| {
+        tx.blocking_send(Ok(response))
+            .map_err(|_| StreamEnd::ClientGone)
+    };
+    // A message that cannot hold games is answered by one error.
+    let single = |result| {
+        if remaining == 0 {
+            return Err(StreamEnd::TooManyGames);
+        }
+        send(AdjudicateGamesResponse {
+            index: u32::try_from(first.index).unwrap_or(u32::MAX),
+            request_index: u32::try_from(first.request_index).unwrap_or(u32::MAX),
+            result: Some(result),
+            ..AdjudicateGamesResponse::default()
+        })
+        .map(|()| 1)
+    };
+    let error = |error: ConvertError| {
+        adjudicate_games_response_error(adjudicate::convert_error_to_wire(&error))
+    };
+    match &message.source {
+        Some(adjudicate_games_request::Source::Game(game)) => {
+            let verdict = (|| {
+                let event = convert::event_from_wire(message.event.as_ref(), "event")?;
+                let game =
+                    convert::game_from_wire(game, "game", limits.max_moves, limits.analysis)?;
+                let adjudication = AdjudicationRequest {
+                    event,
+                    claim_draw: message.claim_draw,
+                    budget: limits.analysis,
+                };
+                Ok(convert::adjudicate(&game, &adjudication))
+            })();
+            single(match verdict {
+                Ok(verdict) => {
+                    arbiter_proto::v1::adjudicate_games_response::Result::Verdict(verdict)
+                }
+                Err(e) => error(e),
+            })
+        }
+        Some(adjudicate_games_request::Source::Pgn(pgn)) => {
+            if let Err(e) = check_pgn_size(pgn.len(), limits, "pgn") {
+                return single(error(e));
+            }
+            if message.event.is_some() {
+                return single(error(ConvertError::new(
+                    "event",
+                    ErrorReason::InvalidValue,
+                    "an event is only accepted with game: PGN games infer theirs from their tags",
+                )));
+            }
+            let settings = settings(limits, message.claim_draw);
+            let mut outcome = Ok(());
+            let count = adjudicate::for_each_game(pgn.as_bytes(), &settings, first, |item| {
+                if item.at.game_index >= remaining {
+                    outcome = Err(StreamEnd::TooManyGames);
+                    return false;
+                }
+                outcome = send(item.response());
+                outcome.is_ok()
+            });
+            outcome.map(|()| count)
+        }
+        None => single(error(ConvertError::missing("game", "a game or pgn"))),
+    }
+}
+
+fn adjudicate_games_response_error(
+    error: arbiter_proto::v1::GameError,
+) -> arbiter_proto::v1::adjudicate_games_response::Result {
+    arbiter_proto::v1::adjudicate_games_response::Result::Error(error)
+}
+
+/// Reads the request stream, answers its messages one after the other on the blocking pool, and
+/// sends the responses in order; stops at the first stream-level error.
+async fn run_stream(
+    mut inbound: Streaming<AdjudicateGamesRequest>,
+    limits: Limits,
+    tx: mpsc::Sender<Result<AdjudicateGamesResponse, Status>>,
+) {
+    let mut first = Place::default();
+    loop {
+        let message = match inbound.message().await {
+            Ok(Some(message)) => message,
+            Ok(None) => return,
+            Err(status) => {
+                let _ = tx.send(Err(status)).await;
+                return;
+            }
+        };
+        let sender = tx.clone();
+        let at = first;
+        let answered =
+            tokio::task::spawn_blocking(move || stream_message(&message, at, limits, &sender))
+                .await;
+        match answered {
+            Ok(Ok(count)) => {
+                first.index += count;
+                first.request_index += 1;
+            }
+            Ok(Err(StreamEnd::ClientGone)) => return,
+            Ok(Err(StreamEnd::TooManyGames)) => {
+                let status = Status::resource_exhausted(format!(
+                    "more than {} games on one stream: open another stream for the rest",
+                    limits.max_games_per_stream
+                ));
+                let _ = tx.send(Err(status)).await;
+                return;
+            }
+            Err(error) => {
+                tracing::error!(%error, "stream handler failed");
+                let _ = tx
+                    .send(Err(Status::internal(
+                        "internal error while applying the rules",
+                    )))
+                    .await;
+                return;
+            }
+        }
     }
 }
 
@@ -213,6 +429,17 @@ impl ArbiterService for Arbiter {
     ) -> Result<Response<AdjudicateGameResponse>, Status> {
         let (request, limits) = (request.into_inner(), self.limits);
         blocking(move || adjudicate_game(&request, limits)).await
+    }
+
+    type AdjudicateGamesStream = AdjudicateGamesStream;
+
+    async fn adjudicate_games(
+        &self,
+        request: Request<Streaming<AdjudicateGamesRequest>>,
+    ) -> Result<Response<Self::AdjudicateGamesStream>, Status> {
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        tokio::spawn(run_stream(request.into_inner(), self.limits, tx));
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 
     async fn validate_position(

@@ -1,0 +1,473 @@
+//! Verdicts on PGN games: the one place where a game read from PGN is replayed under the rules,
+//! its end-of-game event inferred from its tags, adjudicated, and its `Result` tag compared with
+//! the rules. `AdjudicateGame` (field `pgn`), the `AdjudicateGames` stream and
+//! `arbiter adjudicate` all go through [`adjudicate_raw`] and [`games_response`], so the three
+//! give the same verdicts.
+//!
+//! ```
+//! use arbiter_pgn::Reader;
+//! use arbiter_server::adjudicate::{Settings, adjudicate_raw};
+//!
+//! let pgn = "[Result \"1-0\"]\n[Termination \"Time forfeit\"]\n\n1. e4 e5 2. Qh5 Nc6 1-0\n";
+//! let raw = Reader::new(pgn.as_bytes()).next().unwrap().unwrap();
+//! let verdict = adjudicate_raw(&raw, None, &Settings::default()).unwrap();
+//! // Black's flag fell, and White can still mate: White wins (FIDE Laws 6.9).
+//! let outcome = verdict.response.outcome.as_ref().unwrap();
+//! assert_eq!(outcome.result_text, "1-0");
+//! assert_eq!(outcome.fide_article, "6.9");
+//! assert!(!verdict.response.disagreement);
+//! ```
+
+use std::io::BufRead;
+
+use arbiter_pgn::{ErrorKind, PgnError, RawGame, Reader, ReaderLimits, ReplayOptions};
+use arbiter_proto::{
+    convert::{self, ConvertError, ErrorReason},
+    v1,
+};
+use arbiter_rules::{AdjudicationRequest, AnalysisBudget, Color, Game, GameEvent, GameResult};
+
+/// The `GameError.reason` of PGN text that cannot be read (syntax, unsupported variant).
+pub const INVALID_PGN: &str = "INVALID_PGN";
+
+/// How games are adjudicated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// Apply a draw claim valid at the end of the game (threefold repetition, fifty-move rule).
+    pub claim_draw: bool,
+    /// How much analysis dead positions and "can the opponent still mate?" may use.
+    pub analysis: AnalysisBudget,
+    /// Most plies of one game.
+    pub max_moves: usize,
+    /// Most bytes of one game's PGN text.
+    pub max_game_bytes: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            claim_draw: false,
+            analysis: AnalysisBudget::Full,
+            max_moves: 10_000,
+            max_game_bytes: 1 << 20,
+        }
+    }
+}
+
+impl Settings {
+    /// The PGN reader limits these settings imply.
+    #[must_use]
+    pub fn reader_limits(&self) -> ReaderLimits {
+        ReaderLimits {
+            max_game_bytes: self.max_game_bytes.max(1),
+            max_plies: self.max_moves,
+            ..ReaderLimits::default()
+        }
+    }
+}
+
+/// A game adjudicated from PGN.
+#[derive(Debug, Clone)]
+pub struct PgnVerdict {
+    /// The game as replayed under the rules.
+    pub game: Game,
+    /// The event used: the caller's, or the one inferred from the tags.
+    pub event: Option<GameEvent>,
+    /// The adjudicated result; `None` while the game is going on.
+    pub result: Option<GameResult>,
+    /// The verdict as `AdjudicateGame` answers it.
+    pub response: v1::AdjudicateGameResponse,
+}
+
+/// Replays the main line of `raw` under the rules, from the start position of its `FEN` and
+/// `Variant` tags, with dead position analysis along the game within `budget` (as
+/// `AdjudicateGame` does for `game` input). SAN is read tolerantly, UCI is accepted.
+///
+/// # Errors
+/// The first problem, at its line and column: a bad `FEN` or `Variant` tag, a null move, an
+/// illegal move (with its ply, text and the rules' reason).
+pub fn replay(raw: &RawGame, budget: AnalysisBudget) -> Result<Game, PgnError> {
+    let (_, start) = arbiter_pgn::start_position(raw, &ReplayOptions::default())?;
+    let mut game = Game::with_dead_position_analysis(start, budget);
+    for token in &raw.moves {
+        let error = |kind| PgnError {
+            line: token.line,
+            column: token.column,
+            game: raw.index,
+            kind,
+        };
+        let ply = token.ply as usize;
+        if token.null {
+            return Err(error(ErrorKind::NullMove {
+                ply,
+                text: token.text.to_string(),
+            }));
+        }
+        let m = game.position().parse_move(&token.text).map_err(|e| {
+            error(ErrorKind::Move {
+                ply,
+                text: token.text.to_string(),
+                error: e,
+            })
+        })?;
+        game.play(m);
+    }
+    Ok(game)
+}
+
+/// The side that lost by a decisive PGN result.
+fn loser(result: &str) -> Option<Color> {
+    match result {
+        "1-0" => Some(Color::Black),
+        "0-1" => Some(Color::White),
+        _ => None,
+    }
+}
+
+/// The end-of-game event the `Result` and `Termination` tags imply for `game`, and whether a
+/// draw claim explains the result (see the documentation of `AdjudicateGameRequest.pgn`):
+/// `(event, claim_draw)`.
+#[must_use]
+pub fn infer_event(raw: &RawGame, game: &Game) -> (Option<GameEvent>, bool) {
+    if game.outcome().is_some() {
+        return (None, false);
+    }
+    let result = raw.tag("Result").unwrap_or("*").trim();
+    let termination = raw
+        .tag("Termination")
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match termination.as_str() {
+        "unterminated" => (None, false),
+        "time forfeit" => match (loser(result), result) {
+            (Some(side), _) => (Some(GameEvent::FlagFall(side)), false),
+            (None, "1/2-1/2") => (
+                Some(GameEvent::FlagFall(game.position().side_to_move())),
+                false,
+            ),
+            _ => (None, false),
+        },
+        "abandoned" | "rules infraction" => match (loser(result), result) {
+            (Some(side), _) => (Some(GameEvent::Forfeit(side)), false),
+            (None, "1/2-1/2") => draw_event(game),
+            _ => (None, false),
+        },
+        _ => match (loser(result), result) {
+            (Some(side), _) => (Some(GameEvent::Resignation(side)), false),
+            (None, "1/2-1/2") => draw_event(game),
+            _ => (None, false),
+        },
+    }
+}
+
+/// A draw the rules do not explain by themselves: a claim valid now, else an agreement.
+fn draw_event(game: &Game) -> (Option<GameEvent>, bool) {
+    if game.claim_draw().is_some() {
+        (None, true)
+    } else {
+        (Some(GameEvent::AgreedDraw), false)
+    }
+}
+
+/// The wire form of an event.
+#[must_use]
+pub fn event_to_wire(event: GameEvent) -> v1::GameEvent {
+    let (kind, side) = match event {
+        GameEvent::FlagFall(side) => (v1::GameEventKind::FlagFall, Some(side)),
+        GameEvent::Resignation(side) => (v1::GameEventKind::Resignation, Some(side)),
+        GameEvent::SecondIllegalMove(side) => (v1::GameEventKind::SecondIllegalMove, Some(side)),
+        GameEvent::AgreedDraw => (v1::GameEventKind::AgreedDraw, None),
+        GameEvent::Forfeit(side) => (v1::GameEventKind::Forfeit, Some(side)),
+    };
+    v1::GameEvent {
+        kind: kind.into(),
+        side: side
+            .map_or(v1::Color::Unspecified, convert::color_to_wire)
+            .into(),
+    }
+}
+
+fn result_from_wire(outcome: &v1::Outcome) -> Option<GameResult> {
+    match v1::Result::try_from(outcome.result) {
+        Ok(v1::Result::WhiteWins) => Some(GameResult::WhiteWins),
+        Ok(v1::Result::BlackWins) => Some(GameResult::BlackWins),
+        Ok(v1::Result::Draw) => Some(GameResult::Draw),
+        _ => None,
+    }
+}
+
+/// Why a declared PGN result contradicts the adjudicated outcome, if it does. Only "1-0", "0-1"
+/// and "1/2-1/2" are compared ("*" and other text claim nothing).
+#[must_use]
+pub fn disagreement(declared: &str, outcome: &v1::Outcome, explanation: &str) -> Option<String> {
+    let declared = declared.trim();
+    if !matches!(declared, "1-0" | "0-1" | "1/2-1/2") || declared == outcome.result_text {
+        return None;
+    }
+    if result_from_wire(outcome).is_none() {
+        return Some(format!(
+            "the Result tag says {declared}, but the rules do not end the game: {explanation}"
+        ));
+    }
+    Some(format!(
+        "the Result tag says {declared}, but the rules say {}: {explanation}",
+        outcome.result_text
+    ))
+}
+
+/// Replays and adjudicates one PGN game. `event` is the caller's event; `None` infers it from
+/// the tags ([`infer_event`]).
+///
+/// # Errors
+/// As [`replay`].
+pub fn adjudicate_raw(
+    raw: &RawGame,
+    event: Option<GameEvent>,
+    settings: &Settings,
+) -> Result<PgnVerdict, PgnError> {
+    let game = replay(raw, settings.analysis)?;
+    let (event, inferred_claim) = match event {
+        Some(event) => (Some(event), false),
+        None => infer_event(raw, &game),
+    };
+    let request = AdjudicationRequest {
+        event,
+        claim_draw: settings.claim_draw || inferred_claim,
+        budget: settings.analysis,
+    };
+    let mut response = convert::adjudicate(&game, &request);
+    let outcome = response.outcome.clone().unwrap_or_default();
+    let declared = raw.tag("Result").unwrap_or("").to_owned();
+    if let Some(reason) = disagreement(&declared, &outcome, &response.explanation) {
+        response.disagreement = true;
+        response.disagreement_reason = reason;
+    }
+    response.declared_result = declared;
+    // The event only counts when the rules did not end the game first.
+    response.event = event
+        .filter(|_| game.outcome().is_none())
+        .map(event_to_wire);
+    Ok(PgnVerdict {
+        event,
+        result: result_from_wire(&outcome),
+        game,
+        response,
+    })
+}
+
+/// The reason name of a PGN error for `GameError.reason` and ErrorInfo.
+#[must_use]
+pub fn error_reason(error: &PgnError) -> &'static str {
+    match &error.kind {
+        ErrorKind::Move { .. } | ErrorKind::NullMove { .. } => ErrorReason::IllegalMove.as_str(),
+        ErrorKind::Fen(_) => ErrorReason::InvalidPosition.as_str(),
+        ErrorKind::Limit { .. } => ErrorReason::LimitExceeded.as_str(),
+        _ => INVALID_PGN,
+    }
+}
+
+/// The ply and move text of a move error.
+fn error_move(error: &PgnError) -> Option<(usize, &str)> {
+    match &error.kind {
+        ErrorKind::Move { ply, text, .. } | ErrorKind::NullMove { ply, text } => {
+            Some((*ply, text.as_str()))
+        }
+        _ => None,
+    }
+}
+
+/// The in-band wire form of a PGN error on `field`.
+#[must_use]
+pub fn pgn_error_to_wire(error: &PgnError, field: &str) -> v1::GameError {
+    let (ply, text) = error_move(error).unwrap_or((0, ""));
+    v1::GameError {
+        field: field.to_owned(),
+        reason: error_reason(error).to_owned(),
+        description: error.to_string(),
+        line: error.line,
+        column: error.column,
+        ply: u32::try_from(ply).unwrap_or(u32::MAX),
+        r#move: text.to_owned(),
+    }
+}
+
+/// The in-band wire form of a request conversion error.
+#[must_use]
+pub fn convert_error_to_wire(error: &ConvertError) -> v1::GameError {
+    let meta = |key: &str| {
+        error
+            .metadata
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    v1::GameError {
+        field: error.field.clone(),
+        reason: error.kind.as_str().to_owned(),
+        description: error.reason.clone(),
+        line: 0,
+        column: 0,
+        ply: meta("ply").and_then(|p| p.parse().ok()).unwrap_or(0),
+        r#move: meta("move").unwrap_or_default(),
+    }
+}
+
+/// The INVALID_ARGUMENT error of the unary RPC for a PGN error on `field`: the description has
+/// line:column (and the ply and move), the ErrorInfo metadata "line", "column", "ply", "move".
+#[must_use]
+pub fn pgn_error_to_convert(error: &PgnError, field: &str) -> ConvertError {
+    let kind = match &error.kind {
+        ErrorKind::Move { .. } | ErrorKind::NullMove { .. } => ErrorReason::IllegalMove,
+        ErrorKind::Fen(_) => ErrorReason::InvalidPosition,
+        ErrorKind::Limit { .. } => ErrorReason::LimitExceeded,
+        _ => ErrorReason::InvalidValue,
+    };
+    let mut converted = ConvertError::new(field, kind, error.to_string())
+        .with_metadata("line", error.line.to_string())
+        .with_metadata("column", error.column.to_string());
+    if let Some((ply, text)) = error_move(error) {
+        converted = converted
+            .with_metadata("ply", ply.to_string())
+            .with_metadata("move", text);
+    }
+    converted
+}
+
+/// The identifying tags of a game.
+#[must_use]
+pub fn tags_to_wire(raw: &RawGame) -> v1::PgnTags {
+    let tag = |name| raw.tag(name).unwrap_or("").to_owned();
+    v1::PgnTags {
+        event: tag("Event"),
+        site: tag("Site"),
+        date: tag("Date"),
+        round: tag("Round"),
+        white: tag("White"),
+        black: tag("Black"),
+    }
+}
+
+/// Where a game of a PGN input stands in a stream.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Place {
+    /// The 0-based number of the game in the whole stream.
+    pub index: usize,
+    /// The 0-based number of the request message (0 for a file).
+    pub request_index: usize,
+    /// The 0-based number of the game in its request message or file.
+    pub game_index: usize,
+}
+
+/// The response of the stream (and the record of `arbiter adjudicate`) for one game read from
+/// PGN: `read` is what reading gave, `verdict` the adjudication when it was read.
+#[must_use]
+pub fn games_response(
+    at: Place,
+    raw: &RawGame,
+    read: Result<(), &PgnError>,
+    verdict: Option<&Result<PgnVerdict, PgnError>>,
+) -> v1::AdjudicateGamesResponse {
+    let u32_of = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let mut response = v1::AdjudicateGamesResponse {
+        index: u32_of(at.index),
+        request_index: u32_of(at.request_index),
+        game_index: u32_of(at.game_index),
+        ..v1::AdjudicateGamesResponse::default()
+    };
+    match (read, verdict) {
+        (Err(error), _) => {
+            response.line = error.line;
+            response.result = Some(v1::adjudicate_games_response::Result::Error(
+                pgn_error_to_wire(error, "pgn"),
+            ));
+        }
+        (Ok(()), verdict) => {
+            response.line = raw.line;
+            response.tags = Some(tags_to_wire(raw));
+            response.result = match verdict {
+                Some(Ok(verdict)) => Some(v1::adjudicate_games_response::Result::Verdict(
+                    verdict.response.clone(),
+                )),
+                Some(Err(error)) => Some(v1::adjudicate_games_response::Result::Error(
+                    pgn_error_to_wire(error, "pgn"),
+                )),
+                None => None,
+            };
+        }
+    }
+    response
+}
+
+/// One game of a PGN input, read and (when readable) adjudicated.
+#[derive(Debug)]
+pub struct Item<'a> {
+    /// The game's place in the input.
+    pub at: Place,
+    /// The game as read (partial or empty after a read error).
+    pub raw: &'a RawGame,
+    /// The read error, if the text is not a game.
+    pub read_error: Option<PgnError>,
+    /// The adjudication, when the game was read.
+    pub verdict: Option<Result<PgnVerdict, PgnError>>,
+}
+
+impl Item<'_> {
+    /// The stream response for this game.
+    #[must_use]
+    pub fn response(&self) -> v1::AdjudicateGamesResponse {
+        let read = self.read_error.as_ref().map_or(Ok(()), Err);
+        games_response(self.at, self.raw, read, self.verdict.as_ref())
+    }
+}
+
+/// Reads every game of `input` (bounded by the settings' reader limits, one game in memory at a
+/// time), adjudicates it and hands it to `each`, in input order; `each` returns `false` to stop.
+/// `first` numbers the games of the stream (`index = first.index + game_index`). Returns the
+/// number of games handed over. An I/O error ends the input after it was handed over.
+pub fn for_each_game<R: BufRead>(
+    input: R,
+    settings: &Settings,
+    first: Place,
+    mut each: impl FnMut(Item<'_>) -> bool,
+) -> usize {
+    let mut reader = Reader::with_limits(input, settings.reader_limits());
+    let mut raw = RawGame::default();
+    let mut count = 0;
+    loop {
+        let at = Place {
+            index: first.index + count,
+            request_index: first.request_index,
+            game_index: count,
+        };
+        let item = match reader.read_game(&mut raw) {
+            Ok(false) => return count,
+            Ok(true) => {
+                let verdict = adjudicate_raw(&raw, None, settings);
+                Item {
+                    at,
+                    raw: &raw,
+                    read_error: None,
+                    verdict: Some(verdict),
+                }
+            }
+            Err(error) => Item {
+                at,
+                raw: &raw,
+                read_error: Some(error),
+                verdict: None,
+            },
+        };
+        let io = matches!(
+            item.read_error,
+            Some(PgnError {
+                kind: ErrorKind::Io(_),
+                ..
+            })
+        );
+        count += 1;
+        if !each(item) || io {
+            return count;
+        }
+    }
+}

@@ -1,0 +1,401 @@
+//! `arbiter adjudicate FILE.pgn`: every game of a PGN file (or standard input) adjudicated with
+//! [`crate::adjudicate`], one record per game as a table, JSON lines or PGN, and a summary.
+//!
+//! The file is streamed (one game in memory at a time). The JSON record of a game is
+//! [`response_json`] of the `AdjudicateGamesResponse` the `AdjudicateGames` stream would send for
+//! it, so both give the same verdicts.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, IsTerminal as _, LineWriter, Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use arbiter_proto::v1::{self, adjudicate_games_response};
+use serde_json::{Value, json};
+
+use crate::adjudicate::{self, Item, Place, Settings};
+use crate::cli::{AdjudicateArgs, OutputFormat};
+
+/// Most disagreements and errors kept in a [`Summary`] (the counts go on).
+pub const MAX_LISTED: usize = 1000;
+
+/// What a run found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Games read (errors included).
+    pub games: usize,
+    /// Adjudicated games by termination (`"ongoing"` for games the rules do not end).
+    pub by_termination: BTreeMap<String, usize>,
+    /// Games whose `Result` tag contradicts the rules.
+    pub disagreements: usize,
+    /// Games that could not be adjudicated (illegal move, bad PGN, ...).
+    pub errors: usize,
+    /// The first [`MAX_LISTED`] disagreements: `game N (White - Black): reason`.
+    pub disagreement_list: Vec<String>,
+    /// The first [`MAX_LISTED`] errors: `game N: line L:C: ...`.
+    pub error_list: Vec<String>,
+}
+
+impl Summary {
+    /// Whether every game was adjudicated and agreed with its `Result` tag.
+    #[must_use]
+    pub fn clean(&self) -> bool {
+        self.errors == 0 && self.disagreements == 0
+    }
+
+    fn add(&mut self, response: &v1::AdjudicateGamesResponse) {
+        self.games += 1;
+        let players = response.tags.as_ref().map_or_else(String::new, |tags| {
+            format!(" ({} - {})", tags.white, tags.black)
+        });
+        match &response.result {
+            Some(adjudicate_games_response::Result::Verdict(verdict)) => {
+                let termination = verdict
+                    .outcome
+                    .as_ref()
+                    .map_or_else(|| "ongoing".to_owned(), termination_words);
+                *self.by_termination.entry(termination).or_default() += 1;
+                if verdict.disagreement {
+                    self.disagreements += 1;
+                    if self.disagreement_list.len() < MAX_LISTED {
+                        self.disagreement_list.push(format!(
+                            "game {}{players}: {}",
+                            response.index, verdict.disagreement_reason
+                        ));
+                    }
+                }
+            }
+            Some(adjudicate_games_response::Result::Error(error)) => {
+                self.errors += 1;
+                if self.error_list.len() < MAX_LISTED {
+                    self.error_list.push(format!(
+                        "game {}{players}: {}",
+                        response.index, error.description
+                    ));
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// Writes the summary as text.
+    ///
+    /// # Errors
+    /// The writer's errors.
+    pub fn write<W: Write + ?Sized>(&self, out: &mut W) -> io::Result<()> {
+        let terminations: Vec<String> = self
+            .by_termination
+            .iter()
+            .map(|(name, n)| format!("{name} {n}"))
+            .collect();
+        writeln!(
+            out,
+            "summary: {} games; {}; {} disagreements; {} errors",
+            self.games,
+            terminations.join(", "),
+            self.disagreements,
+            self.errors
+        )?;
+        for line in &self.disagreement_list {
+            writeln!(out, "disagreement: {line}")?;
+        }
+        for line in &self.error_list {
+            writeln!(out, "error: {line}")?;
+        }
+        Ok(())
+    }
+}
+
+/// "checkmate", "flag fall", ... or "ongoing".
+fn termination_words(outcome: &v1::Outcome) -> String {
+    match v1::Termination::try_from(outcome.termination) {
+        Ok(v1::Termination::Unspecified) | Err(_) => "ongoing".to_owned(),
+        Ok(termination) => termination
+            .as_str_name()
+            .trim_start_matches("TERMINATION_")
+            .replace('_', " ")
+            .to_ascii_lowercase(),
+    }
+}
+
+/// The JSON record of one game (one line of `--format jsonl`): the fields of the
+/// `AdjudicateGamesResponse` the stream sends for the game, enum values by their proto names.
+#[must_use]
+pub fn response_json(response: &v1::AdjudicateGamesResponse) -> Value {
+    let tags = response.tags.as_ref().map(|tags| {
+        json!({
+            "event": tags.event, "site": tags.site, "date": tags.date,
+            "round": tags.round, "white": tags.white, "black": tags.black,
+        })
+    });
+    let mut record = json!({
+        "index": response.index,
+        "line": response.line,
+        "tags": tags,
+    });
+    let Some(fields) = record.as_object_mut() else {
+        return record;
+    };
+    match &response.result {
+        Some(adjudicate_games_response::Result::Verdict(verdict)) => {
+            let outcome = verdict.outcome.clone().unwrap_or_default();
+            let event = verdict.event.as_ref().map(|event| {
+                json!({
+                    "kind": v1::GameEventKind::try_from(event.kind)
+                        .map_or("", |kind| kind.as_str_name()),
+                    "side": v1::Color::try_from(event.side).map_or("", |side| side.as_str_name()),
+                })
+            });
+            let verdict_fields = json!({
+                "declared_result": verdict.declared_result,
+                "result": outcome.result_text,
+                "termination": v1::Termination::try_from(outcome.termination)
+                    .map_or("", |t| t.as_str_name()),
+                "fide_article": outcome.fide_article,
+                "ply": outcome.ply,
+                "description": outcome.description,
+                "ply_count": verdict.ply_count,
+                "plies_after_end": verdict.plies_after_end,
+                "explanation": verdict.explanation,
+                "event": event,
+                "undetermined": verdict.undetermined,
+                "disagreement": verdict.disagreement,
+                "disagreement_reason": verdict.disagreement_reason,
+                "fen": verdict.fen,
+            });
+            if let Value::Object(map) = verdict_fields {
+                fields.extend(map);
+            }
+            fields.insert("error".to_owned(), Value::Null);
+        }
+        Some(adjudicate_games_response::Result::Error(error)) => {
+            fields.insert(
+                "error".to_owned(),
+                json!({
+                    "field": error.field, "reason": error.reason,
+                    "description": error.description, "line": error.line,
+                    "column": error.column, "ply": error.ply, "move": error.r#move,
+                }),
+            );
+        }
+        None => {}
+    }
+    record
+}
+
+/// Keeps the first `n` characters of `text`.
+fn cut(text: &str, n: usize) -> String {
+    text.chars().take(n).collect()
+}
+
+/// The table header.
+const TABLE_HEADER: &str = "game   event                    round white                black                declared result  termination              article  ply note";
+
+fn table_row(response: &v1::AdjudicateGamesResponse) -> String {
+    let tags = response.tags.clone().unwrap_or_default();
+    let start = format!(
+        "{:<6} {:<24} {:<5} {:<20} {:<20}",
+        response.index,
+        cut(&tags.event, 24),
+        cut(&tags.round, 5),
+        cut(&tags.white, 20),
+        cut(&tags.black, 20)
+    );
+    match &response.result {
+        Some(adjudicate_games_response::Result::Verdict(verdict)) => {
+            let outcome = verdict.outcome.clone().unwrap_or_default();
+            let note = if verdict.disagreement {
+                verdict.disagreement_reason.as_str()
+            } else {
+                ""
+            };
+            format!(
+                "{start} {:<8} {:<7} {:<24} {:<8} {:>4} {note}",
+                cut(&verdict.declared_result, 8),
+                outcome.result_text,
+                termination_words(&outcome),
+                outcome.fide_article,
+                outcome.ply
+            )
+        }
+        Some(adjudicate_games_response::Result::Error(error)) => {
+            format!("{start} error: {}", error.description)
+        }
+        None => start,
+    }
+}
+
+/// Writes the record of one game in `format`.
+fn write_record<W: Write + ?Sized>(
+    out: &mut W,
+    format: OutputFormat,
+    item: &Item<'_>,
+    response: &v1::AdjudicateGamesResponse,
+) -> io::Result<()> {
+    match format {
+        OutputFormat::Table => writeln!(out, "{}", table_row(response)),
+        OutputFormat::Jsonl => {
+            serde_json::to_writer(&mut *out, &response_json(response))?;
+            writeln!(out)
+        }
+        OutputFormat::Pgn => match &item.verdict {
+            Some(Ok(verdict)) => arbiter_pgn::write_game(
+                &mut &mut *out,
+                &item.raw.tags,
+                verdict.game.start(),
+                verdict.game.moves(),
+                verdict.result,
+            ),
+            // Games that cannot be replayed are left out (the summary lists them).
+            _ => Ok(()),
+        },
+    }
+}
+
+/// Adjudicates every game of `input` and writes one record per game to `out` (for the table
+/// format, a header first). Returns the summary; the caller writes it.
+///
+/// # Errors
+/// Errors writing `out` (a read error of the input is reported as a game error).
+pub fn run<R: BufRead, W: Write + ?Sized>(
+    input: R,
+    out: &mut W,
+    format: OutputFormat,
+    settings: &Settings,
+) -> io::Result<Summary> {
+    let mut summary = Summary::default();
+    if format == OutputFormat::Table {
+        writeln!(out, "{TABLE_HEADER}")?;
+    }
+    let mut failure = None;
+    adjudicate::for_each_game(input, settings, Place::default(), |item| {
+        let response = item.response();
+        summary.add(&response);
+        match write_record(out, format, &item, &response) {
+            Ok(()) => true,
+            Err(error) => {
+                failure = Some(error);
+                false
+            }
+        }
+    });
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(summary),
+    }
+}
+
+/// A writer whose writes hide the progress bar while they happen.
+struct Suspended<W> {
+    bar: indicatif::ProgressBar,
+    inner: W,
+}
+
+impl<W: Write> Write for Suspended<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let Self { bar, inner } = self;
+        bar.suspend(|| inner.write(buf))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let Self { bar, inner } = self;
+        bar.suspend(|| inner.flush())
+    }
+}
+
+/// Opens FILE ("-" is standard input) with its size when known.
+fn open(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
+    if path == Path::new("-") {
+        return Ok((Box::new(io::stdin()), None));
+    }
+    let file = File::open(path)?;
+    let size = file.metadata().ok().map(|m| m.len());
+    Ok((Box::new(file), size))
+}
+
+/// A progress bar of bytes read on standard error, only when standard error is a terminal.
+fn progress_bar(size: Option<u64>) -> Option<indicatif::ProgressBar> {
+    if !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = match size {
+        Some(size) => indicatif::ProgressBar::new(size),
+        None => indicatif::ProgressBar::new_spinner(),
+    };
+    let template = if size.is_some() {
+        "{bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, {eta})"
+    } else {
+        "{spinner} {bytes} ({bytes_per_sec})"
+    };
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+/// `arbiter adjudicate`: exit 0 when every game was adjudicated and agrees with its `Result`
+/// tag, 2 when a game has an illegal move (or is not PGN) or a result that contradicts the
+/// rules, 1 when the file cannot be read or the output cannot be written.
+#[must_use]
+pub fn main(args: &AdjudicateArgs) -> ExitCode {
+    let settings = Settings {
+        claim_draw: args.claim_draws,
+        analysis: args.analysis.into(),
+        max_moves: usize::try_from(args.max_moves).unwrap_or(usize::MAX),
+        max_game_bytes: usize::try_from(args.max_game_bytes).unwrap_or(usize::MAX),
+    };
+    let (input, size) = match open(&args.file) {
+        Ok(opened) => opened,
+        Err(error) => {
+            eprintln!("arbiter: cannot read {}: {error}", args.file.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let bar = progress_bar(size);
+    let input: Box<dyn Read + Send> = match &bar {
+        Some(bar) => Box::new(bar.wrap_read(input)),
+        None => input,
+    };
+    let input = BufReader::with_capacity(1 << 16, input);
+    let stdout = io::stdout();
+    let result = match &bar {
+        Some(bar) if stdout.is_terminal() => {
+            let mut out = LineWriter::new(Suspended {
+                bar: bar.clone(),
+                inner: stdout.lock(),
+            });
+            run(input, &mut out, args.format, &settings).and_then(|s| out.flush().map(|()| s))
+        }
+        _ => {
+            let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            run(input, &mut out, args.format, &settings).and_then(|s| out.flush().map(|()| s))
+        }
+    };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let summary = match result {
+        Ok(summary) => summary,
+        Err(error) => {
+            eprintln!("arbiter: cannot write the output: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // The table ends with its summary; JSON lines and PGN keep standard output clean.
+    let written = if args.format == OutputFormat::Table {
+        let mut out = io::stdout().lock();
+        summary.write(&mut out).and_then(|()| out.flush())
+    } else {
+        summary.write(&mut io::stderr().lock())
+    };
+    if let Err(error) = written {
+        eprintln!("arbiter: cannot write the summary: {error}");
+        return ExitCode::FAILURE;
+    }
+    if summary.clean() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    }
+}
