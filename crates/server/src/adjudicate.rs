@@ -471,3 +471,103 @@ pub fn for_each_game<R: BufRead>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(pgn: &str) -> RawGame {
+        Reader::new(pgn.as_bytes())
+            .next()
+            .expect("a game")
+            .expect("well-formed")
+    }
+
+    fn verdict(pgn: &str, event: Option<GameEvent>) -> v1::AdjudicateGameResponse {
+        adjudicate_raw(&raw(pgn), event, &Settings::default())
+            .expect("replays")
+            .response
+    }
+
+    /// FIDE 6.9: Black's flag fell, but White has only a king: drawn, and a "1-0" tag disagrees.
+    #[test]
+    fn flag_fall_with_a_lone_king_winner_is_a_draw() {
+        let v = verdict(
+            "[Result \"1-0\"]\n[Termination \"Time forfeit\"]\n[FEN \"4k3/8/8/8/8/8/4p3/K7 w - - 0 1\"]\n\n1. Kb1 Kd7 1-0",
+            None,
+        );
+        let o = v.outcome.expect("outcome");
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str()),
+            ("1/2-1/2", "6.9")
+        );
+        assert_eq!(v.event.map(|e| e.kind()), Some(v1::GameEventKind::FlagFall));
+        assert!(
+            v.explanation.contains("White cannot checkmate"),
+            "{}",
+            v.explanation
+        );
+        assert!(v.disagreement);
+        assert!(
+            v.disagreement_reason
+                .starts_with("the Result tag says 1-0, but the rules say 1/2-1/2")
+        );
+    }
+
+    /// FIDE 5.1.2: a decisive result with a "Normal" termination is the loser's resignation.
+    #[test]
+    fn resignation_is_a_loss() {
+        let v = verdict(
+            "[Result \"0-1\"]\n[Termination \"Normal\"]\n\n1. e4 e5 2. Nf3 Nc6 0-1",
+            None,
+        );
+        let o = v.outcome.expect("outcome");
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str()),
+            ("0-1", "5.1.2")
+        );
+        assert_eq!(v.event.map(|e| e.side()), Some(v1::Color::White));
+        assert!(!v.disagreement);
+        assert_eq!(v.declared_result, "0-1");
+    }
+
+    /// FIDE 7.5.5: a second illegal move (given by the caller) loses; the tag agrees.
+    #[test]
+    fn second_illegal_move_loses() {
+        let v = verdict(
+            "[Result \"1-0\"]\n\n1. e4 e5 1-0",
+            Some(GameEvent::SecondIllegalMove(Color::Black)),
+        );
+        let o = v.outcome.expect("outcome");
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str()),
+            ("1-0", "7.5.5")
+        );
+        assert!(!v.disagreement);
+    }
+
+    /// A draw the rules do not explain is an agreement; stalemate beats a "1-0" tag.
+    #[test]
+    fn draws_and_stalemate() {
+        let v = verdict("[Result \"1/2-1/2\"]\n\n1. e4 e5 1/2-1/2", None);
+        assert_eq!(v.outcome.expect("outcome").fide_article, "5.2.3");
+        let v = verdict(
+            "[Result \"1-0\"]\n[FEN \"7k/8/6Q1/8/8/8/8/K7 w - - 0 1\"]\n\n1. Qf7 1-0",
+            None,
+        );
+        assert_eq!(v.outcome.expect("outcome").fide_article, "5.2.1");
+        assert!(v.disagreement);
+        assert!(v.event.is_none());
+    }
+
+    /// An illegal move is reported with its line:column and ply.
+    #[test]
+    fn illegal_move_has_its_place() {
+        let error = adjudicate_raw(&raw("1. e4 e5 2. Ke3 *"), None, &Settings::default())
+            .expect_err("illegal");
+        let wire = pgn_error_to_wire(&error, "pgn");
+        assert_eq!((wire.line, wire.column, wire.ply), (1, 13, 3));
+        assert_eq!(wire.reason, "ILLEGAL_MOVE");
+        assert_eq!(wire.r#move, "Ke3");
+    }
+}

@@ -1,0 +1,354 @@
+//! `arbiter adjudicate` (the CLI), the `AdjudicateGames` stream and `AdjudicateGame` with PGN:
+//! the CLI's JSON lines and the stream's responses agree exactly, game by game, on the CC0
+//! lichess samples; illegal moves and contradicting results give exit status 2 with their
+//! line:column; the unary RPC answers PGN and rejects an illegal move with INVALID_ARGUMENT.
+
+use std::{path::Path, process::Command, time::Duration};
+
+use arbiter_e2e::{binary, command, data_dir, server::Server, within};
+use arbiter_proto::v1::{
+    AdjudicateGameRequest, AdjudicateGamesRequest, AdjudicateGamesResponse,
+    adjudicate_game_request, adjudicate_games_request, adjudicate_games_response,
+};
+use serde_json::{Value, json};
+use tonic::{Code, codegen::tokio_stream};
+use tonic_types::StatusExt as _;
+
+const CLI_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Runs `arbiter adjudicate FILE ARGS...`.
+fn cli(file: &Path, args: &[&str]) -> std::process::Output {
+    command::run(
+        Command::new(binary::arbiter())
+            .arg("adjudicate")
+            .arg(file)
+            .args(args),
+        CLI_TIMEOUT,
+    )
+}
+
+/// The JSON record of a stream response, written independently of the CLI's writer, with the
+/// documented keys of `--format jsonl`.
+fn expected_json(response: &AdjudicateGamesResponse) -> Value {
+    let mut record = json!({
+        "index": response.index,
+        "line": response.line,
+        "tags": response.tags.as_ref().map(|t| json!({
+            "event": t.event, "site": t.site, "date": t.date,
+            "round": t.round, "white": t.white, "black": t.black,
+        })),
+    });
+    let fields = record.as_object_mut().expect("object");
+    match response.result.as_ref().expect("verdict or error") {
+        adjudicate_games_response::Result::Verdict(v) => {
+            let o = v.outcome.clone().expect("outcome");
+            let event = v.event.as_ref().map(|e| {
+                json!({
+                    "kind": e.kind().as_str_name(),
+                    "side": e.side().as_str_name(),
+                })
+            });
+            for (key, value) in [
+                ("declared_result", json!(v.declared_result)),
+                ("result", json!(o.result_text)),
+                ("termination", json!(o.termination().as_str_name())),
+                ("fide_article", json!(o.fide_article)),
+                ("ply", json!(o.ply)),
+                ("description", json!(o.description)),
+                ("ply_count", json!(v.ply_count)),
+                ("plies_after_end", json!(v.plies_after_end)),
+                ("explanation", json!(v.explanation)),
+                ("event", json!(event)),
+                ("undetermined", json!(v.undetermined)),
+                ("disagreement", json!(v.disagreement)),
+                ("disagreement_reason", json!(v.disagreement_reason)),
+                ("fen", json!(v.fen)),
+                ("error", Value::Null),
+            ] {
+                fields.insert(key.to_owned(), value);
+            }
+        }
+        adjudicate_games_response::Result::Error(e) => {
+            fields.insert(
+                "error".to_owned(),
+                json!({
+                    "field": e.field, "reason": e.reason, "description": e.description,
+                    "line": e.line, "column": e.column, "ply": e.ply, "move": e.r#move,
+                }),
+            );
+        }
+    }
+    record
+}
+
+/// Sends `messages` on one AdjudicateGames stream and collects every response.
+async fn stream(
+    server: &Server,
+    messages: Vec<AdjudicateGamesRequest>,
+) -> Vec<AdjudicateGamesResponse> {
+    let mut client = server.client().await;
+    let mut responses = within(
+        "AdjudicateGames",
+        client.adjudicate_games(tokio_stream::iter(messages)),
+    )
+    .await
+    .expect("AdjudicateGames")
+    .into_inner();
+    let mut all = Vec::new();
+    while let Some(response) = within("AdjudicateGames response", responses.message())
+        .await
+        .expect("stream response")
+    {
+        all.push(response);
+    }
+    all
+}
+
+fn pgn_message(text: String) -> AdjudicateGamesRequest {
+    AdjudicateGamesRequest {
+        source: Some(adjudicate_games_request::Source::Pgn(text)),
+        ..AdjudicateGamesRequest::default()
+    }
+}
+
+/// The CLI's JSON lines equal the stream's responses exactly, game by game, for every committed
+/// game file (the whole file as one message, and the same file split into two messages).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_and_stream_give_the_same_verdicts() {
+    let server = Server::start_with(&["--analysis", "fast"]);
+    let mut files: Vec<_> = std::fs::read_dir(data_dir().join("games"))
+        .expect("tests/data/games")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "pgn"))
+        .collect();
+    files.push(data_dir().join("adjudicate/illegal-move.pgn"));
+    files.push(data_dir().join("adjudicate/disagreement.pgn"));
+    files.sort();
+    for file in files {
+        let output = cli(&file, &["--format", "jsonl", "--analysis", "fast"]);
+        let lines: Vec<Value> = String::from_utf8(output.stdout)
+            .expect("UTF-8")
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a JSON line"))
+            .collect();
+        let text = std::fs::read_to_string(&file).expect("read");
+        let responses = stream(&server, vec![pgn_message(text)]).await;
+        assert_eq!(lines.len(), responses.len(), "{}", file.display());
+        assert!(!lines.is_empty(), "{}", file.display());
+        for (i, (line, response)) in lines.iter().zip(&responses).enumerate() {
+            assert_eq!(response.index as usize, i);
+            assert_eq!(
+                line,
+                &expected_json(response),
+                "{} game {i}",
+                file.display()
+            );
+        }
+        let errors = responses
+            .iter()
+            .filter(|r| matches!(r.result, Some(adjudicate_games_response::Result::Error(_))))
+            .count();
+        let clean = errors == 0 && lines.iter().all(|l| l["disagreement"] != json!(true));
+        assert_eq!(
+            output.status.code(),
+            Some(if clean { 0 } else { 2 }),
+            "{}",
+            file.display()
+        );
+    }
+}
+
+/// Two messages on one stream: indexes run on across messages, game_index restarts, a game
+/// message and an in-band error in the middle do not end the stream.
+#[tokio::test]
+async fn stream_numbers_games_across_messages_and_reports_errors_in_band() {
+    let server = Server::start();
+    let fixture =
+        std::fs::read_to_string(data_dir().join("adjudicate/illegal-move.pgn")).expect("fixture");
+    let game = AdjudicateGamesRequest {
+        source: Some(adjudicate_games_request::Source::Game(
+            arbiter_proto::v1::Game {
+                start: None,
+                moves: ["f3", "e5", "g4", "Qh4#"].map(String::from).to_vec(),
+            },
+        )),
+        ..AdjudicateGamesRequest::default()
+    };
+    let bad_game = AdjudicateGamesRequest {
+        source: Some(adjudicate_games_request::Source::Game(
+            arbiter_proto::v1::Game {
+                start: None,
+                moves: ["e4", "e4"].map(String::from).to_vec(),
+            },
+        )),
+        ..AdjudicateGamesRequest::default()
+    };
+    let responses = stream(
+        &server,
+        vec![
+            pgn_message(fixture.clone()),
+            bad_game,
+            game,
+            pgn_message(fixture),
+        ],
+    )
+    .await;
+    let summary: Vec<(u32, u32, u32, &str)> = responses
+        .iter()
+        .map(|r| {
+            let what = match &r.result {
+                Some(adjudicate_games_response::Result::Verdict(v)) => {
+                    v.outcome.as_ref().map_or("", |o| o.fide_article.as_str())
+                }
+                Some(adjudicate_games_response::Result::Error(e)) => e.reason.as_str(),
+                None => "",
+            };
+            (r.index, r.request_index, r.game_index, what)
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (0, 0, 0, "5.1.1"),
+            (1, 0, 1, "ILLEGAL_MOVE"),
+            (2, 1, 0, "ILLEGAL_MOVE"),
+            (3, 2, 0, "5.1.1"),
+            (4, 3, 0, "5.1.1"),
+            (5, 3, 1, "ILLEGAL_MOVE"),
+        ]
+    );
+    let Some(adjudicate_games_response::Result::Error(error)) = &responses[1].result else {
+        panic!("expected an error");
+    };
+    assert_eq!(error.field, "pgn");
+    assert_eq!((error.line, error.column, error.ply), (13, 13, 3));
+    assert_eq!(error.r#move, "Ke3");
+    assert_eq!(
+        error.description,
+        "line 13:13: ply 3 (Ke3): no white king can move to e3"
+    );
+    let Some(adjudicate_games_response::Result::Error(error)) = &responses[2].result else {
+        panic!("expected an error");
+    };
+    assert_eq!(error.field, "game.moves[1]");
+    assert_eq!(error.ply, 2);
+}
+
+/// More games than `--max-games-per-stream`: the games within the limit are answered, then the
+/// stream ends with RESOURCE_EXHAUSTED.
+#[tokio::test]
+async fn stream_stops_at_the_games_limit() {
+    let server = Server::start_with(&["--max-games-per-stream", "1"]);
+    let fixture =
+        std::fs::read_to_string(data_dir().join("adjudicate/illegal-move.pgn")).expect("fixture");
+    let mut client = server.client().await;
+    let mut responses = within(
+        "AdjudicateGames",
+        client.adjudicate_games(tokio_stream::iter(vec![pgn_message(fixture)])),
+    )
+    .await
+    .expect("AdjudicateGames")
+    .into_inner();
+    let first = within("first", responses.message()).await.expect("first");
+    assert_eq!(first.map(|r| r.index), Some(0));
+    let status = within("second", responses.message())
+        .await
+        .expect_err("the limit ends the stream");
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+}
+
+/// The CLI on a file with an illegal move: exit status 2, the error names line:column and ply.
+#[test]
+fn cli_exit_status_names_the_illegal_move() {
+    let output = cli(&data_dir().join("adjudicate/illegal-move.pgn"), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "error: game 1 (C - D): line 13:13: ply 3 (Ke3): no white king can move to e3"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("summary: 2 games; checkmate 1; 0 disagreements; 1 errors"),
+        "{stdout}"
+    );
+
+    let output = cli(
+        &data_dir().join("adjudicate/disagreement.pgn"),
+        &["--format", "jsonl"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let record: Value = serde_json::from_slice(&output.stdout).expect("one JSON line");
+    assert_eq!(record["result"], "1/2-1/2");
+    assert_eq!(record["termination"], "TERMINATION_STALEMATE");
+    assert_eq!(
+        record["disagreement_reason"],
+        "the Result tag says 1-0, but the rules say 1/2-1/2: stalemate at ply 1 (FIDE Laws 5.2.1)"
+    );
+
+    // --format pgn writes the adjudicated result; standard input works as "-".
+    let output = cli(
+        &data_dir().join("games/lichess-2025-05-sample.pgn"),
+        &["--format", "pgn"],
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let pgn = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(pgn.matches("[Event ").count(), 438);
+}
+
+/// AdjudicateGame with `pgn`: the event comes from the tags; an illegal move is INVALID_ARGUMENT
+/// on field "pgn" with line:column and ply; two games are refused.
+#[tokio::test]
+async fn unary_adjudicate_game_reads_pgn() {
+    let server = Server::start();
+    let mut client = server.client().await;
+    let request = |pgn: &str| AdjudicateGameRequest {
+        source: Some(adjudicate_game_request::Source::Pgn(pgn.to_owned())),
+        ..AdjudicateGameRequest::default()
+    };
+    // Black's flag fell, but White has only a king: a draw (FIDE 6.9), not the 1-0 of the tag.
+    let pgn = "[Result \"1-0\"]\n[Termination \"Time forfeit\"]\n[SetUp \"1\"]\n\
+               [FEN \"4k3/8/8/8/8/8/4p3/K7 w - - 0 1\"]\n\n1. Kb1 Kd7 1-0\n";
+    let verdict = within("AdjudicateGame", client.adjudicate_game(request(pgn)))
+        .await
+        .expect("AdjudicateGame")
+        .into_inner();
+    let outcome = verdict.outcome.expect("outcome");
+    assert_eq!(outcome.result_text, "1/2-1/2");
+    assert_eq!(outcome.fide_article, "6.9");
+    assert_eq!(verdict.declared_result, "1-0");
+    assert!(verdict.disagreement);
+    assert!(
+        verdict.explanation.contains("White cannot checkmate"),
+        "{}",
+        verdict.explanation
+    );
+
+    let status = within(
+        "AdjudicateGame",
+        client.adjudicate_game(request("1. e4 e5 2. Ke3 *")),
+    )
+    .await
+    .expect_err("illegal move");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    let details = status.get_error_details();
+    let violation = &details.bad_request().expect("BadRequest").field_violations[0];
+    assert_eq!(violation.field, "pgn");
+    assert_eq!(violation.reason, "ILLEGAL_MOVE");
+    assert_eq!(
+        violation.description,
+        "line 1:13: ply 3 (Ke3): no white king can move to e3"
+    );
+    let info = details.error_info().expect("ErrorInfo");
+    assert_eq!(info.metadata.get("ply").map(String::as_str), Some("3"));
+    assert_eq!(info.metadata.get("column").map(String::as_str), Some("13"));
+
+    let status = within(
+        "AdjudicateGame",
+        client.adjudicate_game(request("1. e4 e5 *\n\n1. d4 d5 *\n")),
+    )
+    .await
+    .expect_err("two games");
+    assert_eq!(status.code(), Code::InvalidArgument);
+}
