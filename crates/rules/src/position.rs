@@ -225,37 +225,13 @@ impl Default for Position {
 }
 
 impl Position {
-    /// The initial position of standard chess (FIDE Laws 2.3).
+    /// The initial position of standard chess (FIDE Laws 2.3): Chess960 arrangement 518 with
+    /// standard castling notation.
     #[must_use]
     pub fn startpos() -> Position {
-        let mut p = Position::empty(CastlingMode::Standard);
-        let back = [
-            Role::Rook,
-            Role::Knight,
-            Role::Bishop,
-            Role::Queen,
-            Role::King,
-            Role::Bishop,
-            Role::Knight,
-            Role::Rook,
-        ];
-        for (i, &role) in back.iter().enumerate() {
-            let file = File::new(i as u32);
-            p.put(Square::from_coords(file, Rank::First), Color::White, role);
-            p.put(Square::from_coords(file, Rank::Eighth), Color::Black, role);
-            p.put(
-                Square::from_coords(file, Rank::Second),
-                Color::White,
-                Role::Pawn,
-            );
-            p.put(
-                Square::from_coords(file, Rank::Seventh),
-                Color::Black,
-                Role::Pawn,
-            );
-        }
-        p.castling = Bitboard(0x8100_0000_0000_0081);
-        p.key = p.compute_key();
+        let mut p =
+            Position::chess960(518).unwrap_or_else(|| Position::empty(CastlingMode::Standard));
+        p.mode = CastlingMode::Standard;
         p
     }
 
