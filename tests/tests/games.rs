@@ -67,6 +67,7 @@ struct Verdict {
 fn fen(text: String) -> Option<WirePosition> {
     Some(WirePosition {
         kind: Some(position::Kind::Fen(text)),
+        ..WirePosition::default()
     })
 }
 
@@ -94,6 +95,7 @@ async fn replay(
         client.apply_moves(ApplyMovesRequest {
             position: None,
             moves: moves.clone(),
+            ..ApplyMovesRequest::default()
         }),
     )
     .await
@@ -116,6 +118,7 @@ async fn replay(
                     fen(current.clone()).expect("position"),
                 )),
                 r#move: san.clone(),
+                ..ApplyMoveRequest::default()
             }),
         )
         .await

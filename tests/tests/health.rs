@@ -125,7 +125,9 @@ async fn sigterm_drains_then_exits_zero() {
         client.list_legal_moves(ListLegalMovesRequest {
             position: Some(Position {
                 kind: Some(position::Kind::Fen("startpos".to_owned())),
+                ..Position::default()
             }),
+            ..ListLegalMovesRequest::default()
         }),
     )
     .await

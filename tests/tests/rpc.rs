@@ -22,6 +22,7 @@ const CASTLING_THROUGH_F1: &str = "4k3/8/8/8/8/8/5r2/R3K2R w KQ - 0 1";
 fn fen(text: &str) -> Option<Position> {
     Some(Position {
         kind: Some(position::Kind::Fen(text.to_owned())),
+        ..Position::default()
     })
 }
 
@@ -101,6 +102,7 @@ async fn list_legal_moves_in_the_start_position() {
         "ListLegalMoves",
         client.list_legal_moves(ListLegalMovesRequest {
             position: fen("startpos"),
+            ..ListLegalMovesRequest::default()
         }),
     )
     .await
@@ -159,6 +161,7 @@ async fn list_legal_moves_in_mate_stalemate_and_special_moves() {
         "ListLegalMoves",
         client.list_legal_moves(ListLegalMovesRequest {
             position: fen(FOOLS_MATE),
+            ..ListLegalMovesRequest::default()
         }),
     )
     .await
@@ -176,6 +179,7 @@ async fn list_legal_moves_in_mate_stalemate_and_special_moves() {
         "ListLegalMoves",
         client.list_legal_moves(ListLegalMovesRequest {
             position: fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1"),
+            ..ListLegalMovesRequest::default()
         }),
     )
     .await
@@ -191,6 +195,7 @@ async fn list_legal_moves_in_mate_stalemate_and_special_moves() {
         "ListLegalMoves",
         client.list_legal_moves(ListLegalMovesRequest {
             position: fen("4k3/1P6/8/3pP3/8/8/8/R3K3 w Q d6 0 2"),
+            ..ListLegalMovesRequest::default()
         }),
     )
     .await
@@ -235,8 +240,10 @@ async fn apply_move_to_positions() {
     let apply = |position: &str, mv: &str| ApplyMoveRequest {
         subject: Some(apply_move_request::Subject::Position(Position {
             kind: Some(position::Kind::Fen(position.to_owned())),
+            ..Position::default()
         })),
         r#move: mv.to_owned(),
+        ..ApplyMoveRequest::default()
     };
 
     let e4 = within("ApplyMove", client.apply_move(apply("startpos", "e4")))
@@ -338,6 +345,7 @@ async fn apply_move_to_games() {
     let apply = |moves: &[&str], mv: &str| ApplyMoveRequest {
         subject: Some(apply_move_request::Subject::Game(game(None, moves))),
         r#move: mv.to_owned(),
+        ..ApplyMoveRequest::default()
     };
 
     // The mating move ends the game: the outcome comes with the answer.
@@ -419,6 +427,7 @@ async fn apply_moves_plays_a_sequence() {
             moves: strings(&[
                 "e4", "e7e5", "Nf3", "b8c6", "Bb5", "a6", "Bxc6", "dxc6", "O-O",
             ]),
+            ..ApplyMovesRequest::default()
         }),
     )
     .await
@@ -453,6 +462,7 @@ async fn apply_moves_plays_a_sequence() {
         client.apply_moves(ApplyMovesRequest {
             position: fen(PINNED_KNIGHT),
             moves: Vec::new(),
+            ..ApplyMovesRequest::default()
         }),
     )
     .await
@@ -507,6 +517,7 @@ async fn apply_moves_pinpoints_the_first_illegal_ply() {
             client.apply_moves(ApplyMovesRequest {
                 position: fen(start),
                 moves: strings(moves),
+                ..ApplyMovesRequest::default()
             }),
         )
         .await
@@ -541,6 +552,7 @@ async fn apply_moves_pinpoints_the_first_illegal_ply() {
         client.apply_moves(ApplyMovesRequest {
             position: None,
             moves: strings(&["e4", " "]),
+            ..ApplyMovesRequest::default()
         }),
     )
     .await
@@ -654,7 +666,10 @@ async fn adjudicate_game_endings_and_claims() {
 async fn validate_position() {
     let server = Server::start();
     let mut client = server.client().await;
-    let validate = |position: Option<Position>| ValidatePositionRequest { position };
+    let validate = |position: Option<Position>| ValidatePositionRequest {
+        position,
+        ..ValidatePositionRequest::default()
+    };
 
     let valid = within(
         "ValidatePosition",
@@ -683,6 +698,7 @@ async fn validate_position() {
             white_queen_side: true,
             black_king_side: true,
             black_queen_side: true,
+            ..CastlingRights::default()
         })
     );
     assert_eq!(board.side_to_move(), Color::White);
@@ -693,6 +709,7 @@ async fn validate_position() {
         "ValidatePosition",
         client.validate_position(validate(Some(Position {
             kind: Some(position::Kind::Board(board)),
+            ..Position::default()
         }))),
     )
     .await
@@ -771,6 +788,7 @@ async fn validate_position() {
                 side_to_move: Color::White.into(),
                 ..Board::default()
             })),
+            ..Position::default()
         }))),
     )
     .await
@@ -795,7 +813,10 @@ async fn bad_fen_is_invalid_argument_everywhere() {
     errors.push(
         within(
             "ListLegalMoves",
-            client.list_legal_moves(ListLegalMovesRequest { position: fen(BAD) }),
+            client.list_legal_moves(ListLegalMovesRequest {
+                position: fen(BAD),
+                ..ListLegalMovesRequest::default()
+            }),
         )
         .await
         .expect_err("ListLegalMoves"),
@@ -808,6 +829,7 @@ async fn bad_fen_is_invalid_argument_everywhere() {
                     fen(BAD).expect("position"),
                 )),
                 r#move: "e4".to_owned(),
+                ..ApplyMoveRequest::default()
             }),
         )
         .await
@@ -819,6 +841,7 @@ async fn bad_fen_is_invalid_argument_everywhere() {
             client.apply_move(ApplyMoveRequest {
                 subject: Some(apply_move_request::Subject::Game(game(Some(BAD), &[]))),
                 r#move: "e4".to_owned(),
+                ..ApplyMoveRequest::default()
             }),
         )
         .await
@@ -830,6 +853,7 @@ async fn bad_fen_is_invalid_argument_everywhere() {
             client.apply_moves(ApplyMovesRequest {
                 position: fen(BAD),
                 moves: strings(&["e4"]),
+                ..ApplyMovesRequest::default()
             }),
         )
         .await
@@ -872,7 +896,10 @@ async fn bad_fen_is_invalid_argument_everywhere() {
     // ValidatePosition answers instead of failing.
     let answer = within(
         "ValidatePosition",
-        client.validate_position(ValidatePositionRequest { position: fen(BAD) }),
+        client.validate_position(ValidatePositionRequest {
+            position: fen(BAD),
+            ..ValidatePositionRequest::default()
+        }),
     )
     .await
     .expect("ValidatePosition")
@@ -885,7 +912,7 @@ async fn bad_fen_is_invalid_argument_everywhere() {
     // A missing position is MISSING_FIELD on "position".
     let error = within(
         "ListLegalMoves",
-        client.list_legal_moves(ListLegalMovesRequest { position: None }),
+        client.list_legal_moves(ListLegalMovesRequest::default()),
     )
     .await
     .expect_err("no position");

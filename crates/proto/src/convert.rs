@@ -10,9 +10,9 @@
 use std::{collections::HashMap, fmt::Write as _};
 
 use arbiter_rules::{
-    AdjudicationRequest, AnalysisBudget, Claim, ClaimKind, Color, FenError, Game, GameEvent,
-    GameResult, Move, MoveError, MoveKind, Outcome, Piece, PlyError, Position, Role, Square,
-    Status, Termination,
+    AdjudicationRequest, AnalysisBudget, CastlingMode, Claim, ClaimKind, Color, FenError,
+    FenOptions, Game, GameEvent, GameResult, Move, MoveError, MoveKind, Outcome, Piece, PlyError,
+    Position, Role, SanLanguage, SanMode, Square, Status, Termination,
 };
 use tonic::Code;
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt as _};
@@ -203,6 +203,115 @@ pub fn role_from_wire(value: i32, field: &str) -> Result<Role, ConvertError> {
     }
 }
 
+/// Reads a wire variant at `field`: unset is standard chess.
+///
+/// # Errors
+///
+/// [`ErrorReason::InvalidValue`] for a number that is no `Variant`.
+pub fn variant_from_wire(value: i32, field: &str) -> Result<CastlingMode, ConvertError> {
+    match v1::Variant::try_from(value) {
+        Ok(v1::Variant::Unspecified | v1::Variant::Standard) => Ok(CastlingMode::Standard),
+        Ok(v1::Variant::Chess960) => Ok(CastlingMode::Chess960),
+        Err(_) => Err(ConvertError::new(
+            field,
+            ErrorReason::InvalidValue,
+            format!("{value} is not a Variant value"),
+        )),
+    }
+}
+
+/// The wire variant of a castling mode.
+#[must_use]
+pub fn variant_to_wire(mode: CastlingMode) -> v1::Variant {
+    match mode {
+        CastlingMode::Standard => v1::Variant::Standard,
+        CastlingMode::Chess960 => v1::Variant::Chess960,
+    }
+}
+
+/// Reads a wire SAN language at `field`: unset is English.
+///
+/// # Errors
+///
+/// [`ErrorReason::InvalidValue`] for a number that is no `SanLanguage`.
+pub fn san_language_from_wire(value: i32, field: &str) -> Result<SanLanguage, ConvertError> {
+    Ok(match v1::SanLanguage::try_from(value) {
+        Ok(v1::SanLanguage::Unspecified | v1::SanLanguage::English) => SanLanguage::English,
+        Ok(v1::SanLanguage::Spanish) => SanLanguage::Spanish,
+        Ok(v1::SanLanguage::German) => SanLanguage::German,
+        Ok(v1::SanLanguage::French) => SanLanguage::French,
+        Ok(v1::SanLanguage::Italian) => SanLanguage::Italian,
+        Ok(v1::SanLanguage::Dutch) => SanLanguage::Dutch,
+        Ok(v1::SanLanguage::Figurine) => SanLanguage::Figurine,
+        Err(_) => {
+            return Err(ConvertError::new(
+                field,
+                ErrorReason::InvalidValue,
+                format!("{value} is not a SanLanguage value"),
+            ));
+        }
+    })
+}
+
+/// The wire SAN language of a rules SAN language.
+#[must_use]
+pub fn san_language_to_wire(language: SanLanguage) -> v1::SanLanguage {
+    match language {
+        SanLanguage::English => v1::SanLanguage::English,
+        SanLanguage::Spanish => v1::SanLanguage::Spanish,
+        SanLanguage::German => v1::SanLanguage::German,
+        SanLanguage::French => v1::SanLanguage::French,
+        SanLanguage::Italian => v1::SanLanguage::Italian,
+        SanLanguage::Dutch => v1::SanLanguage::Dutch,
+        SanLanguage::Figurine => v1::SanLanguage::Figurine,
+    }
+}
+
+/// How an answer writes moves and positions: the request's `san_language` and
+/// `castling_notation`. The default is English SAN and X-FEN.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Notation {
+    /// The piece letters of SAN, read and written.
+    pub language: SanLanguage,
+    /// Chess960 castling rights in FEN as Shredder-FEN file letters instead of X-FEN.
+    pub shredder: bool,
+}
+
+impl Notation {
+    /// Reads the request options `san_language` and `castling_notation` (wire enum values);
+    /// `prefix` is the path of the message holding them (`""` for the request itself).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorReason::InvalidValue`] naming the option with a number outside its enum.
+    pub fn from_wire(
+        san_language: i32,
+        castling_notation: i32,
+        prefix: &str,
+    ) -> Result<Notation, ConvertError> {
+        let language = san_language_from_wire(san_language, &join(prefix, "san_language"))?;
+        let shredder = match v1::CastlingNotation::try_from(castling_notation) {
+            Ok(v1::CastlingNotation::Unspecified | v1::CastlingNotation::XFen) => false,
+            Ok(v1::CastlingNotation::ShredderFen) => true,
+            Err(_) => {
+                return Err(ConvertError::new(
+                    join(prefix, "castling_notation"),
+                    ErrorReason::InvalidValue,
+                    format!("{castling_notation} is not a CastlingNotation value"),
+                ));
+            }
+        };
+        Ok(Notation { language, shredder })
+    }
+
+    /// The FEN of `position`: plain FEN in standard chess; in Chess960 X-FEN, or Shredder-FEN
+    /// when asked for.
+    #[must_use]
+    pub fn fen(&self, position: &Position) -> String {
+        position.to_fen_with(self.shredder && position.castling_mode() == CastlingMode::Chess960)
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Positions
 // ---------------------------------------------------------------------------------------------
@@ -217,12 +326,15 @@ pub fn position_from_wire(
     position: Option<&v1::Position>,
     field: &str,
 ) -> Result<Position, ConvertError> {
-    let Some(kind) = position.and_then(|p| p.kind.as_ref()) else {
+    let Some((kind, variant)) = position.and_then(|p| p.kind.as_ref().map(|k| (k, p.variant)))
+    else {
         return Err(ConvertError::missing(
             field,
-            "a position (fen, or board; fen \"startpos\" for the initial position)",
+            "a position (fen, board or chess960_number; fen \"startpos\" for the initial position)",
         ));
     };
+    let variant_field = join(field, "variant");
+    let mode = variant_from_wire(variant, &variant_field)?;
     match kind {
         v1::position::Kind::Fen(fen) => {
             let fen_field = join(field, "fen");
@@ -232,11 +344,46 @@ pub fn position_from_wire(
                     "a FEN string (or \"startpos\")",
                 ));
             }
-            Position::from_fen(fen).map_err(|error| {
-                ConvertError::new(fen_field, ErrorReason::InvalidPosition, error.to_string())
+            let options = FenOptions {
+                mode,
+                permissive: false,
+            };
+            Position::from_fen_with(fen, options).map_err(|error| {
+                let mut reason = error.to_string();
+                let chess960 = FenOptions {
+                    mode: CastlingMode::Chess960,
+                    permissive: false,
+                };
+                if mode == CastlingMode::Standard && Position::from_fen_with(fen, chess960).is_ok()
+                {
+                    let _ = write!(
+                        reason,
+                        " (the position is valid in Chess960: set {variant_field} to VARIANT_CHESS960)"
+                    );
+                }
+                ConvertError::new(fen_field, ErrorReason::InvalidPosition, reason)
             })
         }
-        v1::position::Kind::Board(board) => board_from_wire(board, &join(field, "board")),
+        v1::position::Kind::Board(board) => board_from_wire_in(board, &join(field, "board"), mode),
+        v1::position::Kind::Chess960Number(number) => {
+            if variant == i32::from(v1::Variant::Standard) {
+                return Err(ConvertError::new(
+                    variant_field,
+                    ErrorReason::InvalidValue,
+                    "VARIANT_STANDARD contradicts chess960_number: leave the variant unset or set \
+                     VARIANT_CHESS960",
+                ));
+            }
+            Position::chess960(*number).ok_or_else(|| {
+                ConvertError::new(
+                    join(field, "chess960_number"),
+                    ErrorReason::InvalidValue,
+                    format!(
+                        "{number} is out of range: Chess960 start positions are numbered 0 to 959"
+                    ),
+                )
+            })
+        }
     }
 }
 
@@ -250,19 +397,43 @@ pub fn optional_position_from_wire(
     field: &str,
 ) -> Result<Position, ConvertError> {
     match position {
-        None | Some(v1::Position { kind: None }) => Ok(Position::startpos()),
+        None => Ok(Position::startpos()),
+        Some(wire) if wire.kind.is_none() => {
+            let mode = variant_from_wire(wire.variant, &join(field, "variant"))?;
+            let options = FenOptions {
+                mode,
+                permissive: false,
+            };
+            Position::from_fen_with("startpos", options).map_err(|error| {
+                ConvertError::new(field, ErrorReason::InvalidPosition, error.to_string())
+            })
+        }
         Some(_) => position_from_wire(position, field),
     }
 }
 
-/// Reads a structured board at `field` (e.g. `"position.board"`): the board is written as FEN
-/// and read with the same strict validation as a FEN string, so both forms accept exactly the
-/// same positions.
+/// Reads a structured board of standard chess at `field` (see [`board_from_wire_in`]).
 ///
 /// # Errors
 ///
 /// A [`ConvertError`] naming the board field at fault.
 pub fn board_from_wire(board: &v1::Board, field: &str) -> Result<Position, ConvertError> {
+    board_from_wire_in(board, field, CastlingMode::Standard)
+}
+
+/// Reads a structured board at `field` (e.g. `"position.board"`) under the castling rules of
+/// `mode`: the board is written as FEN (castling rook files as Shredder-FEN letters) and read
+/// with the same strict validation as a FEN string, so both forms accept exactly the same
+/// positions.
+///
+/// # Errors
+///
+/// A [`ConvertError`] naming the board field at fault.
+pub fn board_from_wire_in(
+    board: &v1::Board,
+    field: &str,
+    mode: CastlingMode,
+) -> Result<Position, ConvertError> {
     let pieces_field = join(field, "pieces");
     if board.pieces.len() > 64 {
         return Err(ConvertError::new(
@@ -317,17 +488,57 @@ pub fn board_from_wire(board: &v1::Board, field: &str) -> Result<Position, Conve
     fen.push(side.char());
 
     fen.push(' ');
-    let castling = board.castling.unwrap_or_default();
+    let castling = board.castling.clone().unwrap_or_default();
+    let castling_field = join(field, "castling");
     let before = fen.len();
-    for (allowed, letter) in [
-        (castling.white_king_side, 'K'),
-        (castling.white_queen_side, 'Q'),
-        (castling.black_king_side, 'k'),
-        (castling.black_queen_side, 'q'),
+    for (allowed, file, name, color, king_side) in [
+        (
+            castling.white_king_side,
+            &castling.white_king_side_rook_file,
+            "white_king_side_rook_file",
+            Color::White,
+            true,
+        ),
+        (
+            castling.white_queen_side,
+            &castling.white_queen_side_rook_file,
+            "white_queen_side_rook_file",
+            Color::White,
+            false,
+        ),
+        (
+            castling.black_king_side,
+            &castling.black_king_side_rook_file,
+            "black_king_side_rook_file",
+            Color::Black,
+            true,
+        ),
+        (
+            castling.black_queen_side,
+            &castling.black_queen_side_rook_file,
+            "black_queen_side_rook_file",
+            Color::Black,
+            false,
+        ),
     ] {
-        if allowed {
-            fen.push(letter);
-        }
+        let letter = if file.trim().is_empty() {
+            if !allowed {
+                continue;
+            }
+            if king_side { 'k' } else { 'q' }
+        } else {
+            rook_file_letter(
+                &squares,
+                file,
+                color,
+                king_side,
+                &join(&castling_field, name),
+            )?
+        };
+        fen.push(match color {
+            Color::White => letter.to_ascii_uppercase(),
+            Color::Black => letter,
+        });
     }
     if fen.len() == before {
         fen.push('-');
@@ -350,7 +561,11 @@ pub fn board_from_wire(board: &v1::Board, field: &str) -> Result<Position, Conve
     let fullmove = board.fullmove_number.max(1);
     let _ = write!(fen, " {} {fullmove}", board.halfmove_clock);
 
-    Position::from_fen(&fen).map_err(|error| {
+    let options = FenOptions {
+        mode,
+        permissive: false,
+    };
+    Position::from_fen_with(&fen, options).map_err(|error| {
         let part = match &error {
             FenError::BadCastling(_) | FenError::CastlingWithoutPieces { .. } => "castling",
             FenError::BadEnPassant(_) | FenError::EnPassantWithoutDoubleStep(_) => {
@@ -369,7 +584,51 @@ pub fn board_from_wire(board: &v1::Board, field: &str) -> Result<Position, Conve
     })
 }
 
-/// The structured board of a position.
+/// Reads a castling rook file (`"a"` to `"h"`) at `field`, checking that it lies on the side of
+/// the king the right is for; the FEN reader checks the rook itself.
+fn rook_file_letter(
+    squares: &[Option<Piece>; 64],
+    file: &str,
+    color: Color,
+    king_side: bool,
+    field: &str,
+) -> Result<char, ConvertError> {
+    let file = file.trim();
+    let letter = match file.as_bytes() {
+        [letter @ b'a'..=b'h'] => char::from(*letter),
+        _ => {
+            return Err(ConvertError::new(
+                field,
+                ErrorReason::InvalidValue,
+                format!("{:?} is not a file (\"a\" to \"h\")", clip(file, 8)),
+            ));
+        }
+    };
+    let rank_start = if color == Color::White { 0 } else { 56 };
+    let king = Piece {
+        color,
+        role: Role::King,
+    };
+    let king_file = (0..8).find(|f| squares[rank_start + f] == Some(king));
+    let rook_file = usize::from(letter as u8 - b'a');
+    if let Some(king_file) = king_file
+        && (rook_file > king_file) != king_side
+    {
+        return Err(ConvertError::new(
+            field,
+            ErrorReason::InvalidValue,
+            format!(
+                "the {letter}-file is on the {} side of the {} king",
+                if king_side { "queen" } else { "king" },
+                color.name()
+            ),
+        ));
+    }
+    Ok(letter)
+}
+
+/// The structured board of a position; in Chess960 the castling rights also name their rook
+/// files.
 #[must_use]
 pub fn board_to_wire(position: &Position) -> v1::Board {
     let pieces = Square::all()
@@ -386,11 +645,27 @@ pub fn board_to_wire(position: &Position) -> v1::Board {
         };
         let king_file = position.king_square(color).map(|king| king.file());
         let king_side = king_file.is_some_and(|king| rook.file() > king);
-        match (color, king_side) {
-            (Color::White, true) => castling.white_king_side = true,
-            (Color::White, false) => castling.white_queen_side = true,
-            (Color::Black, true) => castling.black_king_side = true,
-            (Color::Black, false) => castling.black_queen_side = true,
+        let (right, file) = match (color, king_side) {
+            (Color::White, true) => (
+                &mut castling.white_king_side,
+                &mut castling.white_king_side_rook_file,
+            ),
+            (Color::White, false) => (
+                &mut castling.white_queen_side,
+                &mut castling.white_queen_side_rook_file,
+            ),
+            (Color::Black, true) => (
+                &mut castling.black_king_side,
+                &mut castling.black_king_side_rook_file,
+            ),
+            (Color::Black, false) => (
+                &mut castling.black_queen_side,
+                &mut castling.black_queen_side_rook_file,
+            ),
+        };
+        *right = true;
+        if position.castling_mode() == CastlingMode::Chess960 {
+            *file = rook.file().char().to_string();
         }
     }
     v1::Board {
@@ -427,9 +702,22 @@ pub fn status_to_wire(position: &Position) -> v1::PositionStatus {
 // Moves
 // ---------------------------------------------------------------------------------------------
 
-/// Describes the legal move `mv` of `before` for the wire; also returns the position after it.
+/// Describes the legal move `mv` of `before` for the wire, SAN in English; also returns the
+/// position after it.
 #[must_use]
 pub fn move_to_wire(before: &Position, mv: &Move) -> (v1::Move, Position) {
+    move_to_wire_in(before, mv, SanLanguage::English)
+}
+
+/// Describes the legal move `mv` of `before` for the wire with SAN in `language` (UCI is
+/// king-takes-rook castling when `before` is a Chess960 position); also returns the position
+/// after it.
+#[must_use]
+pub fn move_to_wire_in(
+    before: &Position,
+    mv: &Move,
+    language: SanLanguage,
+) -> (v1::Move, Position) {
     let after = before.play(mv);
     let piece = Piece {
         color: before.side_to_move(),
@@ -437,7 +725,7 @@ pub fn move_to_wire(before: &Position, mv: &Move) -> (v1::Move, Position) {
     };
     let wire = v1::Move {
         uci: before.uci(mv),
-        san: before.san(mv),
+        san: before.san_in(mv, language),
         from: mv.from.to_string(),
         to: mv.king_destination().to_string(),
         piece: Some(piece_to_wire(piece)),
@@ -457,13 +745,19 @@ pub fn move_to_wire(before: &Position, mv: &Move) -> (v1::Move, Position) {
     (wire, after)
 }
 
-/// Every legal move of `position` for the wire, sorted by UCI string.
+/// Every legal move of `position` for the wire, sorted by UCI string, SAN in English.
 #[must_use]
 pub fn legal_moves_to_wire(position: &Position) -> Vec<v1::Move> {
+    legal_moves_to_wire_in(position, SanLanguage::English)
+}
+
+/// Every legal move of `position` for the wire, sorted by UCI string, SAN in `language`.
+#[must_use]
+pub fn legal_moves_to_wire_in(position: &Position, language: SanLanguage) -> Vec<v1::Move> {
     let mut moves: Vec<v1::Move> = position
         .legal_moves()
         .iter()
-        .map(|mv| move_to_wire(position, mv).0)
+        .map(|mv| move_to_wire_in(position, mv, language).0)
         .collect();
     moves.sort_unstable_by(|a, b| a.uci.cmp(&b.uci));
     moves
@@ -476,12 +770,58 @@ pub fn legal_moves_to_wire(position: &Position) -> Vec<v1::Move> {
 /// [`ErrorReason::MissingField`] for an empty text, [`ErrorReason::IllegalMove`] with the rules'
 /// reason otherwise.
 pub fn move_from_wire(position: &Position, text: &str, field: &str) -> Result<Move, ConvertError> {
+    move_from_wire_in(position, text, field, SanLanguage::English)
+}
+
+/// Reads one move text (SAN in `language`, or UCI) at `field`.
+///
+/// # Errors
+///
+/// [`ErrorReason::MissingField`] for an empty text, [`ErrorReason::IllegalMove`] with the rules'
+/// reason otherwise.
+pub fn move_from_wire_in(
+    position: &Position,
+    text: &str,
+    field: &str,
+    language: SanLanguage,
+) -> Result<Move, ConvertError> {
     if text.trim().is_empty() {
         return Err(ConvertError::missing(field, "a move in SAN or UCI"));
     }
-    position
-        .parse_move(text)
-        .map_err(|error| move_error(field, &error, text, None))
+    parse_move_in(position, text, language).map_err(|error| move_error(field, &error, text, None))
+}
+
+/// Reads a move in UCI or in SAN with the piece letters of `language`, the notation detected
+/// for the move on its own: UCI when the text is `<square><square>[promotion letter]` (or the
+/// null move `0000`, which is rejected), SAN (tolerant) otherwise. Figurine SAN reads English
+/// letters and figurine symbols; figurines are read in every language.
+///
+/// # Errors
+///
+/// The rules' [`MoveError`].
+pub fn parse_move_in(
+    position: &Position,
+    text: &str,
+    language: SanLanguage,
+) -> Result<Move, MoveError> {
+    let text = text.trim();
+    if language == SanLanguage::English || looks_like_uci(text) {
+        position.parse_move(text)
+    } else {
+        position.parse_san_in(text, SanMode::Tolerant, language)
+    }
+}
+
+/// The text has the shape of a UCI move (as the rules detect it).
+fn looks_like_uci(text: &str) -> bool {
+    if text == "0000" {
+        return true;
+    }
+    text.is_ascii()
+        && (4..=5).contains(&text.len())
+        && Square::from_name(&text[0..2]).is_some()
+        && Square::from_name(&text[2..4]).is_some()
+        && text[4..].chars().all(|c| "pnbrqk".contains(c))
 }
 
 /// The [`ConvertError`] for move text `text` at `field` that the rules rejected; `ply` is the
@@ -534,6 +874,21 @@ pub fn play_moves(
     field: &str,
     max_moves: usize,
 ) -> Result<(Position, Vec<v1::Move>), ConvertError> {
+    play_moves_in(start, moves, field, max_moves, SanLanguage::English)
+}
+
+/// As [`play_moves`], with SAN read and written in `language`.
+///
+/// # Errors
+///
+/// A [`ConvertError`] for the first bad move, or when there are more than `max_moves` moves.
+pub fn play_moves_in(
+    start: Position,
+    moves: &[String],
+    field: &str,
+    max_moves: usize,
+    language: SanLanguage,
+) -> Result<(Position, Vec<v1::Move>), ConvertError> {
     check_move_count(moves.len(), max_moves, field)?;
     let mut position = start;
     let mut played = Vec::with_capacity(moves.len());
@@ -542,10 +897,9 @@ pub fn play_moves(
         if text.trim().is_empty() {
             return Err(ConvertError::missing(item, "a move in SAN or UCI"));
         }
-        let mv = position
-            .parse_move(text)
+        let mv = parse_move_in(&position, text, language)
             .map_err(|error| move_error(&item, &error, text, Some(index + 1)))?;
-        let (wire, after) = move_to_wire(&position, &mv);
+        let (wire, after) = move_to_wire_in(&position, &mv, language);
         played.push(wire);
         position = after;
     }
@@ -570,6 +924,22 @@ pub fn game_from_wire(
     max_moves: usize,
     budget: AnalysisBudget,
 ) -> Result<Game, ConvertError> {
+    game_from_wire_in(game, field, max_moves, budget, SanLanguage::English)
+}
+
+/// As [`game_from_wire`], with SAN read in `language`. The game's variant is its start
+/// position's.
+///
+/// # Errors
+///
+/// A [`ConvertError`] for a bad start position, a bad move, or more than `max_moves` moves.
+pub fn game_from_wire_in(
+    game: &v1::Game,
+    field: &str,
+    max_moves: usize,
+    budget: AnalysisBudget,
+    language: SanLanguage,
+) -> Result<Game, ConvertError> {
     let moves_field = join(field, "moves");
     check_move_count(game.moves.len(), max_moves, &moves_field)?;
     let start = optional_position_from_wire(game.start.as_ref(), &join(field, "start"))?;
@@ -579,9 +949,9 @@ pub fn game_from_wire(
         if text.trim().is_empty() {
             return Err(ConvertError::missing(item, "a move in SAN or UCI"));
         }
-        played
-            .push(text)
-            .map_err(|error| ply_error(&item, &error))?;
+        let mv = parse_move_in(played.position(), text, language)
+            .map_err(|error| move_error(&item, &error, text, Some(index + 1)))?;
+        played.play(mv);
     }
     Ok(played)
 }
@@ -662,20 +1032,34 @@ pub fn claim_kind_to_wire(kind: ClaimKind) -> v1::ClaimKind {
 /// announcing a move, that move described in full.
 #[must_use]
 pub fn claim_to_wire(position: &Position, claim: &Claim) -> v1::Claim {
+    claim_to_wire_in(position, claim, SanLanguage::English)
+}
+
+/// As [`claim_to_wire`], with the move's SAN in `language`.
+#[must_use]
+pub fn claim_to_wire_in(position: &Position, claim: &Claim, language: SanLanguage) -> v1::Claim {
     v1::Claim {
         kind: claim_kind_to_wire(claim.kind).into(),
         fide_article: claim.kind.article().to_owned(),
         claimable_now: claim.by_move.is_none(),
-        r#move: claim.by_move.map(|mv| move_to_wire(position, &mv).0),
+        r#move: claim
+            .by_move
+            .map(|mv| move_to_wire_in(position, &mv, language).0),
     }
 }
 
 /// The wire claims of a game at its current position.
 #[must_use]
 pub fn claims_to_wire(game: &Game) -> Vec<v1::Claim> {
+    claims_to_wire_in(game, SanLanguage::English)
+}
+
+/// As [`claims_to_wire`], with SAN in `language`.
+#[must_use]
+pub fn claims_to_wire_in(game: &Game, language: SanLanguage) -> Vec<v1::Claim> {
     game.claims()
         .iter()
-        .map(|claim| claim_to_wire(game.position(), claim))
+        .map(|claim| claim_to_wire_in(game.position(), claim, language))
         .collect()
 }
 
@@ -712,10 +1096,16 @@ pub fn event_from_wire(
 /// Describes a series of legal moves from `start` for the wire.
 #[must_use]
 pub fn line_to_wire(start: &Position, line: &[Move]) -> Vec<v1::Move> {
+    line_to_wire_in(start, line, SanLanguage::English)
+}
+
+/// As [`line_to_wire`], with SAN in `language`.
+#[must_use]
+pub fn line_to_wire_in(start: &Position, line: &[Move], language: SanLanguage) -> Vec<v1::Move> {
     let mut position = start.clone();
     line.iter()
         .map(|mv| {
-            let (wire, after) = move_to_wire(&position, mv);
+            let (wire, after) = move_to_wire_in(&position, mv, language);
             position = after;
             wire
         })
@@ -727,6 +1117,16 @@ pub fn line_to_wire(start: &Position, line: &[Move]) -> Vec<v1::Move> {
 /// now; otherwise the game is ongoing and the claims available are listed.
 #[must_use]
 pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> v1::AdjudicateGameResponse {
+    adjudicate_with(game, request, Notation::default())
+}
+
+/// As [`adjudicate`], with SAN and FEN written as `notation` says.
+#[must_use]
+pub fn adjudicate_with(
+    game: &Game,
+    request: &AdjudicationRequest,
+    notation: Notation,
+) -> v1::AdjudicateGameResponse {
     let verdict = arbiter_rules::adjudicate(game, request);
     let position = game.position();
     v1::AdjudicateGameResponse {
@@ -738,13 +1138,13 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> v1::AdjudicateG
         claims: verdict
             .claims
             .iter()
-            .map(|claim| claim_to_wire(position, claim))
+            .map(|claim| claim_to_wire_in(position, claim, notation.language))
             .collect(),
-        fen: position.to_fen(),
+        fen: notation.fen(position),
         status: Some(status_to_wire(position)),
         ply_count: u32::try_from(game.ply()).unwrap_or(u32::MAX),
         explanation: verdict.explanation,
-        evidence: line_to_wire(position, &verdict.evidence),
+        evidence: line_to_wire_in(position, &verdict.evidence, notation.language),
         plies_after_end: u32::try_from(verdict.plies_after_end).unwrap_or(u32::MAX),
         undetermined: verdict.undetermined,
         ..v1::AdjudicateGameResponse::default()
@@ -767,6 +1167,7 @@ mod tests {
     fn fen(text: &str) -> v1::Position {
         v1::Position {
             kind: Some(v1::position::Kind::Fen(text.to_owned())),
+            ..v1::Position::default()
         }
     }
 
@@ -791,7 +1192,7 @@ mod tests {
         let position = position_from_wire(Some(&fen("startpos")), "position").unwrap();
         let board = board_to_wire(&position);
         assert_eq!(board.pieces.len(), 32);
-        let castling = board.castling.unwrap();
+        let castling = board.castling.clone().unwrap();
         assert!(castling.white_king_side && castling.black_queen_side);
         let again = board_from_wire(&board, "position.board").unwrap();
         assert_eq!(again.to_fen(), position.to_fen());
@@ -956,11 +1357,7 @@ mod tests {
 
     #[test]
     fn flag_fall_against_a_lone_king_is_a_draw() {
-        let start = v1::Position {
-            kind: Some(v1::position::Kind::Fen(
-                "8/8/4k3/8/8/4K3/8/q7 w - - 0 1".to_owned(),
-            )),
-        };
+        let start = fen("8/8/4k3/8/8/4K3/8/q7 w - - 0 1");
         let game = v1::Game {
             start: Some(start),
             moves: Vec::new(),
@@ -988,6 +1385,286 @@ mod tests {
         );
         assert_eq!(outcome.termination, i32::from(v1::Termination::FlagFall));
         assert_eq!(outcome.fide_article, "6.9");
+    }
+
+    fn chess960(kind: v1::position::Kind) -> v1::Position {
+        v1::Position {
+            kind: Some(kind),
+            variant: v1::Variant::Chess960.into(),
+        }
+    }
+
+    fn texts(moves: &[&str]) -> Vec<String> {
+        moves.iter().map(|m| (*m).to_owned()).collect()
+    }
+
+    const SHREDDER: Notation = Notation {
+        language: SanLanguage::English,
+        shredder: true,
+    };
+
+    #[test]
+    fn chess960_start_positions_by_number() {
+        let number = |n: u32, variant: v1::Variant| v1::Position {
+            kind: Some(v1::position::Kind::Chess960Number(n)),
+            variant: variant.into(),
+        };
+        let zero =
+            position_from_wire(Some(&number(0, v1::Variant::Unspecified)), "position").unwrap();
+        assert_eq!(zero.castling_mode(), CastlingMode::Chess960);
+        assert_eq!(
+            zero.to_fen(),
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1"
+        );
+        assert_eq!(
+            SHREDDER.fen(&zero),
+            "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1"
+        );
+        let standard = position_from_wire(Some(&number(518, v1::Variant::Chess960)), "p").unwrap();
+        assert_eq!(
+            standard.to_fen(),
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        );
+        assert_eq!(standard.chess960_number(), Some(518));
+
+        let error = position_from_wire(Some(&number(960, v1::Variant::Unspecified)), "game.start")
+            .unwrap_err();
+        assert_eq!(error.field, "game.start.chess960_number");
+        assert_eq!(error.kind, ErrorReason::InvalidValue);
+        assert!(error.reason.contains("0 to 959"), "{}", error.reason);
+
+        let error =
+            position_from_wire(Some(&number(5, v1::Variant::Standard)), "position").unwrap_err();
+        assert_eq!(error.field, "position.variant");
+        let bad_variant = v1::Position {
+            kind: Some(v1::position::Kind::Fen("startpos".to_owned())),
+            variant: 9,
+        };
+        let error = position_from_wire(Some(&bad_variant), "position").unwrap_err();
+        assert_eq!(error.field, "position.variant");
+    }
+
+    #[test]
+    fn chess960_fen_reads_x_fen_and_shredder_fen() {
+        let x_fen = "1r3kr1/pppppppp/8/8/8/8/PPPPPPPP/1R3KR1 w KQkq - 0 1";
+        let shredder = "1r3kr1/pppppppp/8/8/8/8/PPPPPPPP/1R3KR1 w GBgb - 0 1";
+        for text in [x_fen, shredder] {
+            let wire = chess960(v1::position::Kind::Fen(text.to_owned()));
+            let position = position_from_wire(Some(&wire), "position").unwrap();
+            assert_eq!(Notation::default().fen(&position), x_fen);
+            assert_eq!(SHREDDER.fen(&position), shredder);
+        }
+        // Standard chess cannot read it, and says which variant can.
+        let error = position_from_wire(Some(&fen(shredder)), "position").unwrap_err();
+        assert_eq!(error.field, "position.fen");
+        assert!(
+            error
+                .reason
+                .contains("set position.variant to VARIANT_CHESS960"),
+            "{}",
+            error.reason
+        );
+        // Shredder-FEN never changes standard chess.
+        assert_eq!(
+            SHREDDER.fen(&Position::startpos()),
+            Position::startpos().to_fen()
+        );
+        // No position but a variant: the initial position under those rules.
+        let empty = v1::Position {
+            kind: None,
+            variant: v1::Variant::Chess960.into(),
+        };
+        let start = optional_position_from_wire(Some(&empty), "position").unwrap();
+        assert_eq!(start.castling_mode(), CastlingMode::Chess960);
+        assert_eq!(SHREDDER.fen(&start).split(' ').nth(2), Some("HAha"));
+    }
+
+    #[test]
+    fn chess960_board_carries_rook_files_both_ways() {
+        let position = Position::chess960(0).unwrap();
+        let board = board_to_wire(&position);
+        let castling = board.castling.clone().unwrap();
+        assert!(castling.white_king_side && castling.black_queen_side);
+        assert_eq!(castling.white_king_side_rook_file, "h");
+        assert_eq!(castling.white_queen_side_rook_file, "f");
+        assert_eq!(castling.black_king_side_rook_file, "h");
+        assert_eq!(castling.black_queen_side_rook_file, "f");
+        let again = board_from_wire_in(&board, "position.board", CastlingMode::Chess960).unwrap();
+        assert_eq!(again.to_fen(), position.to_fen());
+
+        // A file alone grants the right; a right alone means the outermost rook.
+        let mut board = board.clone();
+        board.castling = Some(v1::CastlingRights {
+            white_king_side_rook_file: "h".to_owned(),
+            black_queen_side: true,
+            ..v1::CastlingRights::default()
+        });
+        let read = board_from_wire_in(&board, "position.board", CastlingMode::Chess960).unwrap();
+        assert_eq!(SHREDDER.fen(&read).split(' ').nth(2), Some("Hf"));
+
+        // A file on the wrong side of the king, and a bad file, name their field.
+        board.castling = Some(v1::CastlingRights {
+            white_queen_side_rook_file: "h".to_owned(),
+            ..v1::CastlingRights::default()
+        });
+        let error =
+            board_from_wire_in(&board, "position.board", CastlingMode::Chess960).unwrap_err();
+        assert_eq!(
+            error.field,
+            "position.board.castling.white_queen_side_rook_file"
+        );
+        board.castling = Some(v1::CastlingRights {
+            black_king_side_rook_file: "z".to_owned(),
+            ..v1::CastlingRights::default()
+        });
+        let error =
+            board_from_wire_in(&board, "position.board", CastlingMode::Chess960).unwrap_err();
+        assert_eq!(
+            error.field,
+            "position.board.castling.black_king_side_rook_file"
+        );
+        assert_eq!(error.kind, ErrorReason::InvalidValue);
+
+        // Standard chess writes no files.
+        let standard = board_to_wire(&Position::startpos()).castling.unwrap();
+        assert!(standard.white_king_side_rook_file.is_empty());
+    }
+
+    #[test]
+    fn chess960_castling_is_king_takes_rook_in_uci_and_o_o_in_san() {
+        let wire = chess960(v1::position::Kind::Fen(
+            "1r3kr1/pppppppp/8/8/8/8/PPPPPPPP/1R3KR1 w KQkq - 0 1".to_owned(),
+        ));
+        let position = position_from_wire(Some(&wire), "position").unwrap();
+        let moves = legal_moves_to_wire(&position);
+        let castles: Vec<(&str, &str, &str)> = moves
+            .iter()
+            .filter(|mv| mv.is_castle)
+            .map(|mv| (mv.uci.as_str(), mv.san.as_str(), mv.to.as_str()))
+            .collect();
+        assert_eq!(castles, [("f1b1", "O-O-O", "c1"), ("f1g1", "O-O", "g1")]);
+
+        let (after, played) = play_moves(position, &texts(&["O-O", "f8b8"]), "moves", 100).unwrap();
+        assert_eq!(played[0].uci, "f1g1");
+        assert_eq!(played[1].san, "O-O-O");
+        assert_eq!(
+            Notation::default().fen(&after),
+            "2kr2r1/pppppppp/8/8/8/8/PPPPPPPP/1R3RK1 w - - 2 2"
+        );
+        // The standard spelling of a king's two-square step is no castling in Chess960.
+        let error = play_moves(
+            position_from_wire(Some(&wire), "position").unwrap(),
+            &texts(&["f1d1"]),
+            "moves",
+            100,
+        )
+        .unwrap_err();
+        assert_eq!(error.field, "moves[0]");
+    }
+
+    #[test]
+    fn san_is_read_and_written_in_the_request_language() {
+        let moves = texts(&["e4", "e5", "Cf3", "Cc6", "Ab5", "a6", "Axc6", "dxc6", "O-O"]);
+        let (_, played) = play_moves_in(
+            Position::startpos(),
+            &moves,
+            "moves",
+            100,
+            SanLanguage::Spanish,
+        )
+        .unwrap();
+        let sans: Vec<&str> = played.iter().map(|mv| mv.san.as_str()).collect();
+        assert_eq!(sans, moves);
+        assert_eq!(played[2].uci, "g1f3");
+
+        // UCI is read in every language; English letters are not Spanish.
+        let (_, played) = play_moves_in(
+            Position::startpos(),
+            &texts(&["g1f3", "Cc6"]),
+            "moves",
+            100,
+            SanLanguage::Spanish,
+        )
+        .unwrap();
+        assert_eq!(played[0].san, "Cf3");
+        let error = play_moves_in(
+            Position::startpos(),
+            &texts(&["e4", "e5", "Nf3"]),
+            "moves",
+            100,
+            SanLanguage::Spanish,
+        )
+        .unwrap_err();
+        assert_eq!(error.field, "moves[2]");
+        assert!(error.reason.contains("Spanish"), "{}", error.reason);
+
+        // German output; figurine output, read from English letters and from figurines.
+        let (_, german) = play_moves_in(
+            Position::startpos(),
+            &texts(&["Sf3", "Sf6", "g3", "g6", "Lg2", "Lg7", "O-O", "d6"]),
+            "moves",
+            100,
+            SanLanguage::German,
+        )
+        .unwrap();
+        assert_eq!(german[4].san, "Lg2");
+        let (_, figurine) = play_moves_in(
+            Position::startpos(),
+            &texts(&["Nf3", "♞f6", "e4", "Nxe4"]),
+            "moves",
+            100,
+            SanLanguage::Figurine,
+        )
+        .unwrap();
+        let sans: Vec<&str> = figurine.iter().map(|mv| mv.san.as_str()).collect();
+        assert_eq!(sans, ["♘f3", "♞f6", "e4", "♞xe4"]);
+    }
+
+    #[test]
+    fn games_and_adjudication_use_the_notation() {
+        let game = v1::Game {
+            start: Some(v1::Position {
+                kind: Some(v1::position::Kind::Chess960Number(0)),
+                variant: 0,
+            }),
+            moves: texts(&["g4", "g5", "Cd3", "Cd6", "Rg2"]),
+        };
+        let error = game_from_wire(&game, "game", 100, BUDGET).unwrap_err();
+        assert_eq!(error.field, "game.moves[2]");
+        let played = game_from_wire_in(&game, "game", 100, BUDGET, SanLanguage::French).unwrap();
+        assert_eq!(played.ply(), 5);
+        let notation = Notation {
+            language: SanLanguage::French,
+            shredder: true,
+        };
+        let response = adjudicate_with(&played, &AdjudicationRequest::default(), notation);
+        assert_eq!(
+            response.fen,
+            "bbqn1rkr/pppppp1p/3n4/6p1/6P1/3N4/PPPPPPKP/BBQN1R1R b hf - 3 3"
+        );
+    }
+
+    #[test]
+    fn notation_options_name_their_field() {
+        let error = Notation::from_wire(42, 0, "").unwrap_err();
+        assert_eq!(error.field, "san_language");
+        let error = Notation::from_wire(0, 42, "").unwrap_err();
+        assert_eq!(error.field, "castling_notation");
+        let notation = Notation::from_wire(
+            v1::SanLanguage::Figurine.into(),
+            v1::CastlingNotation::ShredderFen.into(),
+            "",
+        )
+        .unwrap();
+        assert_eq!(notation.language, SanLanguage::Figurine);
+        assert!(notation.shredder);
+        for language in SanLanguage::ALL {
+            let wire = san_language_to_wire(language);
+            assert_eq!(
+                san_language_from_wire(wire.into(), "san_language"),
+                Ok(language)
+            );
+        }
     }
 
     #[test]

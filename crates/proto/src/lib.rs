@@ -10,7 +10,11 @@
 //! use arbiter_proto::v1::{position, ListLegalMovesRequest, Position};
 //!
 //! let request = ListLegalMovesRequest {
-//!     position: Some(Position { kind: Some(position::Kind::Fen("startpos".to_owned())) }),
+//!     position: Some(Position {
+//!         kind: Some(position::Kind::Fen("startpos".to_owned())),
+//!         ..Position::default()
+//!     }),
+//!     ..ListLegalMovesRequest::default()
 //! };
 //! assert!(request.position.is_some());
 //! assert!(!arbiter_proto::FILE_DESCRIPTOR_SET.is_empty());

@@ -5,7 +5,7 @@
 //! stalls the threads that answer health checks and accept connections, and the call deadline of
 //! [`crate::guard`] can answer on time.
 
-use arbiter_proto::convert::{self, ConvertError};
+use arbiter_proto::convert::{self, ConvertError, Notation};
 use arbiter_proto::v1::{
     AdjudicateGameRequest, AdjudicateGameResponse, ApplyMoveRequest, ApplyMoveResponse,
     ApplyMovesRequest, ApplyMovesResponse, ListLegalMovesRequest, ListLegalMovesResponse,
@@ -84,22 +84,25 @@ async fn blocking<T: Send + 'static>(
 }
 
 fn list_legal_moves(request: &ListLegalMovesRequest) -> Result<ListLegalMovesResponse, Status> {
+    let notation = Notation::from_wire(request.san_language, request.castling_notation, "")?;
     let position = convert::position_from_wire(request.position.as_ref(), "position")?;
     Ok(ListLegalMovesResponse {
-        moves: convert::legal_moves_to_wire(&position),
+        moves: convert::legal_moves_to_wire_in(&position, notation.language),
         status: Some(convert::status_to_wire(&position)),
-        fen: position.to_fen(),
+        fen: notation.fen(&position),
     })
 }
 
 fn apply_move(request: &ApplyMoveRequest, limits: Limits) -> Result<ApplyMoveResponse, Status> {
+    let notation = Notation::from_wire(request.san_language, request.castling_notation, "")?;
+    let language = notation.language;
     match &request.subject {
         Some(apply_move_request::Subject::Position(position)) => {
             let position = convert::position_from_wire(Some(position), "position")?;
-            let mv = convert::move_from_wire(&position, &request.r#move, "move")?;
-            let (played, after) = convert::move_to_wire(&position, &mv);
+            let mv = convert::move_from_wire_in(&position, &request.r#move, "move", language)?;
+            let (played, after) = convert::move_to_wire_in(&position, &mv, language);
             Ok(ApplyMoveResponse {
-                fen: after.to_fen(),
+                fen: notation.fen(&after),
                 r#move: Some(played),
                 status: Some(convert::status_to_wire(&after)),
                 outcome: None,
@@ -109,7 +112,8 @@ fn apply_move(request: &ApplyMoveRequest, limits: Limits) -> Result<ApplyMoveRes
         Some(apply_move_request::Subject::Game(game)) => {
             // The new move counts against the limit too.
             let max_moves = limits.max_moves.saturating_sub(1);
-            let mut game = convert::game_from_wire(game, "game", max_moves, limits.analysis)?;
+            let mut game =
+                convert::game_from_wire_in(game, "game", max_moves, limits.analysis, language)?;
             if let Some(ended) = game.outcome() {
                 return Err(ConvertError::new(
                     "move",
@@ -124,16 +128,16 @@ fn apply_move(request: &ApplyMoveRequest, limits: Limits) -> Result<ApplyMoveRes
                 .into());
             }
             let before = game.position().clone();
-            let mv = convert::move_from_wire(&before, &request.r#move, "move")?;
-            let (played, _) = convert::move_to_wire(&before, &mv);
+            let mv = convert::move_from_wire_in(&before, &request.r#move, "move", language)?;
+            let (played, _) = convert::move_to_wire_in(&before, &mv, language);
             game.play(mv);
             let after = game.position();
             Ok(ApplyMoveResponse {
-                fen: after.to_fen(),
+                fen: notation.fen(after),
                 r#move: Some(played),
                 status: Some(convert::status_to_wire(after)),
                 outcome: game.outcome().map(|o| convert::outcome_to_wire(&o)),
-                claims: convert::claims_to_wire(&game),
+                claims: convert::claims_to_wire_in(&game, language),
             })
         }
         None => Err(ConvertError::missing(
@@ -146,10 +150,17 @@ fn apply_move(request: &ApplyMoveRequest, limits: Limits) -> Result<ApplyMoveRes
 
 fn apply_moves(request: &ApplyMovesRequest, limits: Limits) -> Result<ApplyMovesResponse, Status> {
     convert::check_move_count(request.moves.len(), limits.max_moves, "moves")?;
+    let notation = Notation::from_wire(request.san_language, request.castling_notation, "")?;
     let start = convert::optional_position_from_wire(request.position.as_ref(), "position")?;
-    let (position, moves) = convert::play_moves(start, &request.moves, "moves", limits.max_moves)?;
+    let (position, moves) = convert::play_moves_in(
+        start,
+        &request.moves,
+        "moves",
+        limits.max_moves,
+        notation.language,
+    )?;
     Ok(ApplyMovesResponse {
-        fen: position.to_fen(),
+        fen: notation.fen(&position),
         moves,
         status: Some(convert::status_to_wire(&position)),
     })
@@ -162,14 +173,22 @@ fn adjudicate_game(
     match &request.source {
         Some(adjudicate_game_request::Source::Pgn(pgn)) => adjudicate_pgn(pgn, request, limits),
         Some(adjudicate_game_request::Source::Game(game)) => {
+            let notation =
+                Notation::from_wire(request.san_language, request.castling_notation, "")?;
             let event = convert::event_from_wire(request.event.as_ref(), "event")?;
-            let game = convert::game_from_wire(game, "game", limits.max_moves, limits.analysis)?;
+            let game = convert::game_from_wire_in(
+                game,
+                "game",
+                limits.max_moves,
+                limits.analysis,
+                notation.language,
+            )?;
             let adjudication = AdjudicationRequest {
                 event,
                 claim_draw: request.claim_draw,
                 budget: limits.analysis,
             };
-            Ok(convert::adjudicate(&game, &adjudication))
+            Ok(convert::adjudicate_with(&game, &adjudication, notation))
         }
         None => Err(ConvertError::missing("game", "a game (or pgn)").into()),
     }
@@ -379,16 +398,24 @@ async fn run_stream(
 fn validate_position(
     request: &ValidatePositionRequest,
 ) -> Result<ValidatePositionResponse, Status> {
+    let notation = Notation::from_wire(0, request.castling_notation, "")?;
     match convert::position_from_wire(request.position.as_ref(), "position") {
         Ok(position) => Ok(ValidatePositionResponse {
             valid: true,
-            fen: position.to_fen(),
+            fen: notation.fen(&position),
             reasons: Vec::new(),
             board: Some(convert::board_to_wire(&position)),
             status: Some(convert::status_to_wire(&position)),
         }),
         // A missing position is a malformed request, not an invalid position.
-        Err(error) if error.field == "position" => Err(error.into()),
+        // So are an unknown variant and a Chess960 number out of range.
+        Err(error)
+            if error.field == "position"
+                || error.field == "position.variant"
+                || error.field == "position.chess960_number" =>
+        {
+            Err(error.into())
+        }
         Err(error) => Ok(ValidatePositionResponse {
             valid: false,
             reasons: vec![error.reason],

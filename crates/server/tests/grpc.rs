@@ -72,6 +72,7 @@ async fn start(extra: &[&str]) -> Running {
 fn fen(text: &str) -> Option<Position> {
     Some(Position {
         kind: Some(position::Kind::Fen(text.to_owned())),
+        ..Position::default()
     })
 }
 
@@ -97,6 +98,7 @@ async fn legal_moves_of_the_start_position() {
     let response = client
         .list_legal_moves(ListLegalMovesRequest {
             position: fen("startpos"),
+            ..ListLegalMovesRequest::default()
         })
         .await
         .expect("answer")
@@ -117,6 +119,7 @@ async fn illegal_ply_is_an_invalid_argument_with_field_violation() {
         .apply_moves(ApplyMovesRequest {
             position: None,
             moves: strings(&["e4", "e5", "Nf3", "Nf3"]),
+            ..ApplyMovesRequest::default()
         })
         .await
         .expect_err("illegal move");
@@ -136,6 +139,7 @@ async fn limits_are_enforced() {
         .apply_moves(ApplyMovesRequest {
             position: None,
             moves: strings(&["e4", "e5", "Nf3", "Nc6"]),
+            ..ApplyMovesRequest::default()
         })
         .await
         .expect_err("too many moves");
@@ -150,6 +154,7 @@ async fn limits_are_enforced() {
         .apply_moves(ApplyMovesRequest {
             position: None,
             moves: vec!["e4".to_owned(); 1000],
+            ..ApplyMovesRequest::default()
         })
         .await
         .expect_err("message too large");
@@ -163,6 +168,7 @@ async fn validation_failure_is_a_normal_answer() {
     let response = client
         .validate_position(ValidatePositionRequest {
             position: fen("8/8/8/8/8/8/8/8 w - - 0 1"),
+            ..ValidatePositionRequest::default()
         })
         .await
         .expect("answer")
@@ -180,6 +186,7 @@ async fn pgn_is_unimplemented_for_now() {
             source: Some(adjudicate_game_request::Source::Pgn("1. e4 *".to_owned())),
             claim_draw: false,
             event: None,
+            ..AdjudicateGameRequest::default()
         })
         .await
         .expect_err("unimplemented");
@@ -193,6 +200,7 @@ async fn pgn_is_unimplemented_for_now() {
             })),
             claim_draw: false,
             event: None,
+            ..AdjudicateGameRequest::default()
         })
         .await
         .expect("answer")
@@ -296,7 +304,9 @@ async fn board_without_side_to_move_is_an_invalid_position() {
         .validate_position(ValidatePositionRequest {
             position: Some(Position {
                 kind: Some(position::Kind::Board(Board::default())),
+                ..Position::default()
             }),
+            ..ValidatePositionRequest::default()
         })
         .await
         .expect("answer")
@@ -304,7 +314,7 @@ async fn board_without_side_to_move_is_an_invalid_position() {
     assert!(!response.valid);
 
     let status = client
-        .validate_position(ValidatePositionRequest { position: None })
+        .validate_position(ValidatePositionRequest::default())
         .await
         .expect_err("no position");
     assert_eq!(status.code(), Code::InvalidArgument);
@@ -325,6 +335,7 @@ async fn apply_move_on_a_game_reports_outcome_and_claims() {
         .apply_move(ApplyMoveRequest {
             subject: game(&["f3", "e5", "g4"]),
             r#move: "Qh4".to_owned(),
+            ..ApplyMoveRequest::default()
         })
         .await
         .expect("answer")
@@ -336,6 +347,7 @@ async fn apply_move_on_a_game_reports_outcome_and_claims() {
         .apply_move(ApplyMoveRequest {
             subject: game(&["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"]),
             r#move: "Ng8".to_owned(),
+            ..ApplyMoveRequest::default()
         })
         .await
         .expect("answer")
@@ -347,6 +359,7 @@ async fn apply_move_on_a_game_reports_outcome_and_claims() {
         .apply_move(ApplyMoveRequest {
             subject: game(&["f3", "e5", "g4", "Qh4#"]),
             r#move: "a3".to_owned(),
+            ..ApplyMoveRequest::default()
         })
         .await
         .expect_err("game over");
@@ -373,6 +386,7 @@ async fn resignation_is_a_loss_with_a_mating_line_as_evidence() {
                 kind: GameEventKind::Resignation.into(),
                 side: Color::Black.into(),
             }),
+            ..AdjudicateGameRequest::default()
         })
         .await
         .expect("answer")
