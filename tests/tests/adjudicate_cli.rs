@@ -63,6 +63,15 @@ fn expected_json(response: &AdjudicateGamesResponse) -> Value {
                 ("disagreement", json!(v.disagreement)),
                 ("disagreement_reason", json!(v.disagreement_reason)),
                 ("fen", json!(v.fen)),
+                (
+                    "evidence",
+                    json!(
+                        v.evidence
+                            .iter()
+                            .map(|m| m.san.as_str())
+                            .collect::<Vec<_>>()
+                    ),
+                ),
                 ("error", Value::Null),
             ] {
                 fields.insert(key.to_owned(), value);

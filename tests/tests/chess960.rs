@@ -4,9 +4,9 @@
 //! the Chess960 games of the shared corpus replayed against `arbiter-rules`; and one call through
 //! `buf curl` in proto3 JSON.
 
-use std::path::PathBuf;
+use std::{path::PathBuf, process::Command, time::Duration};
 
-use arbiter_e2e::{buf, pgn, server::Server, within};
+use arbiter_e2e::{binary, buf, command, pgn, server::Server, within};
 use arbiter_proto::v1::{
     AdjudicateGameRequest, ApplyMoveRequest, ApplyMovesRequest, Board, CastlingNotation,
     CastlingRights, Game, ListLegalMovesRequest, Position, Result as GameResult,
@@ -556,6 +556,123 @@ async fn the_chess960_games_of_the_corpus_replay_through_apply_moves() {
     }
     assert!(castles > 20, "{castles} castlings");
     assert!(plies > 1500, "{plies} plies");
+}
+
+#[tokio::test]
+async fn adjudicate_game_reads_chess960_pgn() {
+    let server = Server::start();
+    let mut client = server.client().await;
+    let pgn = format!(
+        "[Event \"x\"]\n[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"{START_SHREDDER}\"]\n\
+         [Result \"*\"]\n\n1. Nf3 c6 2. O-O Bc7 *\n"
+    );
+    for (shredder, fen) in [(false, AFTER_FOUR_X_FEN), (true, AFTER_FOUR_SHREDDER)] {
+        let answer = within(
+            "AdjudicateGame",
+            client.adjudicate_game(AdjudicateGameRequest {
+                source: Some(adjudicate_game_request::Source::Pgn(pgn.clone())),
+                castling_notation: notation(shredder),
+                ..AdjudicateGameRequest::default()
+            }),
+        )
+        .await
+        .expect("AdjudicateGame with Chess960 PGN")
+        .into_inner();
+        assert_eq!(answer.fen, fen);
+        assert_eq!(answer.ply_count, 4);
+    }
+}
+
+/// Runs the real binary with `args`; returns (exit code, standard output).
+fn arbiter(args: &[&str]) -> (Option<i32>, String) {
+    let output = command::run(
+        Command::new(binary::arbiter()).args(args),
+        Duration::from_secs(120),
+    );
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn perft_reads_chess960_x_fen_and_shredder_fen() {
+    // From tests/data/perft/chess960.epd: D3 12189.
+    let shredder = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+    let x_fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w KQkq - 2 9";
+    for args in [
+        ["perft", "--fen", shredder, "--depth", "3", "--chess960"],
+        ["perft", "--fen", x_fen, "--depth", "3", "--chess960"],
+    ] {
+        assert_eq!(arbiter(&args), (Some(0), "12189\n".to_owned()), "{args:?}");
+    }
+    // Without the flag, a FEN that only Chess960 can read is read as Chess960.
+    assert_eq!(
+        arbiter(&["perft", "--fen", shredder, "--depth", "3"]),
+        (Some(0), "12189\n".to_owned())
+    );
+    // --divide writes castling king-takes-rook.
+    let (code, out) = arbiter(&[
+        "perft",
+        "--fen",
+        READY_X_FEN,
+        "--depth",
+        "1",
+        "--divide",
+        "--chess960",
+    ]);
+    assert_eq!(code, Some(0));
+    let king: Vec<&str> = out.lines().filter(|line| line.starts_with("f1")).collect();
+    assert_eq!(king, ["f1g1: 1", "f1h1: 1"]);
+    // The number 518 arrangement in Chess960 mode counts as standard chess: 8902 at depth 3.
+    assert_eq!(
+        arbiter(&["perft", "--depth", "3", "--chess960"]),
+        (Some(0), "8902\n".to_owned())
+    );
+}
+
+#[test]
+fn adjudicate_cli_reads_the_chess960_corpus() {
+    let file = corpus_dir().join("chess960-human-rapid-wch-2009-and-cutechess.pgn");
+    if !file.is_file() {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED adjudicate_cli_reads_the_chess960_corpus: no {}",
+            file.display()
+        );
+        return;
+    }
+    let path = file.to_string_lossy().into_owned();
+    let output = command::run(
+        Command::new(binary::arbiter()).args([
+            "adjudicate",
+            &path,
+            "--format",
+            "jsonl",
+            "--analysis",
+            "fast",
+        ]),
+        Duration::from_secs(120),
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 24);
+    assert!(lines.iter().all(|line| line["error"].is_null()), "{stdout}");
+    let checkmates = lines
+        .iter()
+        .filter(|line| line["termination"] == "TERMINATION_CHECKMATE")
+        .count();
+    assert_eq!(checkmates, 4);
 }
 
 #[test]

@@ -174,6 +174,51 @@ async fn a_spanish_game_through_apply_moves_apply_move_and_adjudicate_game() {
     );
 }
 
+#[test]
+fn adjudicate_cli_writes_evidence_in_the_language() {
+    let dir = std::env::temp_dir().join(format!("arbiter-languages-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("flag.pgn");
+    std::fs::write(
+        &file,
+        "[Event \"x\"]\n[Result \"0-1\"]\n[Termination \"time forfeit\"]\n\
+         [FEN \"4k3/8/8/8/8/8/3q4/4K3 w - - 0 1\"]\n\n1. Kf1 Qd1+ 2. Kf2 0-1\n",
+    )
+    .expect("write PGN");
+    let mut evidence = Vec::new();
+    for language in ["en", "es", "figurine"] {
+        let output = arbiter_e2e::command::run(
+            std::process::Command::new(arbiter_e2e::binary::arbiter())
+                .arg("adjudicate")
+                .arg(&file)
+                .args(["--format", "jsonl", "--language", language]),
+            std::time::Duration::from_secs(60),
+        );
+        assert_eq!(output.status.code(), Some(0), "{language}");
+        let line: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("one JSON line");
+        assert_eq!(line["termination"], "TERMINATION_FLAG_FALL");
+        let sans: Vec<String> = line["evidence"]
+            .as_array()
+            .expect("evidence")
+            .iter()
+            .map(|san| san.as_str().expect("SAN").to_owned())
+            .collect();
+        assert!(
+            sans.last().is_some_and(|san| san.ends_with('#')),
+            "{sans:?}"
+        );
+        evidence.push(sans);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // The same line in three alphabets: queen Q / D / ♛, king K / R / ♔ or ♚.
+    assert_eq!(evidence[0].len(), evidence[1].len());
+    assert!(evidence[0].iter().any(|san| san.starts_with('Q')));
+    assert!(evidence[1].iter().any(|san| san.starts_with('D')));
+    assert!(evidence[1].iter().all(|san| !san.starts_with('Q')));
+    assert!(evidence[2].iter().any(|san| san.starts_with('♛')));
+}
+
 #[tokio::test]
 async fn english_letters_are_no_spanish() {
     let server = Server::start();

@@ -22,7 +22,7 @@ use std::io::BufRead;
 
 use arbiter_pgn::{ErrorKind, PgnError, RawGame, Reader, ReaderLimits, ReplayOptions};
 use arbiter_proto::{
-    convert::{self, ConvertError, ErrorReason},
+    convert::{self, ConvertError, ErrorReason, Notation},
     v1,
 };
 use arbiter_rules::{AdjudicationRequest, AnalysisBudget, Color, Game, GameEvent, GameResult};
@@ -41,6 +41,9 @@ pub struct Settings {
     pub max_moves: usize,
     /// Most bytes of one game's PGN text.
     pub max_game_bytes: usize,
+    /// The SAN language of the verdicts' moves and the castling notation of their Chess960
+    /// FENs. The movetext is read with English letters, as the PGN standard says.
+    pub notation: Notation,
 }
 
 impl Default for Settings {
@@ -50,6 +53,7 @@ impl Default for Settings {
             analysis: AnalysisBudget::Full,
             max_moves: 10_000,
             max_game_bytes: 1 << 20,
+            notation: Notation::default(),
         }
     }
 }
@@ -236,7 +240,7 @@ pub fn adjudicate_raw(
         claim_draw: settings.claim_draw || inferred_claim,
         budget: settings.analysis,
     };
-    let mut response = convert::adjudicate(&game, &request);
+    let mut response = convert::adjudicate_with(&game, &request, settings.notation);
     let outcome = response.outcome.clone().unwrap_or_default();
     let declared = raw.tag("Result").unwrap_or("").to_owned();
     if let Some(reason) = disagreement(&declared, &outcome, &response.explanation) {

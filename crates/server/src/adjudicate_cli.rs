@@ -163,6 +163,9 @@ pub fn response_json(response: &v1::AdjudicateGamesResponse) -> Value {
                 "disagreement": verdict.disagreement,
                 "disagreement_reason": verdict.disagreement_reason,
                 "fen": verdict.fen,
+                // The mating line proving a win on flag fall or resignation, in SAN of
+                // `--language`.
+                "evidence": verdict.evidence.iter().map(|mv| mv.san.as_str()).collect::<Vec<_>>(),
             });
             if let Value::Object(map) = verdict_fields {
                 fields.extend(map);
@@ -344,6 +347,10 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         analysis: args.analysis.into(),
         max_moves: usize::try_from(args.max_moves).unwrap_or(usize::MAX),
         max_game_bytes: usize::try_from(args.max_game_bytes).unwrap_or(usize::MAX),
+        notation: arbiter_proto::convert::Notation {
+            language: args.language,
+            shredder: false,
+        },
     };
     let (input, size) = match open(&args.file) {
         Ok(opened) => opened,

@@ -131,9 +131,14 @@ pub enum LogFormat {
 /// Flags of `arbiter perft`.
 #[derive(Debug, Clone, Args)]
 pub struct PerftArgs {
-    /// The position, as FEN or "startpos".
+    /// The position, as FEN or "startpos". Chess960 castling rights may be written as X-FEN or
+    /// Shredder-FEN; a FEN that is only valid in Chess960 is read as Chess960.
     #[arg(long, default_value = "startpos")]
     pub fen: String,
+    /// Read the position as Chess960 (FIDE Laws Guidelines III): castling rights as X-FEN or
+    /// Shredder-FEN, and castling in the --divide list written king-takes-rook ("e1h1").
+    #[arg(long)]
+    pub chess960: bool,
     /// Search depth in plies.
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=12))]
     pub depth: u32,
@@ -164,6 +169,23 @@ pub struct AdjudicateArgs {
     /// Largest game, in bytes of PGN.
     #[arg(long, default_value_t = 1024 * 1024, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_game_bytes: u32,
+    /// The piece letters of SAN in the moves written in the JSON output (claims, evidence): en,
+    /// es, de, fr, it, nl or figurine. The movetext is read, and PGN output (--format pgn)
+    /// written, with English letters, as the PGN standard says. Chess960 games need no flag:
+    /// their `Variant` tag (or a Chess960-only FEN tag) says so.
+    #[arg(long, default_value = "en", value_parser = parse_language)]
+    pub language: arbiter_rules::SanLanguage,
+}
+
+/// Parses a SAN language code for `--language`.
+///
+/// # Errors
+///
+/// Names the codes accepted when `text` is none of them.
+pub fn parse_language(text: &str) -> Result<arbiter_rules::SanLanguage, String> {
+    arbiter_rules::SanLanguage::from_code(text.trim()).ok_or_else(|| {
+        format!("unknown SAN language {text:?}: use en, es, de, fr, it, nl or figurine")
+    })
 }
 
 /// Output format of `arbiter adjudicate`.

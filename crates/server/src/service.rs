@@ -201,6 +201,7 @@ fn settings(limits: Limits, claim_draw: bool) -> Settings {
         analysis: limits.analysis,
         max_moves: limits.max_moves,
         max_game_bytes: limits.max_pgn_bytes,
+        notation: Notation::default(),
     }
 }
 
@@ -228,7 +229,11 @@ fn adjudicate_pgn(
 ) -> Result<AdjudicateGameResponse, Status> {
     check_pgn_size(pgn.len(), limits, "pgn")?;
     let event = convert::event_from_wire(request.event.as_ref(), "event")?;
-    let settings = settings(limits, request.claim_draw);
+    let notation = Notation::from_wire(request.san_language, request.castling_notation, "")?;
+    let settings = Settings {
+        notation,
+        ..settings(limits, request.claim_draw)
+    };
     let mut reader = Reader::with_limits(pgn.as_bytes(), settings.reader_limits());
     let mut raw = RawGame::default();
     match reader.read_game(&mut raw) {
@@ -293,18 +298,27 @@ fn stream_message(
     let error = |error: ConvertError| {
         adjudicate_games_response_error(adjudicate::convert_error_to_wire(&error))
     };
+    let notation = match Notation::from_wire(message.san_language, message.castling_notation, "") {
+        Ok(notation) => notation,
+        Err(e) => return single(error(e)),
+    };
     match &message.source {
         Some(adjudicate_games_request::Source::Game(game)) => {
             let verdict = (|| {
                 let event = convert::event_from_wire(message.event.as_ref(), "event")?;
-                let game =
-                    convert::game_from_wire(game, "game", limits.max_moves, limits.analysis)?;
+                let game = convert::game_from_wire_in(
+                    game,
+                    "game",
+                    limits.max_moves,
+                    limits.analysis,
+                    notation.language,
+                )?;
                 let adjudication = AdjudicationRequest {
                     event,
                     claim_draw: message.claim_draw,
                     budget: limits.analysis,
                 };
-                Ok(convert::adjudicate(&game, &adjudication))
+                Ok(convert::adjudicate_with(&game, &adjudication, notation))
             })();
             single(match verdict {
                 Ok(verdict) => {
@@ -324,7 +338,10 @@ fn stream_message(
                     "an event is only accepted with game: PGN games infer theirs from their tags",
                 )));
             }
-            let settings = settings(limits, message.claim_draw);
+            let settings = Settings {
+                notation,
+                ..settings(limits, message.claim_draw)
+            };
             let mut outcome = Ok(());
             let count = adjudicate::for_each_game(pgn.as_bytes(), &settings, first, |item| {
                 if item.at.game_index >= remaining {
