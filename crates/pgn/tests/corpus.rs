@@ -115,79 +115,8 @@ fn fixtures_replay_without_error() {
     );
 }
 
-/// Games of the shared corpus that are expected to fail, with the start of their error text:
-/// (file, game index, error prefix).
-const KNOWN_FAILURES: &[(&str, usize, &str)] = &[
-    // chess.com daily Chess960: FEN tag "rnbbknrq/pppppppp/8/8/8/8/PPPPPPPP/RNBBKNRQ w" (2 fields).
-    (
-        "chess960-chesscom-daily-2011-2013.pgn",
-        86,
-        "line 1328:1: bad FEN tag: FEN has 2 fields",
-    ),
-    // chess.com daily: movetext that starts in the middle of the game (e.g. "4. Bb7 5.f3 ...") with
-    // no FEN tag, as the source has it.
-    (
-        "online-chesscom-daily-2008-2013.pgn",
-        1595,
-        "line 20240:4: ply 1 (Bb7): no white bishop can move to b7",
-    ),
-    (
-        "online-chesscom-daily-2008-2013.pgn",
-        3682,
-        "line 46201:6: ply 2 (Ne5): no black knight can move to e5",
-    ),
-    (
-        "online-chesscom-daily-2008-2013.pgn",
-        3690,
-        "line 46304:25: ply 6 (Bh3): no black bishop can move to h3",
-    ),
-    (
-        "online-chesscom-daily-2008-2013.pgn",
-        3693,
-        "line 46342:6: ply 2 (Be6): no black bishop can move to e6",
-    ),
-    (
-        "online-chesscom-daily-2008-2013.pgn",
-        3699,
-        "line 46413:6: ply 2 (Bf5): no black bishop can move to f5",
-    ),
-    (
-        "online-chesscom-daily-2008-2013.pgn",
-        3711,
-        "line 46565:6: ply 2 (Bh5): no black bishop can move to h5",
-    ),
-    (
-        "online-chesscom-daily-2008-2013.pgn",
-        3725,
-        "line 46737:6: ply 2 (Bf5): no black bishop can move to f5",
-    ),
-    (
-        "online-chesscom-daily-2008-2013.pgn",
-        3731,
-        "line 46812:6: ply 2 (Bf5): no black bishop can move to f5",
-    ),
-    (
-        "online-chesscom-daily-2008-2013.pgn",
-        4302,
-        "line 53809:6: ply 2 (Qd8): no black queen can move to d8",
-    ),
-    (
-        "online-chesscom-daily-2008-2013.pgn",
-        5118,
-        "line 63961:16: ply 4 (Bh5): no black bishop can move to h5",
-    ),
-    (
-        "online-chesscom-daily-2008-2013.pgn",
-        6296,
-        "line 79134:3: ply 1 (Bxd5): no white bishop can move to d5",
-    ),
-    // Black's 41st move is written `Z0`, a null move (python-chess test data).
-    (
-        "edge-python-chess-testdata.pgn",
-        0,
-        "line 20:15: null move at ply 82 (Z0)",
-    ),
-];
+// The list is shared with the adjudication corpus test of arbiter-server.
+include!("common/known_failures.rs");
 
 /// Opt-in: every game of `$ARBITER_CORPUS_DIR` (default `../shared/data/games` beside the
 /// repository; `.pgn` and `.pgn.zst` files) replays, except the games in [`KNOWN_FAILURES`].
