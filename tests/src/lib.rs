@@ -15,6 +15,8 @@
 //! | `tests/health.rs` | gRPC health, `arbiter health-check`, SIGTERM drain and exit code |
 //! | `tests/buf_curl.rs` | proto3 JSON through `buf curl` and reflection, one call per RPC |
 //! | `tests/games.rs` | real lichess games (CC0) replayed through ApplyMove and ApplyMoves |
+//! | `tests/chess960.rs` | Chess960 by number, X-FEN and Shredder-FEN; king-takes-rook castling; the shared corpus's Chess960 games (`ARBITER_CORPUS_DIR`, default `../shared/data/games`, skipped when absent); `perft --chess960`; `buf curl` |
+//! | `tests/languages.rs` | SAN read and written in Spanish, German, French, Italian, Dutch, figurine |
 //!
 //! ## Which binary is tested
 //!

@@ -238,7 +238,8 @@ fn validate_position_as_json() {
                 "isInsufficientMaterial": true,
                 "legalMoveCount": 3,
                 "fullmoveNumber": 1
-            }
+            },
+            "variant": "VARIANT_STANDARD"
         })
     );
     let invalid = call(

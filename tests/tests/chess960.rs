@@ -328,6 +328,35 @@ async fn the_board_names_castling_rook_files_both_ways() {
     .into_inner();
     assert!(answer.valid);
     assert_eq!(answer.fen, START_SHREDDER);
+    assert_eq!(answer.variant, i32::from(Variant::Chess960));
+    assert_eq!(answer.chess960_number, Some(NUMBER));
+    for (position, variant, number) in [
+        (chess960_fen("startpos"), Variant::Chess960, Some(518)),
+        (chess960_fen(READY_X_FEN), Variant::Chess960, None),
+        (
+            Some(Position {
+                kind: Some(position::Kind::Fen("startpos".to_owned())),
+                ..Position::default()
+            }),
+            Variant::Standard,
+            None,
+        ),
+    ] {
+        let answer = within(
+            "ValidatePosition",
+            client.validate_position(ValidatePositionRequest {
+                position,
+                ..ValidatePositionRequest::default()
+            }),
+        )
+        .await
+        .expect("ValidatePosition")
+        .into_inner();
+        assert_eq!(
+            (answer.variant, answer.chess960_number),
+            (i32::from(variant), number)
+        );
+    }
     let board = answer.board.expect("board");
     assert_eq!(
         board.castling,

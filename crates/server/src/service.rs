@@ -19,7 +19,7 @@ use arbiter_proto::convert::ErrorReason;
 use arbiter_proto::v1::{
     AdjudicateGamesRequest, AdjudicateGamesResponse, adjudicate_games_request,
 };
-use arbiter_rules::{AdjudicationRequest, AnalysisBudget};
+use arbiter_rules::{AdjudicationRequest, AnalysisBudget, CastlingMode};
 use tokio::sync::mpsc;
 use tokio_stream::{Stream, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status, Streaming};
@@ -423,6 +423,10 @@ fn validate_position(
             reasons: Vec::new(),
             board: Some(convert::board_to_wire(&position)),
             status: Some(convert::status_to_wire(&position)),
+            variant: convert::variant_to_wire(position.castling_mode()).into(),
+            chess960_number: (position.castling_mode() == CastlingMode::Chess960)
+                .then(|| position.chess960_number())
+                .flatten(),
         }),
         // A missing position is a malformed request, not an invalid position.
         // So are an unknown variant and a Chess960 number out of range.
