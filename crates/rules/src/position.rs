@@ -435,7 +435,9 @@ impl Position {
     /// True when the side to move has at least one legal move.
     #[must_use]
     pub fn has_legal_move(&self) -> bool {
-        self.count_legal_moves() > 0
+        let mut any = AnyMove(false);
+        generate(self, &mut any);
+        any.0
     }
 
     /// The number of legal moves of the side to move, counted without building the moves.
@@ -746,6 +748,11 @@ pub(crate) trait MoveSink {
     fn pawn(&mut self, pos: &Position, from: Square, to: Square);
     /// A special move (en passant, castling).
     fn special(&mut self, m: Move);
+    /// True when the sink needs no more moves (generation may stop early).
+    #[inline]
+    fn done(&self) -> bool {
+        false
+    }
 }
 
 impl MoveSink for MoveList {
@@ -849,6 +856,36 @@ impl MoveSink for FilteredList<'_> {
     }
 }
 
+/// Records whether any legal move exists, stopping generation at the first one.
+struct AnyMove(bool);
+
+impl MoveSink for AnyMove {
+    #[inline]
+    fn piece(&mut self, _: &Position, _: Role, _: Square, targets: Bitboard) {
+        self.0 |= targets.is_nonempty();
+    }
+
+    #[inline]
+    fn pawns(&mut self, _: &Position, targets: Bitboard, _: i32) {
+        self.0 |= targets.is_nonempty();
+    }
+
+    #[inline]
+    fn pawn(&mut self, _: &Position, _: Square, _: Square) {
+        self.0 = true;
+    }
+
+    #[inline]
+    fn special(&mut self, _: Move) {
+        self.0 = true;
+    }
+
+    #[inline]
+    fn done(&self) -> bool {
+        self.0
+    }
+}
+
 /// Counts moves without building them (bulk counting for perft).
 pub(crate) struct MoveCounter(pub u64);
 
@@ -927,7 +964,7 @@ pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
         }
     }
     sink.piece(pos, Role::King, king, king_targets);
-    if checkers.more_than_one() {
+    if checkers.more_than_one() || sink.done() {
         return; // double check: only the king may move (FIDE Laws 3.9)
     }
     let target = match checkers.first() {
@@ -940,6 +977,9 @@ pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
     // Knights: a pinned knight can never move.
     for from in pos.our(Role::Knight) & !pinned {
         sink.piece(pos, Role::Knight, from, t.knight(from) & movable);
+    }
+    if sink.done() {
+        return;
     }
     // Sliders: a pinned slider may move along the pin line only.
     let queens = pos.our(Role::Queen);
@@ -969,6 +1009,9 @@ pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
             targets &= t.line(king, from);
         }
         sink.piece(pos, Role::Rook, from, targets);
+    }
+    if sink.done() {
+        return;
     }
     // Pawns: unpinned pawns set-wise, pinned pawns one by one along their pin line.
     let pawns = pos.our(Role::Pawn);

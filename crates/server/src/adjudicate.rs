@@ -425,6 +425,81 @@ impl Item<'_> {
     }
 }
 
+/// A game of a PGN input as read, before adjudication (owned, so it can move to a worker).
+#[derive(Debug)]
+pub struct ReadGame {
+    /// The game's place in the input.
+    pub at: Place,
+    /// The game as read (partial or empty after a read error).
+    pub raw: RawGame,
+    /// The read error, if the text is not a game.
+    pub read_error: Option<PgnError>,
+}
+
+impl ReadGame {
+    /// Adjudicates the game when it was read: the item consumers receive.
+    #[must_use]
+    pub fn adjudicate(&self, settings: &Settings) -> Item<'_> {
+        Item {
+            at: self.at,
+            raw: &self.raw,
+            read_error: self.read_error.clone(),
+            verdict: self
+                .read_error
+                .is_none()
+                .then(|| adjudicate_raw(&self.raw, None, settings)),
+        }
+    }
+
+    /// True when reading failed on I/O: the input ends after this game.
+    #[must_use]
+    pub fn ends_input(&self) -> bool {
+        matches!(
+            self.read_error,
+            Some(PgnError {
+                kind: ErrorKind::Io(_),
+                ..
+            })
+        )
+    }
+}
+
+/// Reads the games of `input` one at a time (bounded by the settings' reader limits), numbering
+/// them from `first`; ends at the end of the input or after an I/O error.
+pub fn read_games<R: BufRead>(
+    input: R,
+    settings: &Settings,
+    first: Place,
+) -> impl Iterator<Item = ReadGame> {
+    let mut reader = Reader::with_limits(input, settings.reader_limits());
+    let mut count = 0;
+    let mut ended = false;
+    std::iter::from_fn(move || {
+        if ended {
+            return None;
+        }
+        let at = Place {
+            index: first.index + count,
+            request_index: first.request_index,
+            game_index: count,
+        };
+        let mut raw = RawGame::default();
+        let read_error = match reader.read_game(&mut raw) {
+            Ok(false) => return None,
+            Ok(true) => None,
+            Err(error) => Some(error),
+        };
+        count += 1;
+        let game = ReadGame {
+            at,
+            raw,
+            read_error,
+        };
+        ended = game.ends_input();
+        Some(game)
+    })
+}
+
 /// Reads every game of `input` (bounded by the settings' reader limits, one game in memory at a
 /// time), adjudicates it and hands it to `each`, in input order; `each` returns `false` to stop.
 /// `first` numbers the games of the stream (`index = first.index + game_index`). Returns the
@@ -435,45 +510,14 @@ pub fn for_each_game<R: BufRead>(
     first: Place,
     mut each: impl FnMut(Item<'_>) -> bool,
 ) -> usize {
-    let mut reader = Reader::with_limits(input, settings.reader_limits());
-    let mut raw = RawGame::default();
     let mut count = 0;
-    loop {
-        let at = Place {
-            index: first.index + count,
-            request_index: first.request_index,
-            game_index: count,
-        };
-        let item = match reader.read_game(&mut raw) {
-            Ok(false) => return count,
-            Ok(true) => {
-                let verdict = adjudicate_raw(&raw, None, settings);
-                Item {
-                    at,
-                    raw: &raw,
-                    read_error: None,
-                    verdict: Some(verdict),
-                }
-            }
-            Err(error) => Item {
-                at,
-                raw: &raw,
-                read_error: Some(error),
-                verdict: None,
-            },
-        };
-        let io = matches!(
-            item.read_error,
-            Some(PgnError {
-                kind: ErrorKind::Io(_),
-                ..
-            })
-        );
+    for game in read_games(input, settings, first) {
         count += 1;
-        if !each(item) || io {
-            return count;
+        if !each(game.adjudicate(settings)) {
+            break;
         }
     }
+    count
 }
 
 #[cfg(test)]

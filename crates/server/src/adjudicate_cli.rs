@@ -10,6 +10,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal as _, LineWriter, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::mpsc;
 
 use arbiter_proto::v1::{self, adjudicate_games_response};
 use serde_json::{Value, json};
@@ -271,6 +272,101 @@ pub fn run<R: BufRead, W: Write + ?Sized>(
     if format == OutputFormat::Table {
         writeln!(out, "{TABLE_HEADER}")?;
     }
+    run_records(input, out, format, settings, &mut summary)?;
+    Ok(summary)
+}
+
+/// Games handed to a worker at a time.
+const BATCH: usize = 64;
+/// Batches queued per worker (bounds memory: workers x QUEUED x BATCH games in flight).
+const QUEUED: usize = 4;
+
+/// Like [`run`], with `jobs` worker threads adjudicating batches of games while the calling thread
+/// reads the input and another writes the records, in input order. `jobs <= 1` is [`run`].
+///
+/// # Errors
+/// Errors writing `out`.
+pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
+    input: R,
+    out: &mut W,
+    format: OutputFormat,
+    settings: &Settings,
+    jobs: usize,
+) -> io::Result<Summary> {
+    if jobs <= 1 {
+        return run(input, out, format, settings);
+    }
+    let mut summary = Summary::default();
+    if format == OutputFormat::Table {
+        writeln!(out, "{TABLE_HEADER}")?;
+    }
+    type Record = (v1::AdjudicateGamesResponse, Vec<u8>);
+    std::thread::scope(|scope| -> io::Result<()> {
+        // Batches go to the workers round-robin and come back in the same order, so the output
+        // keeps the input order without a reordering buffer.
+        let mut to_workers = Vec::with_capacity(jobs);
+        let mut from_workers = Vec::with_capacity(jobs);
+        for _ in 0..jobs {
+            let (batch_tx, batch_rx) = mpsc::sync_channel::<Vec<adjudicate::ReadGame>>(QUEUED);
+            let (record_tx, record_rx) = mpsc::sync_channel::<io::Result<Vec<Record>>>(QUEUED);
+            scope.spawn(move || {
+                for batch in batch_rx {
+                    let records = batch
+                        .iter()
+                        .map(|game| {
+                            let item = game.adjudicate(settings);
+                            let response = item.response();
+                            let mut record = Vec::new();
+                            write_record(&mut record, format, &item, &response)
+                                .map(|()| (response, record))
+                        })
+                        .collect();
+                    if record_tx.send(records).is_err() {
+                        return;
+                    }
+                }
+            });
+            to_workers.push(batch_tx);
+            from_workers.push(record_rx);
+        }
+        scope.spawn(move || {
+            let mut batch = Vec::with_capacity(BATCH);
+            let mut next = 0;
+            for game in adjudicate::read_games(input, settings, Place::default()) {
+                batch.push(game);
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    if to_workers[next % jobs].send(full).is_err() {
+                        return;
+                    }
+                    next += 1;
+                }
+            }
+            if !batch.is_empty() {
+                let _ = to_workers[next % jobs].send(batch);
+            }
+        });
+        let mut next = 0;
+        while let Ok(records) = from_workers[next % jobs].recv() {
+            for (response, record) in records? {
+                summary.add(&response);
+                out.write_all(&record)?;
+            }
+            next += 1;
+        }
+        Ok(())
+    })?;
+    Ok(summary)
+}
+
+/// Adjudicates and writes every game in the calling thread.
+fn run_records<R: BufRead, W: Write + ?Sized>(
+    input: R,
+    out: &mut W,
+    format: OutputFormat,
+    settings: &Settings,
+    summary: &mut Summary,
+) -> io::Result<()> {
     let mut failure = None;
     adjudicate::for_each_game(input, settings, Place::default(), |item| {
         let response = item.response();
@@ -285,7 +381,7 @@ pub fn run<R: BufRead, W: Write + ?Sized>(
     });
     match failure {
         Some(error) => Err(error),
-        None => Ok(summary),
+        None => Ok(()),
     }
 }
 
@@ -359,6 +455,10 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let jobs = match args.jobs {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
     let bar = progress_bar(size);
     let input: Box<dyn Read + Send> = match &bar {
         Some(bar) => Box::new(bar.wrap_read(input)),
@@ -372,11 +472,13 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
                 bar: bar.clone(),
                 inner: stdout.lock(),
             });
-            run(input, &mut out, args.format, &settings).and_then(|s| out.flush().map(|()| s))
+            run_parallel(input, &mut out, args.format, &settings, jobs)
+                .and_then(|s| out.flush().map(|()| s))
         }
         _ => {
             let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-            run(input, &mut out, args.format, &settings).and_then(|s| out.flush().map(|()| s))
+            run_parallel(input, &mut out, args.format, &settings, jobs)
+                .and_then(|s| out.flush().map(|()| s))
         }
     };
     if let Some(bar) = bar {

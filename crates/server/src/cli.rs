@@ -175,6 +175,10 @@ pub struct AdjudicateArgs {
     /// their `Variant` tag (or a Chess960-only FEN tag) says so.
     #[arg(long, default_value = "en", value_parser = parse_language)]
     pub language: arbiter_rules::SanLanguage,
+    /// Games adjudicated in parallel worker threads (0: one per available core). Output stays in
+    /// input order.
+    #[arg(long, short = 'j', default_value_t = 0)]
+    pub jobs: usize,
 }
 
 /// Parses a SAN language code for `--language`.
