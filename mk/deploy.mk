@@ -17,8 +17,9 @@ DEPLOY_STAMP := $(DEPLOY_VENV)/.installed
 DEPLOY_ARBITER ?= target/release/arbiter
 # Kubernetes versions the rendered objects are validated against (oldest supported, newest).
 DEPLOY_KUBE_VERSIONS ?= 1.27.0 1.37.0
-# Extra flags for the smoke test (e.g. --strict-env once the server reads every ARBITER_* name).
-DEPLOY_SMOKE_ARGS ?=
+# Extra flags for the smoke test: the server reads every ARBITER_* name the chart sets, so an
+# unknown one fails.
+DEPLOY_SMOKE_ARGS ?= --strict-env
 
 .PHONY: deploy-check deploy-venv deploy-lint deploy-smoke deploy-build-release
 

@@ -10,7 +10,8 @@ but /tmp, /proc, /dev and /sys read-only (a private mount namespace from unshare
   - waits for the gRPC port (startup probe), runs the probes' equivalents
     (`arbiter health-check --service liveness|readiness`) and the `helm test` pod's commands
     against 127.0.0.1;
-  - scrapes /metrics on the metrics port when the binary knows ARBITER_METRICS_ADDR;
+  - scrapes /metrics on the rendered metrics port (ARBITER_METRICS_ADDR): status 200, the
+    build-info gauge, and the gRPC counters of the health checks just made;
   - checks that the logs are JSON (the pod sets ARBITER_LOG_FORMAT=json);
   - sends SIGTERM to the PID: readiness must turn NOT_SERVING while liveness stays SERVING, and the
     process must exit 0 within the drain timeout.
@@ -206,7 +207,9 @@ def main() -> int:
         out = health(binary, grpc_port, "no.such.Service")
         result(out.returncode != 0, "an unknown health service name is not SERVING")
 
-        if metrics_supported:
+        if not metrics_supported:
+            result(False, "the binary reads ARBITER_METRICS_ADDR", "`arbiter serve --help` does not list it")
+        else:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as resp:
                     body = resp.read().decode()
@@ -215,8 +218,12 @@ def main() -> int:
                 status, body = 0, str(exc)
             result(status == 200 and "arbiter_build_info" in body, f"GET :{metrics_port}/metrics serves arbiter_build_info",
                    f"status {status}: {body[:300]}")
-        else:
-            print(f"note metrics not checked: the binary does not read ARBITER_METRICS_ADDR yet", flush=True)
+            handled = re.search(r'^grpc_server_handled_total\{[^}]*grpc_service="grpc\.health\.v1\.Health"[^}]*grpc_code="OK"\} (\d+)',
+                                body, re.MULTILINE)
+            result(handled is not None and int(handled.group(1)) >= 1,
+                   "/metrics counts the health checks (grpc_server_handled_total, grpc_code=\"OK\")", body[:300])
+            result("# TYPE grpc_server_handling_seconds histogram" in body,
+                   "grpc_server_handling_seconds is a histogram", body[:300])
 
         proc.send_signal(signal.SIGTERM)
         sigterm = time.monotonic()

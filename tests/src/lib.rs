@@ -17,6 +17,9 @@
 //! | `tests/games.rs` | real lichess games (CC0) replayed through ApplyMove and ApplyMoves |
 //! | `tests/chess960.rs` | Chess960 by number, X-FEN and Shredder-FEN; king-takes-rook castling; the shared corpus's Chess960 games (`ARBITER_CORPUS_DIR`, default `../shared/data/games`, skipped when absent); `perft --chess960`; `buf curl` |
 //! | `tests/languages.rs` | SAN read and written in Spanish, German, French, Italian, Dutch, figurine |
+//! | `tests/metrics.rs` | exact `/metrics` counters and labels after known calls, request ids |
+//! | `tests/limits.rs` | concurrency limit (RESOURCE_EXHAUSTED), request timeout, drain on SIGTERM |
+//! | `tests/tls.rs` | TLS and mutual TLS with certificates made by `rcgen`, health-check over TLS |
 //!
 //! ## Which binary is tested
 //!
@@ -47,6 +50,16 @@ pub mod pgn;
 pub mod server;
 
 use std::{future::Future, path::PathBuf, time::Duration};
+
+/// Returns the value of the sample `name{labels}` in a Prometheus text rendering `text`
+/// (`labels` exactly as rendered, e.g. `grpc_code="OK"` pairs joined by commas), if present.
+#[must_use]
+pub fn sample(text: &str, name_and_labels: &str) -> Option<f64> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix(name_and_labels))
+        .find_map(|rest| rest.strip_prefix(' '))
+        .and_then(|value| value.trim().parse().ok())
+}
 
 /// Longest wait for any single RPC made by a test.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);

@@ -18,6 +18,9 @@ pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
 /// The line prefix `arbiter serve` prints on standard output once it listens.
 pub const LISTENING_PREFIX: &str = "arbiter listening on ";
 
+/// The line prefix `arbiter serve` prints on standard output when `/metrics` listens.
+pub const METRICS_PREFIX: &str = "arbiter metrics on ";
+
 /// How much of the server's standard error is kept for failure messages.
 const STDERR_KEPT: usize = 16 * 1024;
 
@@ -27,6 +30,7 @@ const STDERR_KEPT: usize = 16 * 1024;
 pub struct Server {
     child: Child,
     addr: SocketAddr,
+    metrics_addr: Arc<Mutex<Option<SocketAddr>>>,
     stderr: Arc<Mutex<String>>,
 }
 
@@ -57,6 +61,8 @@ impl Server {
                 "127.0.0.1:0",
                 "--log-format",
                 "json",
+                "--metrics-addr",
+                "127.0.0.1:0",
             ])
             .args(args)
             .env("RUST_LOG", "info")
@@ -72,11 +78,19 @@ impl Server {
             thread::spawn(move || keep_tail(pipe, &kept));
         }
         let (addr_tx, addr_rx) = mpsc::channel();
+        let metrics_addr = Arc::new(Mutex::new(None));
         if let Some(pipe) = child.stdout.take() {
+            let metrics = Arc::clone(&metrics_addr);
             thread::spawn(move || {
                 let mut addr_tx = Some(addr_tx);
                 for line in BufReader::new(pipe).lines() {
                     let Ok(line) = line else { break };
+                    // Printed before the listening line.
+                    if let Some(addr) = line.strip_prefix(METRICS_PREFIX)
+                        && let Ok(mut metrics) = metrics.lock()
+                    {
+                        *metrics = addr.trim().parse().ok();
+                    }
                     if let Some(addr) = line.strip_prefix(LISTENING_PREFIX)
                         && let Some(tx) = addr_tx.take()
                     {
@@ -90,6 +104,7 @@ impl Server {
         let mut server = Self {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            metrics_addr,
             stderr,
         };
         match printed {
@@ -116,6 +131,45 @@ impl Server {
     #[must_use]
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The address of `/metrics`, when the server printed one.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the output reader thread panicked.
+    #[must_use]
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        *self.metrics_addr.lock().expect("metrics address")
+    }
+
+    /// The text of `GET /metrics` (a plain HTTP/1.1 request over a socket).
+    ///
+    /// # Panics
+    ///
+    /// Panics when metrics are off or the endpoint does not answer 200 within
+    /// [`crate::CALL_TIMEOUT`].
+    #[must_use]
+    pub fn scrape(&self) -> String {
+        use std::io::Write as _;
+        let addr = self
+            .metrics_addr()
+            .expect("the server printed a metrics address");
+        let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(10))
+            .unwrap_or_else(|error| panic!("cannot connect to {addr}: {error}"));
+        stream
+            .set_read_timeout(Some(crate::CALL_TIMEOUT))
+            .expect("read timeout");
+        stream
+            .write_all(b"GET /metrics HTTP/1.1\r\nHost: arbiter\r\nConnection: close\r\n\r\n")
+            .expect("send the request");
+        let mut response = String::new();
+        stream
+            .read_to_string(&mut response)
+            .unwrap_or_else(|error| panic!("cannot read /metrics: {error}"));
+        let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+        assert!(head.starts_with("HTTP/1.1 200"), "GET /metrics: {head}");
+        body.to_owned()
     }
 
     /// `http://127.0.0.1:PORT`.

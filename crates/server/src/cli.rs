@@ -1,12 +1,12 @@
 //! Command line: subcommands, flags and their `ARBITER_*` environment fallbacks.
 
-use std::{net::SocketAddr, time::Duration};
+use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Chess rules as a service: the arbiter gRPC server and its tools.
 #[derive(Debug, Parser)]
-#[command(name = "arbiter", version, about, long_about = None)]
+#[command(name = "arbiter", version, about, long_about = None, args_override_self = true)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -35,6 +35,12 @@ pub struct ServeArgs {
     /// Address the gRPC server listens on; port 0 picks a free port (the log tells which).
     #[arg(long, env = "ARBITER_GRPC_ADDR", default_value = "[::]:50051")]
     pub grpc_addr: SocketAddr,
+
+    /// Address of the Prometheus endpoint (`GET /metrics`, HTTP/1.1); port 0 picks a free port
+    /// (printed as "arbiter metrics on ADDR"); "" or "off" disables metrics.
+    #[arg(long, env = "ARBITER_METRICS_ADDR", default_value = "[::]:9090",
+          value_parser = |text: &str| crate::metrics::parse_metrics_addr(text).map(MetricsAddr))]
+    pub metrics_addr: MetricsAddr,
 
     /// Largest accepted request message, in bytes.
     #[arg(long, env = "ARBITER_MAX_MESSAGE_BYTES", default_value_t = 4 * 1024 * 1024,
@@ -92,11 +98,36 @@ pub struct ServeArgs {
     #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE_GRACE", default_value = "30s", value_parser = parse_duration)]
     pub max_connection_age_grace: Duration,
 
+    /// Interval of HTTP/2 keepalive pings on idle connections (e.g. "60s"); "0s" disables them.
+    #[arg(long, env = "ARBITER_HTTP2_KEEPALIVE_INTERVAL", default_value = "60s", value_parser = parse_duration)]
+    pub http2_keepalive_interval: Duration,
+
+    /// How long to wait for the answer to a keepalive ping before closing the connection.
+    #[arg(long, env = "ARBITER_HTTP2_KEEPALIVE_TIMEOUT", default_value = "20s", value_parser = parse_duration)]
+    pub http2_keepalive_timeout: Duration,
+
+    /// PEM certificate chain of the server: with `--tls-key`, the server speaks TLS only.
+    #[arg(long, env = "ARBITER_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM private key of `--tls-cert`.
+    #[arg(long, env = "ARBITER_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// PEM certificates of the CAs that sign client certificates: turns on mutual TLS (clients
+    /// without a certificate signed by one of them are refused). Needs `--tls-cert`.
+    #[arg(long, env = "ARBITER_TLS_CLIENT_CA", requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
+
     /// Log format; default: text on a terminal, JSON otherwise. The filter comes from RUST_LOG
     /// (default "info").
     #[arg(long, env = "ARBITER_LOG_FORMAT")]
     pub log_format: Option<LogFormat>,
 }
+
+/// The `--metrics-addr` value: `None` when metrics are off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricsAddr(pub Option<SocketAddr>);
 
 /// Analysis budget of adjudication (see `arbiter_rules::AnalysisBudget`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -219,6 +250,19 @@ pub struct HealthCheckArgs {
     /// Longest time to wait for the answer.
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
     pub timeout: Duration,
+    /// PEM CA certificate(s) to trust for a TLS server (an `https://` address uses TLS; this
+    /// flag implies it).
+    #[arg(long, env = "ARBITER_HEALTH_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
+    /// PEM client certificate chain, for a server that asks for mutual TLS.
+    #[arg(long, env = "ARBITER_HEALTH_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key of `--tls-cert`.
+    #[arg(long, env = "ARBITER_HEALTH_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// The name the server certificate must carry (default: the host of `--addr`).
+    #[arg(long, env = "ARBITER_HEALTH_TLS_DOMAIN")]
+    pub tls_domain: Option<String>,
 }
 
 /// Parses a duration such as "250ms", "10s", "2m", "1h", or a bare number of seconds.
@@ -283,5 +327,22 @@ mod tests {
         assert_eq!(args.max_message_bytes, 4 * 1024 * 1024);
         assert_eq!(args.max_moves, 10_000);
         assert_eq!(args.request_timeout, Duration::from_secs(10));
+        assert_eq!(args.metrics_addr.0.map(|addr| addr.port()), Some(9090));
+        assert_eq!(args.max_pgn_bytes, 1024 * 1024);
+        assert_eq!(args.max_games_per_stream, 10_000);
+        assert_eq!(args.http2_keepalive_interval, Duration::from_secs(60));
+        assert_eq!(args.tls_cert, None);
+    }
+
+    #[test]
+    fn metrics_can_be_turned_off() {
+        for off in ["", "off"] {
+            let cli =
+                Cli::try_parse_from(["arbiter", "serve", "--metrics-addr", off]).expect("parses");
+            let Command::Serve(args) = cli.command else {
+                panic!("expected serve");
+            };
+            assert_eq!(args.metrics_addr, MetricsAddr(None));
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! The `arbiter health-check` client: asks a server's gRPC health service once.
 
-use tonic::transport::Endpoint;
+use std::path::{Path, PathBuf};
+
+use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
 use tonic_health::pb::{
     HealthCheckRequest, health_check_response::ServingStatus, health_client::HealthClient,
 };
@@ -26,6 +28,14 @@ pub enum HealthCheckError {
         /// The connection error.
         source: tonic::transport::Error,
     },
+    /// A TLS file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The read error.
+        source: std::io::Error,
+    },
     /// The server answered with an error status.
     #[error("health check failed: {0}")]
     Call(#[from] tonic::Status),
@@ -46,13 +56,32 @@ pub enum HealthCheckError {
 /// Returns a [`HealthCheckError`] when the server cannot be reached, fails the call, or reports
 /// any status but SERVING.
 pub async fn run(args: &HealthCheckArgs) -> Result<(), HealthCheckError> {
-    let endpoint = Endpoint::from_shared(args.addr.clone())
+    let mut endpoint = Endpoint::from_shared(args.addr.clone())
         .map_err(|source| HealthCheckError::Address {
             addr: args.addr.clone(),
             source,
         })?
         .connect_timeout(args.timeout)
         .timeout(args.timeout);
+    let tls_asked = args.tls_ca.is_some() || args.tls_cert.is_some() || args.tls_domain.is_some();
+    if tls_asked || args.addr.starts_with("https://") {
+        let mut tls = ClientTlsConfig::new();
+        if let Some(path) = &args.tls_ca {
+            tls = tls.ca_certificate(Certificate::from_pem(read(path)?));
+        }
+        if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+            tls = tls.identity(Identity::from_pem(read(cert)?, read(key)?));
+        }
+        if let Some(domain) = &args.tls_domain {
+            tls = tls.domain_name(domain.clone());
+        }
+        endpoint = endpoint
+            .tls_config(tls)
+            .map_err(|source| HealthCheckError::Address {
+                addr: args.addr.clone(),
+                source,
+            })?;
+    }
     let channel = endpoint
         .connect()
         .await
@@ -73,4 +102,12 @@ pub async fn run(args: &HealthCheckArgs) -> Result<(), HealthCheckError> {
             status: other.map_or("UNKNOWN_STATUS", |status| status.as_str_name()),
         }),
     }
+}
+
+/// Reads a PEM file named by a flag.
+fn read(path: &Path) -> Result<Vec<u8>, HealthCheckError> {
+    std::fs::read(path).map_err(|source| HealthCheckError::Read {
+        path: path.to_owned(),
+        source,
+    })
 }

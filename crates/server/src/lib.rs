@@ -3,7 +3,8 @@
 //! The `arbiter` binary is a thin command line over this library: [`cli`] parses flags and their
 //! `ARBITER_*` environment fallbacks, [`serve`] runs the gRPC server (the arbiter service, gRPC
 //! health, server reflection v1 and v1alpha, graceful shutdown), [`guard`] bounds every call in
-//! time and in number, [`service`] holds the handlers, and [`health_check`] is a health client
+//! time and in number, [`metrics`] counts and times every call (Prometheus) and opens its log
+//! span, [`service`] holds the handlers, and [`health_check`] is a health client
 //! for probes.
 //!
 //! ```no_run
@@ -26,5 +27,6 @@ pub mod cli;
 pub mod guard;
 pub mod health_check;
 pub mod logging;
+pub mod metrics;
 pub mod serve;
 pub mod service;

@@ -28,3 +28,74 @@ pub fn init(format: Option<LogFormat>) {
         LogFormat::Text => builder.try_init(),
     };
 }
+
+/// The request and response metadata key of the request id.
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// Longest request id taken from a request, in bytes; longer ones are replaced.
+pub const MAX_REQUEST_ID_BYTES: usize = 128;
+
+/// The request id of a call: the `x-request-id` request header when it is printable ASCII of at
+/// most [`MAX_REQUEST_ID_BYTES`], otherwise a new random 16-hex-digit id.
+#[must_use]
+pub fn request_id(headers: &http::HeaderMap) -> String {
+    if let Some(value) = headers.get(REQUEST_ID_HEADER)
+        && let Ok(text) = value.to_str()
+        && !text.is_empty()
+        && text.len() <= MAX_REQUEST_ID_BYTES
+        && text.bytes().all(|byte| byte.is_ascii_graphic())
+    {
+        return text.to_owned();
+    }
+    new_request_id()
+}
+
+/// A new random request id: 16 hex digits.
+#[must_use]
+pub fn new_request_id() -> String {
+    use std::hash::{BuildHasher as _, RandomState};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    thread_local! {
+        static STATE: RandomState = RandomState::new();
+    }
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let random = STATE.with(|state| state.hash_one(count));
+    format!("{random:016x}")
+}
+
+/// The peer address of a request, as far as the transport tells (plain TCP or TLS), or `"-"`.
+#[must_use]
+pub fn peer<B>(request: &http::Request<B>) -> String {
+    use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
+    let extensions = request.extensions();
+    let addr = extensions
+        .get::<TcpConnectInfo>()
+        .and_then(TcpConnectInfo::remote_addr)
+        .or_else(|| {
+            extensions
+                .get::<TlsConnectInfo<TcpConnectInfo>>()
+                .and_then(|info| info.get_ref().remote_addr())
+        });
+    addr.map_or_else(|| "-".to_owned(), |addr| addr.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_ids_are_taken_or_made() {
+        let mut headers = http::HeaderMap::new();
+        let made = request_id(&headers);
+        assert_eq!(made.len(), 16);
+        assert_ne!(made, request_id(&headers));
+        headers.insert(REQUEST_ID_HEADER, http::HeaderValue::from_static("abc-123"));
+        assert_eq!(request_id(&headers), "abc-123");
+        headers.insert(
+            REQUEST_ID_HEADER,
+            http::HeaderValue::from_static("has space"),
+        );
+        assert_eq!(request_id(&headers).len(), 16);
+    }
+}

@@ -17,12 +17,19 @@ fn main() -> ExitCode {
             // Chess work runs on the blocking pool: at most one thread per admitted call.
             let blocking_threads = usize::try_from(args.concurrency_limit).unwrap_or(512);
             run_async(blocking_threads, async move {
+                // Listen for signals before anything is announced: a SIGTERM sent right after
+                // the listening line must start a drain, not kill the process.
+                let shutdown = shutdown_signal();
                 let bound = Bound::bind(args).await?;
                 let addr = bound.local_addr()?;
+                if let Some(metrics_addr) = bound.metrics_addr()? {
+                    println!("arbiter metrics on {metrics_addr}");
+                    tracing::info!(%metrics_addr, "metrics on /metrics");
+                }
                 // A plain line on stdout that scripts and end-to-end tests read.
                 println!("arbiter listening on {addr}");
                 tracing::info!(%addr, "arbiter listening");
-                bound.serve(shutdown_signal()).await?;
+                bound.serve(shutdown).await?;
                 tracing::info!("arbiter stopped");
                 Ok(())
             })

@@ -9,13 +9,14 @@ use std::{
 
 use arbiter_proto::{SERVICE_NAME, v1::arbiter_service_server::ArbiterServiceServer};
 use tokio::net::TcpListener;
-use tonic::transport::{Server, server::TcpIncoming};
+use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig, server::TcpIncoming};
 use tonic_health::{ServingStatus, server::HealthReporter};
 use tower::Layer as _;
 
 use crate::{
     cli::ServeArgs,
     guard::GuardLayer,
+    metrics::{MetricsError, MetricsLayer},
     service::{Arbiter, Limits},
 };
 
@@ -44,6 +45,17 @@ pub enum ServeError {
     /// The reflection service could not be built from the descriptors.
     #[error("cannot build the reflection service: {0}")]
     Reflection(#[from] tonic_reflection::server::Error),
+    /// Metrics could not be set up.
+    #[error(transparent)]
+    Metrics(#[from] MetricsError),
+    /// A TLS file could not be read.
+    #[error("cannot read {path}: {source}")]
+    TlsFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The read error.
+        source: std::io::Error,
+    },
     /// The transport failed.
     #[error("gRPC transport failed: {0}")]
     Transport(#[from] tonic::transport::Error),
@@ -53,16 +65,19 @@ pub enum ServeError {
 #[derive(Debug)]
 pub struct Bound {
     listener: TcpListener,
+    metrics: Option<(TcpListener, metrics_exporter_prometheus::PrometheusHandle)>,
     args: ServeArgs,
 }
 
 impl Bound {
-    /// Prepares the rules engine and opens the listening socket of `args.grpc_addr` (port 0
-    /// picks a free port).
+    /// Prepares the rules engine, opens the listening socket of `args.grpc_addr` (port 0
+    /// picks a free port) and, unless metrics are off, installs the metrics recorder and opens
+    /// the socket of `args.metrics_addr`.
     ///
     /// # Errors
     ///
-    /// Returns [`ServeError::Bind`] when the address cannot be bound.
+    /// Returns [`ServeError::Bind`] when the address cannot be bound, [`ServeError::Metrics`]
+    /// when the metrics address cannot be bound or a recorder is already installed.
     pub async fn bind(args: ServeArgs) -> Result<Self, ServeError> {
         // Build the move generator's attack tables now, not during the first call.
         let warm_up =
@@ -70,30 +85,21 @@ impl Bound {
         if let Err(error) = warm_up.await {
             tracing::warn!(%error, "move generator warm-up failed");
         }
-        let listener = match TcpListener::bind(args.grpc_addr).await {
-            Ok(listener) => listener,
-            // A host without IPv6 cannot bind "[::]": fall back to every IPv4 address.
-            Err(error)
-                if args.grpc_addr
-                    == SocketAddr::from((Ipv6Addr::UNSPECIFIED, args.grpc_addr.port())) =>
-            {
-                let fallback = SocketAddr::from((Ipv4Addr::UNSPECIFIED, args.grpc_addr.port()));
-                tracing::warn!(%error, %fallback, "cannot bind the IPv6 wildcard address, using IPv4");
-                TcpListener::bind(fallback)
-                    .await
-                    .map_err(|source| ServeError::Bind {
-                        addr: fallback,
-                        source,
-                    })?
+        let listener = bind_with_ipv4_fallback(args.grpc_addr)
+            .await
+            .map_err(|(addr, source)| ServeError::Bind { addr, source })?;
+        let metrics = match args.metrics_addr.0 {
+            Some(addr) => {
+                let metrics_listener = crate::metrics::bind(addr).await?;
+                Some((metrics_listener, crate::metrics::install()?))
             }
-            Err(source) => {
-                return Err(ServeError::Bind {
-                    addr: args.grpc_addr,
-                    source,
-                });
-            }
+            None => None,
         };
-        Ok(Self { listener, args })
+        Ok(Self {
+            listener,
+            metrics,
+            args,
+        })
     }
 
     /// The address actually bound.
@@ -103,6 +109,18 @@ impl Bound {
     /// Returns the socket error if the address cannot be read.
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
+    }
+
+    /// The address the `/metrics` endpoint actually bound, `None` when metrics are off.
+    ///
+    /// # Errors
+    ///
+    /// Returns the socket error if the address cannot be read.
+    pub fn metrics_addr(&self) -> std::io::Result<Option<SocketAddr>> {
+        self.metrics
+            .as_ref()
+            .map(|(listener, _)| listener.local_addr())
+            .transpose()
     }
 
     /// Serves until `shutdown` completes, then drains: health turns NOT_SERVING, new calls are
@@ -117,7 +135,14 @@ impl Bound {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
-        let Self { listener, args } = self;
+        let Self {
+            listener,
+            metrics,
+            args,
+        } = self;
+        // Stopped when serving ends, so that no task outlives the server.
+        let metrics_task =
+            metrics.map(|(listener, handle)| tokio::spawn(crate::metrics::serve(listener, handle)));
 
         let (reporter, health_service) = tonic_health::server::health_reporter();
         for name in DRAINED_NAMES.into_iter().chain([LIVENESS]) {
@@ -166,10 +191,18 @@ impl Bound {
         };
 
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-        let server = Server::builder()
-            .http2_keepalive_interval(Some(Duration::from_secs(60)))
+        let mut builder = Server::builder();
+        if let Some(tls) = tls_config(&args)? {
+            builder = builder.tls_config(tls)?;
+        }
+        let keepalive = Some(args.http2_keepalive_interval).filter(|every| !every.is_zero());
+        let server = builder
+            .http2_keepalive_interval(keepalive)
+            .http2_keepalive_timeout(Some(args.http2_keepalive_timeout))
             .max_connection_age(jittered(args.max_connection_age))
             .max_connection_age_grace(args.max_connection_age_grace)
+            // Outermost: sees every call, even those no service answers (UNIMPLEMENTED).
+            .layer(MetricsLayer)
             .add_service(health_service)
             .add_service(reflection_v1)
             .add_service(reflection_v1alpha)
@@ -185,19 +218,65 @@ impl Bound {
             }
         };
 
-        tokio::select! {
+        let outcome = tokio::select! {
             result = server => {
-                result?;
-                tracing::info!("drained: all calls finished");
+                result.map(|()| tracing::info!("drained: all calls finished"))
             }
             () = deadline => {
                 tracing::warn!(
                     drain_timeout_ms = drain_timeout.as_millis(),
                     "drain timeout reached: exiting with calls still open"
                 );
+                Ok(())
             }
+        };
+        if let Some(task) = metrics_task {
+            task.abort();
         }
-        Ok(())
+        Ok(outcome?)
+    }
+}
+
+/// The server TLS settings of `--tls-cert`, `--tls-key` and `--tls-client-ca`; `None` for
+/// plaintext.
+fn tls_config(args: &ServeArgs) -> Result<Option<ServerTlsConfig>, ServeError> {
+    let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) else {
+        return Ok(None);
+    };
+    let mut tls = ServerTlsConfig::new().identity(Identity::from_pem(read(cert)?, read(key)?));
+    if let Some(ca) = &args.tls_client_ca {
+        // Client certificates are required, not optional.
+        tls = tls.client_ca_root(Certificate::from_pem(read(ca)?));
+    }
+    Ok(Some(tls))
+}
+
+fn read(path: &std::path::Path) -> Result<Vec<u8>, ServeError> {
+    std::fs::read(path).map_err(|source| ServeError::TlsFile {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Binds `addr`; when it is the IPv6 wildcard and the host has no IPv6, binds every IPv4
+/// address instead. On failure returns the address tried last and the error.
+///
+/// # Errors
+///
+/// Returns the address and socket error when nothing can be bound.
+pub async fn bind_with_ipv4_fallback(
+    addr: SocketAddr,
+) -> Result<TcpListener, (SocketAddr, std::io::Error)> {
+    match TcpListener::bind(addr).await {
+        Ok(listener) => Ok(listener),
+        Err(error) if addr == SocketAddr::from((Ipv6Addr::UNSPECIFIED, addr.port())) => {
+            let fallback = SocketAddr::from((Ipv4Addr::UNSPECIFIED, addr.port()));
+            tracing::warn!(%error, %fallback, "cannot bind the IPv6 wildcard address, using IPv4");
+            TcpListener::bind(fallback)
+                .await
+                .map_err(|source| (fallback, source))
+        }
+        Err(source) => Err((addr, source)),
     }
 }
 
@@ -220,30 +299,42 @@ pub async fn set_draining(reporter: &HealthReporter) {
     }
 }
 
-/// Completes on the first SIGTERM or SIGINT (Ctrl-C).
-pub async fn shutdown_signal() {
-    let interrupt = async {
-        if let Err(error) = tokio::signal::ctrl_c().await {
-            tracing::error!(%error, "cannot listen for SIGINT");
-            std::future::pending::<()>().await;
-        }
-    };
+/// Listens for SIGTERM and SIGINT (Ctrl-C) from the moment it is called (inside a tokio
+/// runtime), and returns a future that completes on the first of them. Call it before binding,
+/// so that a signal sent as soon as the listening line is printed is not lost.
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut stream) => {
-                stream.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            let wait = |stream: std::io::Result<tokio::signal::unix::Signal>,
+                        name: &'static str| async move {
+                match stream {
+                    Ok(mut stream) => {
+                        stream.recv().await;
+                    }
+                    Err(error) => {
+                        tracing::error!(%error, "cannot listen for {name}");
+                        std::future::pending::<()>().await;
+                    }
+                }
+            };
+            tokio::select! {
+                () = wait(interrupt, "SIGINT") => tracing::info!("SIGINT received"),
+                () = wait(terminate, "SIGTERM") => tracing::info!("SIGTERM received"),
             }
-            Err(error) => {
-                tracing::error!(%error, "cannot listen for SIGTERM");
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        async {
+            if let Err(error) = tokio::signal::ctrl_c().await {
+                tracing::error!(%error, "cannot listen for Ctrl-C");
                 std::future::pending::<()>().await;
             }
+            tracing::info!("Ctrl-C received");
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => tracing::info!("SIGINT received"),
-        () = terminate => tracing::info!("SIGTERM received"),
     }
 }

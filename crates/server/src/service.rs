@@ -75,7 +75,9 @@ async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, Status> + Send + 'static,
 ) -> Result<Response<T>, Status> {
     match tokio::task::spawn_blocking(work).await {
-        Ok(result) => result.map(Response::new),
+        Ok(result) => result
+            .inspect_err(crate::metrics::record_rejection)
+            .map(Response::new),
         Err(error) => {
             tracing::error!(%error, "handler failed");
             Err(Status::internal("internal error while applying the rules"))
@@ -476,7 +478,9 @@ impl ArbiterService for Arbiter {
         request: Request<AdjudicateGameRequest>,
     ) -> Result<Response<AdjudicateGameResponse>, Status> {
         let (request, limits) = (request.into_inner(), self.limits);
-        blocking(move || adjudicate_game(&request, limits)).await
+        blocking(move || adjudicate_game(&request, limits))
+            .await
+            .inspect(|response| crate::metrics::record_adjudication(response.get_ref()))
     }
 
     type AdjudicateGamesStream = AdjudicateGamesStream;
@@ -495,6 +499,8 @@ impl ArbiterService for Arbiter {
         request: Request<ValidatePositionRequest>,
     ) -> Result<Response<ValidatePositionResponse>, Status> {
         let request = request.into_inner();
-        blocking(move || validate_position(&request)).await
+        blocking(move || validate_position(&request))
+            .await
+            .inspect(|response| crate::metrics::record_validation(response.get_ref().valid))
     }
 }

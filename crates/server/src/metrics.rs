@@ -1,0 +1,583 @@
+//! Prometheus metrics: the process-wide recorder, the `/metrics` HTTP endpoint and
+//! [`MetricsLayer`], the outermost tower layer that counts every gRPC call the way the gRPC
+//! Prometheus conventions name them. The same layer opens the call's log span (method, peer
+//! address, request id), logs its status and duration when it ends, and echoes the request id
+//! in the `x-request-id` response header (taken from the request's, or made up).
+//!
+//! | metric | type | labels |
+//! |---|---|---|
+//! | `grpc_server_started_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
+//! | `grpc_server_handled_total` | counter | the same and `grpc_code` (e.g. `OK`, `INVALID_ARGUMENT`) |
+//! | `grpc_server_handling_seconds` | histogram (seconds) | `grpc_type`, `grpc_service`, `grpc_method` |
+//! | `grpc_server_msg_received_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
+//! | `grpc_server_msg_sent_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
+//! | `arbiter_games_adjudicated_total` | counter | `result` (`1-0`, `0-1`, `1/2-1/2`, `*`), `termination` |
+//! | `arbiter_moves_rejected_total` | counter | `reason` (`syntax`, `illegal`, `ambiguous`, `not_strict`) |
+//! | `arbiter_positions_validated_total` | counter | `valid` (`true`, `false`) |
+//! | `arbiter_build_info` | gauge, always 1 | `version` |
+//!
+//! The status of a call is read from the `grpc-status` response header (trailers-only answers:
+//! errors, load shedding, deadlines) or from the trailers, so calls that never reach a handler
+//! (UNIMPLEMENTED, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED, OUT_OF_RANGE) are counted too. A call
+//! whose response body is dropped before its trailers (the client went away) counts as
+//! `CANCELLED`.
+//!
+//! A process has a single global recorder ([`install`]); the end-to-end tests scrape a real
+//! server process.
+
+use std::{
+    convert::Infallible,
+    future::Future,
+    net::SocketAddr,
+    pin::Pin,
+    task::{Context, Poll},
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use http::{HeaderMap, Request, Response};
+use http_body::Frame;
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use tokio::net::TcpListener;
+use tonic::{Code, Status, body::Body, server::NamedService};
+use tower::{Layer, Service};
+
+/// Upper bounds, in seconds, of the `grpc_server_handling_seconds` buckets: 50 µs to 10 s, dense
+/// below a millisecond where most calls finish.
+pub const HANDLING_SECONDS_BUCKETS: [f64; 18] = [
+    0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+    1.0, 2.5, 5.0, 10.0, 30.0,
+];
+
+/// Why metrics could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    /// The recorder could not be built or installed (a second install in one process).
+    #[error("cannot install the metrics recorder: {0}")]
+    Install(#[from] metrics_exporter_prometheus::BuildError),
+    /// The metrics listening socket could not be opened.
+    #[error("cannot listen for /metrics on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The socket error.
+        source: std::io::Error,
+    },
+}
+
+/// Parses the `--metrics-addr` value: `""` or `off` disable metrics (`None`).
+///
+/// # Errors
+///
+/// Returns a message when the text is neither empty, `off`, nor a socket address.
+pub fn parse_metrics_addr(text: &str) -> Result<Option<SocketAddr>, String> {
+    let text = text.trim();
+    if text.is_empty() || text.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    text.parse().map(Some).map_err(|error| {
+        format!("{text:?} is not an address such as \"[::]:9090\" (or \"off\"): {error}")
+    })
+}
+
+/// Installs the process-wide Prometheus recorder (with explicit histogram buckets, so that
+/// histograms render as histograms) and sets `arbiter_build_info{version}` to 1.
+///
+/// # Errors
+///
+/// Returns [`MetricsError::Install`] when a recorder is already installed.
+pub fn install() -> Result<PrometheusHandle, MetricsError> {
+    let handle = PrometheusBuilder::new()
+        .set_buckets_for_metric(
+            Matcher::Full("grpc_server_handling_seconds".to_owned()),
+            &HANDLING_SECONDS_BUCKETS,
+        )?
+        .install_recorder()?;
+    metrics::gauge!("arbiter_build_info", "version" => env!("CARGO_PKG_VERSION")).set(1.0);
+    Ok(handle)
+}
+
+/// Opens the `/metrics` listening socket (port 0 picks a free port).
+///
+/// # Errors
+///
+/// Returns [`MetricsError::Bind`] when the address cannot be bound.
+pub async fn bind(addr: SocketAddr) -> Result<TcpListener, MetricsError> {
+    crate::serve::bind_with_ipv4_fallback(addr)
+        .await
+        .map_err(|(addr, source)| MetricsError::Bind { addr, source })
+}
+
+/// Answers `GET /metrics` (anything else: 404) on `listener` with the text rendering of
+/// `handle`, HTTP/1.1, until the task is dropped. Runs the upkeep of the recorder as well.
+pub async fn serve(listener: TcpListener, handle: PrometheusHandle) {
+    let upkeep_handle = handle.clone();
+    let upkeep = async move {
+        let mut every = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            every.tick().await;
+            upkeep_handle.run_upkeep();
+        }
+    };
+    let accept = async move {
+        loop {
+            let stream = match listener.accept().await {
+                Ok((stream, _peer)) => stream,
+                Err(error) => {
+                    tracing::warn!(%error, "metrics: accept failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let handle = handle.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request: Request<_>| {
+                    let handle = handle.clone();
+                    async move { Ok::<_, Infallible>(metrics_response(&request, &handle)) }
+                });
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(Duration::from_secs(10))
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                if let Err(error) = connection.await {
+                    tracing::debug!(%error, "metrics: connection failed");
+                }
+            });
+        }
+    };
+    tokio::join!(upkeep, accept);
+}
+
+fn metrics_response<B>(
+    request: &Request<B>,
+    handle: &PrometheusHandle,
+) -> Response<http_body_util_full::Full> {
+    let (status, content_type, body) =
+        if request.uri().path() == "/metrics" && request.method() == http::Method::GET {
+            (
+                200,
+                "text/plain; version=0.0.4; charset=utf-8",
+                handle.render(),
+            )
+        } else {
+            (
+                404,
+                "text/plain; charset=utf-8",
+                "not found: try /metrics\n".to_owned(),
+            )
+        };
+    let mut response = Response::new(http_body_util_full::Full(Some(Bytes::from(body))));
+    *response.status_mut() = http::StatusCode::from_u16(status).unwrap_or_default();
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(content_type),
+    );
+    response
+}
+
+/// A one-frame response body (what `http-body-util`'s `Full` does, without the dependency).
+mod http_body_util_full {
+    use std::{
+        convert::Infallible,
+        pin::Pin,
+        task::{Context, Poll},
+    };
+
+    use bytes::Bytes;
+    use http_body::Frame;
+
+    /// The whole body, sent as one data frame.
+    pub struct Full(pub Option<Bytes>);
+
+    impl http_body::Body for Full {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            Poll::Ready(self.0.take().map(|bytes| Ok(Frame::data(bytes))))
+        }
+
+        fn is_end_stream(&self) -> bool {
+            self.0.is_none()
+        }
+
+        fn size_hint(&self) -> http_body::SizeHint {
+            self.0.as_ref().map_or_else(
+                || http_body::SizeHint::with_exact(0),
+                |bytes| http_body::SizeHint::with_exact(bytes.len() as u64),
+            )
+        }
+    }
+}
+
+/// Counts a move the rules rejected (`arbiter_moves_rejected_total{reason}`), when `status`
+/// carries the `move_error` metadata of its `ErrorInfo` detail.
+pub fn record_rejection(status: &Status) {
+    use tonic_types::StatusExt as _;
+    if let Some(info) = status.get_details_error_info()
+        && let Some(reason) = info.metadata.get("move_error")
+    {
+        metrics::counter!("arbiter_moves_rejected_total", "reason" => reason.clone()).increment(1);
+    }
+}
+
+/// Counts an adjudicated game (`arbiter_games_adjudicated_total{result,termination}`): result as
+/// in PGN (`1-0`, `0-1`, `1/2-1/2`, `*`), termination as the wire enum's name without its prefix,
+/// in lower case (e.g. `checkmate`, `unspecified` while ongoing).
+pub fn record_adjudication(response: &arbiter_proto::v1::AdjudicateGameResponse) {
+    let (result, termination) = response.outcome.as_ref().map_or_else(
+        || ("*".to_owned(), "unspecified".to_owned()),
+        |outcome| {
+            let name = outcome.termination().as_str_name();
+            (
+                outcome.result_text.clone(),
+                name.strip_prefix("TERMINATION_")
+                    .unwrap_or(name)
+                    .to_ascii_lowercase(),
+            )
+        },
+    );
+    metrics::counter!(
+        "arbiter_games_adjudicated_total",
+        "result" => result,
+        "termination" => termination
+    )
+    .increment(1);
+}
+
+/// Counts a validated position (`arbiter_positions_validated_total{valid}`).
+pub fn record_validation(valid: bool) {
+    let valid = if valid { "true" } else { "false" };
+    metrics::counter!("arbiter_positions_validated_total", "valid" => valid).increment(1);
+}
+
+/// The call type of a method of `arbiter.v1.ArbiterService` (or any service it wraps), as the
+/// `grpc_type` label names it. Every method is unary except the ones listed here: a new
+/// streaming method must be added.
+fn grpc_type(service: &str, method: &str) -> &'static str {
+    match (service, method) {
+        ("grpc.health.v1.Health", "Watch") => "server_stream",
+        ("arbiter.v1.ArbiterService", "AdjudicateGames") => "bidi_stream",
+        ("grpc.reflection.v1.ServerReflection" | "grpc.reflection.v1alpha.ServerReflection", _) => {
+            "bidi_stream"
+        }
+        _ => "unary",
+    }
+}
+
+/// The outermost layer: counts every call and times it, whatever answers it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MetricsLayer;
+
+impl<S> Layer<S> for MetricsLayer {
+    type Service = Metered<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Metered { inner }
+    }
+}
+
+/// The service made by [`MetricsLayer`].
+#[derive(Debug, Clone)]
+pub struct Metered<S> {
+    inner: S,
+}
+
+impl<S: NamedService> NamedService for Metered<S> {
+    const NAME: &'static str = S::NAME;
+}
+
+/// The labels of one call, and what its log line tells.
+#[derive(Debug, Clone)]
+struct CallLabels {
+    grpc_type: &'static str,
+    service: String,
+    method: String,
+    span: tracing::Span,
+}
+
+impl CallLabels {
+    fn from_path(path: &str) -> Self {
+        let mut parts = path.trim_start_matches('/').splitn(2, '/');
+        let service = parts.next().unwrap_or_default().to_owned();
+        let method = parts.next().unwrap_or_default().to_owned();
+        Self {
+            grpc_type: grpc_type(&service, &method),
+            service,
+            method,
+            span: tracing::Span::none(),
+        }
+    }
+
+    fn labels(&self) -> [(&'static str, String); 3] {
+        [
+            ("grpc_type", self.grpc_type.to_owned()),
+            ("grpc_service", self.service.clone()),
+            ("grpc_method", self.method.clone()),
+        ]
+    }
+
+    fn finish(&self, code: Code, started: Instant, messages_sent: u64) {
+        let labels = self.labels();
+        metrics::counter!("grpc_server_msg_sent_total", &labels).increment(messages_sent);
+        metrics::histogram!("grpc_server_handling_seconds", &labels)
+            .record(started.elapsed().as_secs_f64());
+        let mut handled = labels.to_vec();
+        handled.push(("grpc_code", code_name(code).to_owned()));
+        metrics::counter!("grpc_server_handled_total", &handled).increment(1);
+        let code = code_name(code);
+        let elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.span.in_scope(|| {
+            tracing::info!(grpc_status = code, elapsed_us, "call finished");
+        });
+    }
+}
+
+/// The upper-case name of a gRPC status code, as in `grpc_code="INVALID_ARGUMENT"`.
+#[must_use]
+pub fn code_name(code: Code) -> &'static str {
+    match code {
+        Code::Ok => "OK",
+        Code::Cancelled => "CANCELLED",
+        Code::Unknown => "UNKNOWN",
+        Code::InvalidArgument => "INVALID_ARGUMENT",
+        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+        Code::NotFound => "NOT_FOUND",
+        Code::AlreadyExists => "ALREADY_EXISTS",
+        Code::PermissionDenied => "PERMISSION_DENIED",
+        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+        Code::FailedPrecondition => "FAILED_PRECONDITION",
+        Code::Aborted => "ABORTED",
+        Code::OutOfRange => "OUT_OF_RANGE",
+        Code::Unimplemented => "UNIMPLEMENTED",
+        Code::Internal => "INTERNAL",
+        Code::Unavailable => "UNAVAILABLE",
+        Code::DataLoss => "DATA_LOSS",
+        Code::Unauthenticated => "UNAUTHENTICATED",
+    }
+}
+
+/// The status code in `grpc-status`, if the headers carry one.
+#[must_use]
+pub fn status_in(headers: &HeaderMap) -> Option<Code> {
+    let value = headers.get("grpc-status")?.to_str().ok()?;
+    value.parse::<i32>().ok().map(Code::from_i32)
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+impl<S> Service<Request<Body>> for Metered<S>
+where
+    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<Result<Response<Body>, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let started = Instant::now();
+        let mut call = CallLabels::from_path(request.uri().path());
+        metrics::counter!("grpc_server_started_total", &call.labels()).increment(1);
+        let request_id = crate::logging::request_id(request.headers());
+        let peer = crate::logging::peer(&request);
+        call.span = tracing::info_span!(
+            "call",
+            method = %request.uri().path(),
+            peer = %peer,
+            request_id = %request_id,
+        );
+        let span = call.span.clone();
+        let (parts, body) = request.into_parts();
+        let request = Request::from_parts(
+            parts,
+            Body::new(CountFrames {
+                inner: body,
+                call: call.clone(),
+            }),
+        );
+        // Take the service that was driven ready, leaving a fresh clone in its place.
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let future = tracing::Instrument::instrument(inner.call(request), span);
+        Box::pin(async move {
+            let Ok(mut response) = future.await;
+            if let Ok(value) = http::HeaderValue::from_str(&request_id) {
+                response
+                    .headers_mut()
+                    .insert(crate::logging::REQUEST_ID_HEADER, value);
+            }
+            if let Some(code) = status_in(response.headers()) {
+                // A trailers-only answer: the call is over.
+                call.finish(code, started, 0);
+                return Ok(response);
+            }
+            let (parts, body) = response.into_parts();
+            Ok(Response::from_parts(
+                parts,
+                Body::new(Finish {
+                    inner: body,
+                    pending: Some(Pending {
+                        call,
+                        started,
+                        sent: 0,
+                    }),
+                }),
+            ))
+        })
+    }
+}
+
+/// Counts the data frames of a request body as received messages. A data frame usually holds
+/// one gRPC message; the count is exact for unary calls.
+struct CountFrames {
+    inner: Body,
+    call: CallLabels,
+}
+
+impl http_body::Body for CountFrames {
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if let Poll::Ready(Some(Ok(frame))) = &polled
+            && frame.data_ref().is_some_and(|data| !data.is_empty())
+        {
+            metrics::counter!("grpc_server_msg_received_total", &self.call.labels()).increment(1);
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// What is still to be recorded when the response body ends.
+struct Pending {
+    call: CallLabels,
+    started: Instant,
+    sent: u64,
+}
+
+/// A response body that records the call when its trailers pass (or when it is dropped early).
+struct Finish {
+    inner: Body,
+    pending: Option<Pending>,
+}
+
+impl http_body::Body for Finish {
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        match &polled {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(trailers) = frame.trailers_ref() {
+                    let code = status_in(trailers).unwrap_or(Code::Unknown);
+                    if let Some(pending) = self.pending.take() {
+                        pending.call.finish(code, pending.started, pending.sent);
+                    }
+                } else if frame.data_ref().is_some_and(|data| !data.is_empty())
+                    && let Some(pending) = self.pending.as_mut()
+                {
+                    pending.sent += 1;
+                }
+            }
+            Poll::Ready(Some(Err(status))) => {
+                if let Some(pending) = self.pending.take() {
+                    pending
+                        .call
+                        .finish(status.code(), pending.started, pending.sent);
+                }
+            }
+            Poll::Ready(None) => {
+                // A body without trailers: gRPC always sends them, so this is an error.
+                if let Some(pending) = self.pending.take() {
+                    pending
+                        .call
+                        .finish(Code::Unknown, pending.started, pending.sent);
+                }
+            }
+            Poll::Pending => {}
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl Drop for Finish {
+    fn drop(&mut self) {
+        if let Some(pending) = self.pending.take() {
+            pending
+                .call
+                .finish(Code::Cancelled, pending.started, pending.sent);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_addr_parses() {
+        assert_eq!(parse_metrics_addr(""), Ok(None));
+        assert_eq!(parse_metrics_addr("off"), Ok(None));
+        assert_eq!(
+            parse_metrics_addr("127.0.0.1:0"),
+            Ok(Some(SocketAddr::from(([127, 0, 0, 1], 0))))
+        );
+        assert!(parse_metrics_addr("nowhere").is_err());
+    }
+
+    #[test]
+    fn paths_give_labels() {
+        let call = CallLabels::from_path("/arbiter.v1.ArbiterService/ListLegalMoves");
+        assert_eq!(call.service, "arbiter.v1.ArbiterService");
+        assert_eq!(call.method, "ListLegalMoves");
+        assert_eq!(call.grpc_type, "unary");
+        assert_eq!(
+            CallLabels::from_path("/grpc.health.v1.Health/Watch").grpc_type,
+            "server_stream"
+        );
+    }
+
+    #[test]
+    fn status_codes_are_read() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(status_in(&headers), None);
+        headers.insert("grpc-status", http::HeaderValue::from_static("8"));
+        assert_eq!(status_in(&headers), Some(Code::ResourceExhausted));
+        assert_eq!(code_name(Code::ResourceExhausted), "RESOURCE_EXHAUSTED");
+    }
+}

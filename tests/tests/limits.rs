@@ -1,0 +1,203 @@
+//! Limits of the real binary under real work: the process-wide concurrency limit answers
+//! RESOURCE_EXHAUSTED at once, `--request-timeout` answers DEADLINE_EXCEEDED, and SIGTERM lets
+//! a call in flight finish before the process exits 0.
+
+use std::time::{Duration, Instant};
+
+use arbiter_e2e::{sample, server::Server, within};
+use arbiter_proto::v1::{ApplyMovesRequest, ListLegalMovesRequest, Position, position};
+use tonic::Code;
+
+/// Knights out and back: a legal game of any length (ApplyMoves does not end games).
+fn shuffle(plies: usize) -> Vec<String> {
+    ["Nf3", "Nf6", "Ng1", "Ng8"]
+        .iter()
+        .cycle()
+        .take(plies)
+        .map(|mv| (*mv).to_owned())
+        .collect()
+}
+
+/// Flags that admit [`SLOW_PLIES`] moves in one call.
+const BIG: [&str; 4] = [
+    "--max-moves",
+    "2000000",
+    "--max-message-bytes",
+    "1000000000",
+];
+
+/// Plies of the slow call: real work of several hundred milliseconds (parse, play, describe
+/// every move, encode a response of tens of MB).
+const SLOW_PLIES: usize = 50_000;
+
+fn startpos() -> Option<Position> {
+    Some(Position {
+        kind: Some(position::Kind::Fen("startpos".to_owned())),
+        ..Position::default()
+    })
+}
+
+#[tokio::test]
+async fn calls_over_the_concurrency_limit_are_shed() {
+    let mut flags = vec!["--concurrency-limit", "1"];
+    flags.extend(BIG);
+    let server = Server::start_with(&flags);
+    let mut slow_client = big_client(&server).await;
+    let slow = tokio::spawn(async move {
+        let started = Instant::now();
+        let result = slow_client
+            .apply_moves(ApplyMovesRequest {
+                position: None,
+                moves: shuffle(SLOW_PLIES),
+                ..ApplyMovesRequest::default()
+            })
+            .await;
+        (
+            result.map(|response| response.into_inner().moves.len()),
+            started.elapsed(),
+        )
+    });
+    // While the slow call is in flight, a fast one must be shed at once.
+    let mut client = server.client().await;
+    let mut shed = None;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !slow.is_finished() && Instant::now() < deadline {
+        let asked = Instant::now();
+        match within(
+            "ListLegalMoves",
+            client.list_legal_moves(ListLegalMovesRequest {
+                position: startpos(),
+                ..ListLegalMovesRequest::default()
+            }),
+        )
+        .await
+        {
+            Err(status) if status.code() == Code::ResourceExhausted => {
+                shed = Some(asked.elapsed());
+                break;
+            }
+            Err(status) => panic!("unexpected {status:?}"),
+            Ok(_) => tokio::time::sleep(Duration::from_millis(5)).await,
+        }
+    }
+    let (result, took) = within("slow ApplyMoves", slow).await.expect("join");
+    assert_eq!(result.expect("the slow call succeeds"), SLOW_PLIES);
+    let shed = shed.unwrap_or_else(|| {
+        panic!("no RESOURCE_EXHAUSTED while a {took:?} call held the only slot")
+    });
+    assert!(
+        shed < Duration::from_secs(1),
+        "shed after {shed:?}: not at once"
+    );
+    // Once the slot is free, calls are admitted again.
+    within(
+        "ListLegalMoves",
+        client.list_legal_moves(ListLegalMovesRequest {
+            position: startpos(),
+            ..ListLegalMovesRequest::default()
+        }),
+    )
+    .await
+    .expect("admitted after the slow call");
+    let text = server.scrape();
+    assert!(
+        sample(
+            &text,
+            "grpc_server_handled_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ListLegalMoves\",grpc_code=\"RESOURCE_EXHAUSTED\"}"
+        )
+        .is_some_and(|count| count >= 1.0),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn calls_past_the_request_timeout_get_deadline_exceeded() {
+    let mut flags = vec!["--request-timeout", "20ms"];
+    flags.extend(BIG);
+    let server = Server::start_with(&flags);
+    let mut client = big_client(&server).await;
+    let started = Instant::now();
+    let status = within(
+        "ApplyMoves",
+        client.apply_moves(ApplyMovesRequest {
+            position: None,
+            moves: shuffle(SLOW_PLIES),
+            ..ApplyMovesRequest::default()
+        }),
+    )
+    .await
+    .expect_err("past the deadline");
+    assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+    // Fast calls still succeed.
+    within(
+        "ListLegalMoves",
+        client.list_legal_moves(ListLegalMovesRequest {
+            position: startpos(),
+            ..ListLegalMovesRequest::default()
+        }),
+    )
+    .await
+    .expect("a fast call");
+    let text = server.scrape();
+    assert_eq!(
+        sample(
+            &text,
+            "grpc_server_handled_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ApplyMoves\",grpc_code=\"DEADLINE_EXCEEDED\"}"
+        ),
+        Some(1.0),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn sigterm_lets_calls_in_flight_finish() {
+    let mut flags = vec!["--lame-duck", "200ms", "--drain-timeout", "60s"];
+    flags.extend(BIG);
+    let mut server = Server::start_with(&flags);
+    let mut client = big_client(&server).await;
+    let slow = tokio::spawn(async move {
+        client
+            .apply_moves(ApplyMovesRequest {
+                position: None,
+                moves: shuffle(SLOW_PLIES),
+                ..ApplyMovesRequest::default()
+            })
+            .await
+            .map(|response| response.into_inner().moves.len())
+    });
+    // Let the call reach the server (its request alone is megabytes), then ask to stop.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    server.signal("TERM");
+    let moves = within("slow ApplyMoves", slow).await.expect("join");
+    assert_eq!(moves.expect("the call in flight completes"), SLOW_PLIES);
+    let status = server.exited(Duration::from_secs(30)).await;
+    assert_eq!(status.code(), Some(0), "{}", server.stderr_tail());
+}
+
+#[tokio::test]
+async fn sigterm_right_after_startup_drains() {
+    // The signal listeners exist before the listening line: an immediate SIGTERM drains.
+    let mut server = Server::start_with(&["--lame-duck", "0s"]);
+    server.signal("TERM");
+    let started = Instant::now();
+    let status = server.exited(Duration::from_secs(20)).await;
+    assert_eq!(status.code(), Some(0), "{}", server.stderr_tail());
+    // No task keeps the runtime alive after "arbiter stopped".
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+/// A client that accepts the big answer of the slow call.
+async fn big_client(
+    server: &Server,
+) -> arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient<tonic::transport::Channel> {
+    server
+        .client()
+        .await
+        .max_decoding_message_size(1 << 30)
+        .max_encoding_message_size(1 << 30)
+}

@@ -1,0 +1,320 @@
+//! `/metrics` of the real binary: exact counter values and labels after known calls, histogram
+//! buckets, build info, domain counters, and the `x-request-id` echo.
+
+use arbiter_e2e::{sample, server::Server, within};
+use arbiter_proto::v1::{
+    AdjudicateGameRequest, ApplyMovesRequest, Game, ListLegalMovesRequest, Position,
+    ValidatePositionRequest, adjudicate_game_request, position,
+};
+use tonic::Code;
+
+fn fen(text: &str) -> Option<Position> {
+    Some(Position {
+        kind: Some(position::Kind::Fen(text.to_owned())),
+        ..Position::default()
+    })
+}
+
+fn labels(method: &str) -> String {
+    format!(
+        "grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"{method}\""
+    )
+}
+
+#[tokio::test]
+async fn grpc_counters_are_exact() {
+    let server = Server::start();
+    let mut client = server.client().await;
+    for _ in 0..3 {
+        within(
+            "ListLegalMoves",
+            client.list_legal_moves(ListLegalMovesRequest {
+                position: fen("startpos"),
+                ..ListLegalMovesRequest::default()
+            }),
+        )
+        .await
+        .expect("ListLegalMoves");
+    }
+    let invalid = within(
+        "ListLegalMoves",
+        client.list_legal_moves(ListLegalMovesRequest {
+            position: fen("not a fen"),
+            ..ListLegalMovesRequest::default()
+        }),
+    )
+    .await
+    .expect_err("a bad FEN");
+    assert_eq!(invalid.code(), Code::InvalidArgument);
+
+    let text = server.scrape();
+    let list = labels("ListLegalMoves");
+    assert_eq!(
+        sample(&text, &format!("grpc_server_started_total{{{list}}}")),
+        Some(4.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(
+            &text,
+            &format!("grpc_server_handled_total{{{list},grpc_code=\"OK\"}}")
+        ),
+        Some(3.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(
+            &text,
+            &format!("grpc_server_handled_total{{{list},grpc_code=\"INVALID_ARGUMENT\"}}")
+        ),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, &format!("grpc_server_msg_received_total{{{list}}}")),
+        Some(4.0)
+    );
+    assert_eq!(
+        sample(&text, &format!("grpc_server_msg_sent_total{{{list}}}")),
+        Some(3.0)
+    );
+    // A histogram, not a summary: buckets from 50 µs up, +Inf, count and sum.
+    assert!(
+        text.contains("# TYPE grpc_server_handling_seconds histogram"),
+        "{text}"
+    );
+    assert_eq!(
+        sample(
+            &text,
+            &format!("grpc_server_handling_seconds_bucket{{{list},le=\"+Inf\"}}")
+        ),
+        Some(4.0)
+    );
+    assert!(
+        sample(
+            &text,
+            &format!("grpc_server_handling_seconds_bucket{{{list},le=\"0.00005\"}}")
+        )
+        .is_some()
+    );
+    assert_eq!(
+        sample(
+            &text,
+            &format!("grpc_server_handling_seconds_count{{{list}}}")
+        ),
+        Some(4.0)
+    );
+    assert_eq!(
+        sample(
+            &text,
+            &format!(
+                "arbiter_build_info{{version=\"{}\"}}",
+                env!("CARGO_PKG_VERSION")
+            )
+        ),
+        Some(1.0),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn calls_no_handler_answers_are_counted() {
+    let server = Server::start_with(&["--max-message-bytes", "2048"]);
+    let channel = server.channel().await;
+    // UNIMPLEMENTED: a method the server does not have, through the health client's codec.
+    let mut grpc = tonic::client::Grpc::new(channel.clone());
+    within("ready", grpc.ready()).await.expect("ready");
+    let unknown = within(
+        "unknown method",
+        grpc.unary::<_, tonic_health::pb::HealthCheckResponse, _>(
+            tonic::Request::new(tonic_health::pb::HealthCheckRequest::default()),
+            http::uri::PathAndQuery::from_static("/arbiter.v1.ArbiterService/NoSuchMethod"),
+            tonic_prost::ProstCodec::default(),
+        ),
+    )
+    .await
+    .expect_err("no such method");
+    assert_eq!(unknown.code(), Code::Unimplemented);
+
+    // RESOURCE_EXHAUSTED: a request above --max-message-bytes.
+    let mut client = arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient::new(channel);
+    let too_big = within(
+        "ApplyMoves",
+        client.apply_moves(ApplyMovesRequest {
+            position: None,
+            moves: vec!["e4".to_owned(); 2000],
+            ..ApplyMovesRequest::default()
+        }),
+    )
+    .await
+    .expect_err("too big");
+    assert_eq!(too_big.code(), Code::ResourceExhausted);
+
+    let text = server.scrape();
+    assert_eq!(
+        sample(
+            &text,
+            &format!(
+                "grpc_server_handled_total{{{},grpc_code=\"UNIMPLEMENTED\"}}",
+                labels("NoSuchMethod")
+            )
+        ),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(
+            &text,
+            &format!(
+                "grpc_server_handled_total{{{},grpc_code=\"RESOURCE_EXHAUSTED\"}}",
+                labels("ApplyMoves")
+            )
+        ),
+        Some(1.0),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn domain_counters_are_exact() {
+    let server = Server::start();
+    let mut client = server.client().await;
+    // Fool's mate: 0-1 by checkmate, twice.
+    for _ in 0..2 {
+        within(
+            "AdjudicateGame",
+            client.adjudicate_game(AdjudicateGameRequest {
+                source: Some(adjudicate_game_request::Source::Game(Game {
+                    start: None,
+                    moves: ["f3", "e5", "g4", "Qh4#"].map(str::to_owned).to_vec(),
+                })),
+                ..AdjudicateGameRequest::default()
+            }),
+        )
+        .await
+        .expect("AdjudicateGame");
+    }
+    // One illegal move and one unreadable move.
+    for bad in ["Ke3", "e9"] {
+        let status = within(
+            "ApplyMoves",
+            client.apply_moves(ApplyMovesRequest {
+                position: None,
+                moves: vec!["e4".to_owned(), bad.to_owned()],
+                ..ApplyMovesRequest::default()
+            }),
+        )
+        .await
+        .expect_err("a rejected move");
+        assert_eq!(status.code(), Code::InvalidArgument);
+    }
+    for text in ["startpos", "8/8/8/8/8/8/8/8 w - - 0 1"] {
+        within(
+            "ValidatePosition",
+            client.validate_position(ValidatePositionRequest {
+                position: fen(text),
+                ..ValidatePositionRequest::default()
+            }),
+        )
+        .await
+        .expect("ValidatePosition");
+    }
+
+    let text = server.scrape();
+    assert_eq!(
+        sample(
+            &text,
+            "arbiter_games_adjudicated_total{result=\"0-1\",termination=\"checkmate\"}"
+        ),
+        Some(2.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, "arbiter_moves_rejected_total{reason=\"illegal\"}"),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, "arbiter_moves_rejected_total{reason=\"syntax\"}"),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, "arbiter_positions_validated_total{valid=\"true\"}"),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, "arbiter_positions_validated_total{valid=\"false\"}"),
+        Some(1.0),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn request_ids_are_echoed_and_logged() {
+    let server = Server::start();
+    let mut client = server.client().await;
+    let mut request = tonic::Request::new(ListLegalMovesRequest {
+        position: fen("startpos"),
+        ..ListLegalMovesRequest::default()
+    });
+    request
+        .metadata_mut()
+        .insert("x-request-id", "e2e-request-7".parse().expect("ascii"));
+    let response = within("ListLegalMoves", client.list_legal_moves(request))
+        .await
+        .expect("ListLegalMoves");
+    assert_eq!(
+        response
+            .metadata()
+            .get("x-request-id")
+            .and_then(|value| value.to_str().ok()),
+        Some("e2e-request-7")
+    );
+    // Without one, the server makes one up.
+    let response = within(
+        "ListLegalMoves",
+        client.list_legal_moves(ListLegalMovesRequest {
+            position: fen("startpos"),
+            ..ListLegalMovesRequest::default()
+        }),
+    )
+    .await
+    .expect("ListLegalMoves");
+    let made = response
+        .metadata()
+        .get("x-request-id")
+        .and_then(|value| value.to_str().ok())
+        .expect("an id");
+    assert_eq!(made.len(), 16);
+    // The log line of the call carries the id, method, peer and status (wait for the writer).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let logs = server.stderr_tail();
+        if let Some(line) = logs
+            .lines()
+            .find(|line| line.contains("e2e-request-7") && line.contains("call finished"))
+        {
+            assert!(
+                line.contains("/arbiter.v1.ArbiterService/ListLegalMoves"),
+                "{line}"
+            );
+            assert!(line.contains("127.0.0.1:"), "{line}");
+            assert!(line.contains("\"grpc_status\":\"OK\""), "{line}");
+            assert!(
+                !line.contains("startpos"),
+                "no request body at info: {line}"
+            );
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no log line:\n{logs}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn metrics_can_be_turned_off() {
+    let server = Server::start_with(&["--metrics-addr", "off"]);
+    assert_eq!(server.metrics_addr(), None);
+}
