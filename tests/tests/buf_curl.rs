@@ -197,14 +197,19 @@ fn adjudicate_game_as_json() {
         })
     );
 
-    let reply = buf::curl(
+    // PGN text: fool's mate, the Result tag agrees with the rules.
+    let body = call(
         &buf,
-        &server.url(),
-        &format!("{SERVICE}/AdjudicateGame"),
+        &server,
+        "AdjudicateGame",
         r#"{"pgn":"1. f3 e5 2. g4 Qh4# 0-1"}"#,
     );
-    assert_eq!(reply.error["code"], "unimplemented", "{}", reply.stderr);
-    assert_eq!(reply.exit_code, Some(96));
+    assert_eq!(body["outcome"]["result"], "RESULT_BLACK_WINS", "{body}");
+    assert_eq!(body["outcome"]["termination"], "TERMINATION_CHECKMATE");
+    assert_eq!(body["outcome"]["fideArticle"], "5.1.1");
+    assert_eq!(body["outcome"]["ply"], 4);
+    assert_eq!(body["declaredResult"], "0-1");
+    assert!(body.get("disagreement").is_none(), "{body}");
 }
 
 #[test]
@@ -315,6 +320,7 @@ fn health_and_reflection_as_json() {
         ours,
         [
             "arbiter.v1.ArbiterService/AdjudicateGame",
+            "arbiter.v1.ArbiterService/AdjudicateGames",
             "arbiter.v1.ArbiterService/ApplyMove",
             "arbiter.v1.ArbiterService/ApplyMoves",
             "arbiter.v1.ArbiterService/ListLegalMoves",

@@ -646,8 +646,8 @@ async fn adjudicate_game_endings_and_claims() {
         GameResult::Ongoing
     );
 
-    // PGN input is not implemented yet.
-    let error = within(
+    // PGN input: fool's mate, with the Result tag it declares.
+    let pgn = within(
         "AdjudicateGame",
         client.adjudicate_game(AdjudicateGameRequest {
             source: Some(adjudicate_game_request::Source::Pgn(
@@ -658,8 +658,14 @@ async fn adjudicate_game_endings_and_claims() {
         }),
     )
     .await
-    .expect_err("pgn");
-    assert_eq!(error.code(), Code::Unimplemented, "{error:?}");
+    .expect("pgn")
+    .into_inner();
+    let outcome = pgn.outcome.expect("outcome");
+    assert_eq!(outcome.result(), GameResult::BlackWins);
+    assert_eq!(outcome.fide_article, "5.1.1");
+    assert_eq!(outcome.ply, 4);
+    assert_eq!(pgn.declared_result, "0-1");
+    assert!(!pgn.disagreement);
 }
 
 #[tokio::test]

@@ -242,7 +242,13 @@ pub fn adjudicate_raw(
     };
     let mut response = convert::adjudicate_with(&game, &request, settings.notation);
     let outcome = response.outcome.clone().unwrap_or_default();
-    let declared = raw.tag("Result").unwrap_or("").to_owned();
+    // The Result tag, or the movetext's termination marker when the tag is missing (PGN standard
+    // 8.2.6: the two must agree).
+    let declared = raw
+        .tag("Result")
+        .or(raw.result.as_deref())
+        .unwrap_or("")
+        .to_owned();
     if let Some(reason) = disagreement(&declared, &outcome, &response.explanation) {
         response.disagreement = true;
         response.disagreement_reason = reason;

@@ -181,19 +181,22 @@ async fn validation_failure_is_a_normal_answer() {
 }
 
 #[tokio::test]
-async fn pgn_is_unimplemented_for_now() {
+async fn pgn_and_moves_adjudicate_alike() {
     let running = start(&[]).await;
     let mut client = ArbiterServiceClient::new(running.channel.clone());
-    let status = client
+    let from_pgn = client
         .adjudicate_game(AdjudicateGameRequest {
-            source: Some(adjudicate_game_request::Source::Pgn("1. e4 *".to_owned())),
+            source: Some(adjudicate_game_request::Source::Pgn(
+                "1. f3 e5 2. g4 Qh4# 0-1".to_owned(),
+            )),
             claim_draw: false,
             event: None,
             ..AdjudicateGameRequest::default()
         })
         .await
-        .expect_err("unimplemented");
-    assert_eq!(status.code(), Code::Unimplemented);
+        .expect("pgn adjudicated")
+        .into_inner();
+    assert_eq!(from_pgn.declared_result, "0-1");
 
     let outcome = client
         .adjudicate_game(AdjudicateGameRequest {
@@ -211,6 +214,7 @@ async fn pgn_is_unimplemented_for_now() {
         .outcome
         .expect("outcome");
     assert_eq!(outcome.fide_article, "5.1.1");
+    assert_eq!(from_pgn.outcome, Some(outcome));
 }
 
 #[tokio::test]
