@@ -56,7 +56,17 @@ clippy:
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 # The end-to-end tests call `buf curl`: install the pinned tools first.
+# The real-games corpus (not redistributable, so not in the repository) is read from
+# ARBITER_CORPUS_DIR; the tests that use it skip, and say so here, when it is absent.
+ARBITER_CORPUS_DIR ?= $(abspath ../shared/data/games)
+export ARBITER_CORPUS_DIR
+
 cargo-test: tools
+	@if [ -d "$(ARBITER_CORPUS_DIR)" ]; then \
+		echo "corpus tests: using ARBITER_CORPUS_DIR=$(ARBITER_CORPUS_DIR)"; \
+	else \
+		echo "corpus tests: SKIPPED (ARBITER_CORPUS_DIR=$(ARBITER_CORPUS_DIR) not found)"; \
+	fi
 	$(CARGO) test --workspace --release
 
 buf-lint: tools

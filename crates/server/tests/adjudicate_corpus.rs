@@ -49,7 +49,6 @@ fn adjudicate(path: &Path, settings: &Settings) -> (Summary, u64) {
 }
 
 #[test]
-#[ignore = "large corpus outside the repository; run with --ignored"]
 fn shared_corpus_adjudicates() {
     let dir = std::env::var_os("ARBITER_CORPUS_DIR").map_or_else(
         || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/games"),
