@@ -60,12 +60,20 @@ clippy:
 # ARBITER_CORPUS_DIR; the tests that use it skip, and say so here, when it is absent.
 ARBITER_CORPUS_DIR ?= $(abspath ../shared/data/games)
 export ARBITER_CORPUS_DIR
+# The large winnability sets (154k labelled positions) likewise.
+ARBITER_UNWINNABLE_DIR ?= $(abspath ../shared/data/unwinnable)
+export ARBITER_UNWINNABLE_DIR
 
 cargo-test: tools
 	@if [ -d "$(ARBITER_CORPUS_DIR)" ]; then \
 		echo "corpus tests: using ARBITER_CORPUS_DIR=$(ARBITER_CORPUS_DIR)"; \
 	else \
 		echo "corpus tests: SKIPPED (ARBITER_CORPUS_DIR=$(ARBITER_CORPUS_DIR) not found)"; \
+	fi
+	@if [ -d "$(ARBITER_UNWINNABLE_DIR)" ]; then \
+		echo "winnability sets: using ARBITER_UNWINNABLE_DIR=$(ARBITER_UNWINNABLE_DIR)"; \
+	else \
+		echo "winnability sets: SKIPPED (ARBITER_UNWINNABLE_DIR=$(ARBITER_UNWINNABLE_DIR) not found)"; \
 	fi
 	$(CARGO) test --workspace --release
 

@@ -115,3 +115,81 @@ fn chasolver_positions_sound_and_agreeing_fide_5_2_2() {
         assert_eq!(tally.positions, 3411);
     }
 }
+
+/// The larger sets of the shared data (`chasolver-lichess.txt`: 65,536 labelled positions from
+/// real games; `d3chess-unfair-2022-05.txt`: 88,387 final positions of games lost on time where
+/// the side NOT to move cannot checkmate), read from `$ARBITER_UNWINNABLE_DIR` (default
+/// `../shared/data/unwinnable` beside the repository) and sampled evenly: every
+/// `$ARBITER_UNWINNABLE_STRIDE`-th position (default 1: all of them, about 30 s in release).
+/// Skipped with a printed line
+/// when the directory is absent.
+#[test]
+fn shared_unwinnability_sets_sound_fide_6_9() {
+    let dir = std::env::var_os("ARBITER_UNWINNABLE_DIR")
+        .map_or_else(|| repo().join("../shared/data/unwinnable"), PathBuf::from);
+    if !dir.is_dir() {
+        println!(
+            "skipped: ARBITER_UNWINNABLE_DIR not found ({})",
+            dir.display()
+        );
+        return;
+    }
+    let stride: usize = std::env::var("ARBITER_UNWINNABLE_STRIDE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    // Labelled set: sample it into a temporary list with the same format.
+    let text = std::fs::read_to_string(dir.join("chasolver-lichess.txt")).expect("readable");
+    let sampled: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
+        .step_by(stride)
+        .collect();
+    let tally = check_lines(&sampled, AnalysisBudget::Full);
+    eprintln!(
+        "chasolver-lichess (every {stride}th): {} positions, {} answers agree, {} undetermined",
+        tally.positions, tally.agree, tally.undetermined
+    );
+    assert!(
+        tally.unsound.is_empty(),
+        "unsound:\n{}",
+        tally.unsound.join("\n")
+    );
+    assert!(tally.wrong.is_empty(), "wrong:\n{}", tally.wrong.join("\n"));
+    assert!(tally.positions > 0);
+
+    // Timeout set: the side not to move can never mate, so a flag fall of the side to move is a
+    // draw (FIDE Laws 6.9). "Cannot mate" must never be contradicted by a mating line.
+    let unfair = std::fs::read_to_string(dir.join("d3chess-unfair-2022-05.txt")).expect("readable");
+    let (mut checked, mut proven, mut contradicted) = (0, 0, Vec::new());
+    for (i, line) in unfair
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
+        .step_by(stride)
+    {
+        let fen: Vec<&str> = line.split_whitespace().take(6).collect();
+        let options = FenOptions {
+            permissive: true,
+            ..FenOptions::default()
+        };
+        let Ok(pos) = Position::from_fen_with(&fen.join(" "), options) else {
+            continue;
+        };
+        checked += 1;
+        match winnability(&pos, pos.side_to_move().other(), AnalysisBudget::Full) {
+            Winnability::CannotMate { .. } => proven += 1,
+            Winnability::CanMate { .. } => contradicted.push(format!("line {}: {line}", i + 1)),
+            Winnability::Undetermined => {}
+        }
+    }
+    eprintln!("d3chess-unfair (every {stride}th): {checked} positions, {proven} proven draws");
+    assert!(
+        contradicted.is_empty(),
+        "mating lines where none exists:\n{}",
+        contradicted.join("\n")
+    );
+    assert!(checked > 0);
+}
