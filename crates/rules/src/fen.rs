@@ -76,7 +76,7 @@ pub enum FenError {
     /// A pawn on rank 1 or 8 (FIDE Laws 3.7).
     #[error("pawn on {0}: pawns cannot stand on the first or last rank")]
     PawnOnBackRank(Square),
-    /// More than 16 pieces, or more than 8 pawns, or more promoted pieces than missing pawns.
+    /// More than 16 pieces or more than 8 pawns.
     #[error(
         "{color} has too many pieces ({pieces} pieces, {pawns} pawns) for a position reachable in a game"
     )]
@@ -87,6 +87,19 @@ pub enum FenError {
         pieces: u32,
         /// Its number of pawns.
         pawns: u32,
+    },
+    /// More pieces beyond the initial set (one queen, two rooks, two knights, one bishop per
+    /// square colour) than pawns have left the board to promote (FIDE Laws 3.7.5).
+    #[error(
+        "{color}'s pieces need at least {promoted} promotion(s) (more than one queen, two rooks, two knights or one bishop per square colour), but only {missing_pawns} of its pawns are off the board"
+    )]
+    TooManyPromotions {
+        /// The side.
+        color: Color,
+        /// The fewest of its pieces that must be promoted pawns.
+        promoted: u32,
+        /// How many of its 8 pawns are no longer on the board.
+        missing_pawns: u32,
     },
     /// The side that just moved is in check (FIDE Laws 3.9: its last move was illegal).
     #[error("{0} is not to move but is in check")]
@@ -194,11 +207,18 @@ impl Position {
                 let pawns = (ours & pos.by_role(Role::Pawn)).count();
                 let pieces = ours.count();
                 let promoted = promoted_minimum(&pos, color);
-                if pieces > 16 || pawns + promoted > 8 {
+                if pieces > 16 || pawns > 8 {
                     return Err(FenError::TooManyPieces {
                         color,
                         pieces,
                         pawns,
+                    });
+                }
+                if pawns + promoted > 8 {
+                    return Err(FenError::TooManyPromotions {
+                        color,
+                        promoted,
+                        missing_pawns: 8 - pawns,
                     });
                 }
             }

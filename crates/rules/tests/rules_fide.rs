@@ -813,7 +813,12 @@ fn fen_too_many_pieces() {
     // Eight pawns and two queens: one queen must be a promoted pawn.
     assert_eq!(
         fen_error("qq2k3/pppppppp/8/8/8/8/8/4K3 w - - 0 1"),
-        "Black has too many pieces (11 pieces, 8 pawns) for a position reachable in a game"
+        "Black's pieces need at least 1 promotion(s) (more than one queen, two rooks, two knights or one bishop per square colour), but only 0 of its pawns are off the board"
+    );
+    // Six dark-squared bishops need five promotions; four pawns are gone (a chasolver position).
+    assert_eq!(
+        fen_error("8/b7/1b5p/2b2p1P/3b1p1K/4bPp1/6P1/5kb1 b - - 0 1"),
+        "Black's pieces need at least 5 promotion(s) (more than one queen, two rooks, two knights or one bishop per square colour), but only 4 of its pawns are off the board"
     );
     // Permissive reading accepts it (perft suites).
     assert!(
