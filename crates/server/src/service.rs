@@ -177,26 +177,43 @@ fn adjudicate_game(
         Some(adjudicate_game_request::Source::Game(game)) => {
             let notation =
                 Notation::from_wire(request.san_language, request.castling_notation, "")?;
-            let event = convert::event_from_wire(request.event.as_ref(), "event")?;
-            let game = convert::game_from_wire_in(
+            Ok(adjudicate_wire_game(
                 game,
-                "game",
-                limits.max_moves,
-                limits.analysis,
-                notation.language,
-            )?;
-            let adjudication = AdjudicationRequest {
-                event,
-                claim_draw: request.claim_draw,
-                budget: limits.analysis,
-            };
-            Ok(convert::adjudicate_with(&game, &adjudication, notation))
+                request.event.as_ref(),
+                request.claim_draw,
+                limits,
+                notation,
+            )?)
         }
         None => Err(ConvertError::missing("game", "a game (or pgn)").into()),
     }
 }
 
 /// How PGN games of a call with `claim_draw` are adjudicated under `limits`.
+/// Adjudicates a game given as start position and moves (unary and streaming calls alike).
+fn adjudicate_wire_game(
+    game: &arbiter_proto::v1::Game,
+    event: Option<&arbiter_proto::v1::GameEvent>,
+    claim_draw: bool,
+    limits: Limits,
+    notation: Notation,
+) -> Result<AdjudicateGameResponse, ConvertError> {
+    let event = convert::event_from_wire(event, "event")?;
+    let game = convert::game_from_wire_in(
+        game,
+        "game",
+        limits.max_moves,
+        limits.analysis,
+        notation.language,
+    )?;
+    let adjudication = AdjudicationRequest {
+        event,
+        claim_draw,
+        budget: limits.analysis,
+    };
+    Ok(convert::adjudicate_with(&game, &adjudication, notation))
+}
+
 fn settings(limits: Limits, claim_draw: bool) -> Settings {
     Settings {
         claim_draw,
@@ -306,22 +323,13 @@ fn stream_message(
     };
     match &message.source {
         Some(adjudicate_games_request::Source::Game(game)) => {
-            let verdict = (|| {
-                let event = convert::event_from_wire(message.event.as_ref(), "event")?;
-                let game = convert::game_from_wire_in(
-                    game,
-                    "game",
-                    limits.max_moves,
-                    limits.analysis,
-                    notation.language,
-                )?;
-                let adjudication = AdjudicationRequest {
-                    event,
-                    claim_draw: message.claim_draw,
-                    budget: limits.analysis,
-                };
-                Ok(convert::adjudicate_with(&game, &adjudication, notation))
-            })();
+            let verdict = adjudicate_wire_game(
+                game,
+                message.event.as_ref(),
+                message.claim_draw,
+                limits,
+                notation,
+            );
             single(match verdict {
                 Ok(verdict) => {
                     arbiter_proto::v1::adjudicate_games_response::Result::Verdict(verdict)
