@@ -522,9 +522,20 @@ impl Position {
 
     /// The legal moves of pieces of `role` that land on a square of `to` (castling moves are
     /// included for the king when the castling rook's square is in `to`).
+    ///
+    /// For one destination square (the case of reading or writing SAN) the moves are found from
+    /// that square backwards, without generating the other moves of the position; the list is the
+    /// same set of moves as the general generation gives (an order is not promised).
     #[must_use]
     pub fn legal_moves_to(&self, role: Role, to: Bitboard) -> MoveList {
         let mut list = MoveList::new();
+        if let Some(square) = to.first()
+            && !to.more_than_one()
+            && !(role == Role::King && self.castling.contains(square))
+        {
+            self.legal_moves_to_square(role, square, &mut list);
+            return list;
+        }
         generate(
             self,
             &mut FilteredList {
@@ -534,6 +545,90 @@ impl Position {
             },
         );
         list
+    }
+
+    /// The legal moves of pieces of `role` to `to`, found backwards from `to` (castling excepted:
+    /// the caller leaves it to [`generate`]). A move is legal when no enemy piece attacks the own
+    /// king after it (FIDE Laws 3.9): for a king, on its destination with the king lifted; for
+    /// another piece, on the king's square with the piece moved and a captured piece removed,
+    /// which covers pins and checks at once.
+    fn legal_moves_to_square(&self, role: Role, to: Square, list: &mut MoveList) {
+        let t = tables();
+        let us = self.turn;
+        let them = us.other();
+        let ours = self.by_color[us.index()];
+        let theirs = self.by_color[them.index()];
+        let occupied = ours | theirs;
+        let Some(king) = self.king_square(us) else {
+            return;
+        };
+        if ours.contains(to) {
+            return;
+        }
+        let to_bb = Bitboard::from_square(to);
+        // Whether moving a piece from `from` to `to` leaves the own king unattacked.
+        let safe = |from: Square| {
+            let after = (occupied ^ Bitboard::from_square(from)) | to_bb;
+            (attackers_with(t, self, king, them, after) & !to_bb).is_empty()
+        };
+        let pieces = self.our(role);
+        match role {
+            Role::King => {
+                if t.king(king).contains(to)
+                    && attackers_with(t, self, to, them, occupied ^ Bitboard::from_square(king))
+                        .is_empty()
+                {
+                    list.piece(self, Role::King, king, to_bb);
+                }
+            }
+            Role::Pawn => {
+                let forward: i32 = if us == Color::White { 8 } else { -8 };
+                let origins = if theirs.contains(to) {
+                    t.pawn(them, to) & pieces
+                } else if occupied.contains(to) {
+                    Bitboard::EMPTY
+                } else {
+                    let behind = shift(to_bb, -forward);
+                    let mut origins = behind & pieces;
+                    if to.rank() == Rank::Fourth.relative_to(us) && (behind & occupied).is_empty() {
+                        origins |= shift(behind, -forward) & pieces;
+                    }
+                    if self.ep_square == Some(to) {
+                        for from in t.pawn(them, to) & pieces {
+                            if ep_is_legal(t, self, from, to) {
+                                list.special(Move {
+                                    from,
+                                    to,
+                                    role: Role::Pawn,
+                                    capture: Some(Role::Pawn),
+                                    promotion: None,
+                                    kind: MoveKind::EnPassant,
+                                });
+                            }
+                        }
+                    }
+                    origins
+                };
+                for from in origins {
+                    if safe(from) {
+                        list.pawn(self, from, to);
+                    }
+                }
+            }
+            Role::Knight | Role::Bishop | Role::Rook | Role::Queen => {
+                let reach = match role {
+                    Role::Knight => t.knight(to),
+                    Role::Bishop => t.bishop(to, occupied),
+                    Role::Rook => t.rook(to, occupied),
+                    _ => t.bishop(to, occupied) | t.rook(to, occupied),
+                };
+                for from in reach & pieces {
+                    if safe(from) {
+                        list.piece(self, role, from, to_bb);
+                    }
+                }
+            }
+        }
     }
 
     /// Plays a move and returns the new position. The move must be legal in this position (one
@@ -1119,6 +1214,77 @@ mod tests {
         }
         for m in pos.legal_moves().iter() {
             walk(&pos.play(m), depth - 1);
+        }
+    }
+
+    /// The moves of every role to every single square, found backwards, as sorted UCI.
+    fn backwards(pos: &Position, role: Role, to: Square) -> Vec<String> {
+        let mut moves: Vec<String> = pos
+            .legal_moves_to(role, Bitboard::from_square(to))
+            .iter()
+            .map(|m| format!("{}{}{:?}{:?}", m.from, m.to, m.promotion, m.kind))
+            .collect();
+        moves.sort();
+        moves
+    }
+
+    /// The same moves taken from the full generation.
+    fn forwards(pos: &Position, role: Role, to: Square) -> Vec<String> {
+        let mut moves: Vec<String> = pos
+            .legal_moves()
+            .iter()
+            .filter(|m| m.role == role && m.to == to)
+            .map(|m| format!("{}{}{:?}{:?}", m.from, m.to, m.promotion, m.kind))
+            .collect();
+        moves.sort();
+        moves
+    }
+
+    /// Walks every line to `depth` and checks the backward search of each role and square against
+    /// the full generation (pins, checks, double checks, en passant, promotions, castling).
+    fn walk_backwards(pos: &Position, depth: u32) {
+        for role in Role::ALL {
+            for to in Bitboard::FULL {
+                assert_eq!(
+                    backwards(pos, role, to),
+                    forwards(pos, role, to),
+                    "{role:?} to {to} in {}",
+                    pos.to_fen()
+                );
+            }
+        }
+        if depth > 0 {
+            for m in pos.legal_moves().iter() {
+                walk_backwards(&pos.play(m), depth - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn moves_to_one_square_match_the_full_generation() {
+        for (fen, depth) in [
+            // Kiwipete: castling both ways, pins, en passant after double pushes.
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                2,
+            ),
+            // Rank pin of an en passant capture, checks by pawns.
+            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 3),
+            // Promotions with capture, checks and pinned pieces.
+            (
+                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+                2,
+            ),
+            (
+                "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+                2,
+            ),
+            // An en passant capture that answers the check of the pawn it takes.
+            ("8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1", 3),
+            ("4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1", 2),
+        ] {
+            let pos = Position::from_fen_with(fen, FenOptions::default()).unwrap();
+            walk_backwards(&pos, depth);
         }
     }
 
