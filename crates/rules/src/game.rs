@@ -208,6 +208,10 @@ pub struct Game {
     moves: Vec<Move>,
     keys: Vec<u64>,
     outcome: Option<Outcome>,
+    /// True when the current position ends the game only if it is checkmate or stalemate, which
+    /// is decided when asked: a legal move played from it proves it is neither, so replaying a
+    /// game does not search every position for a legal move.
+    status_pending: bool,
     dead_position_budget: AnalysisBudget,
     dead_reason: Option<String>,
 }
@@ -235,10 +239,11 @@ impl Game {
             start,
             moves: Vec::new(),
             outcome: None,
+            status_pending: false,
             dead_position_budget: budget,
             dead_reason: None,
         };
-        game.outcome = game.automatic_ending();
+        game.update_outcome();
         game
     }
 
@@ -276,13 +281,16 @@ impl Game {
     /// 75-move rule), if the game has reached one.
     #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
+        if self.status_pending {
+            return self.status_ending();
+        }
         self.outcome
     }
 
     /// How many plies were played after the automatic ending (0 if none or no ending).
     #[must_use]
     pub fn plies_after_end(&self) -> usize {
-        self.outcome.map_or(0, |o| self.ply() - o.ply)
+        self.outcome().map_or(0, |o| self.ply() - o.ply)
     }
 
     /// Plays a move given as SAN or UCI text (detected automatically).
@@ -305,9 +313,51 @@ impl Game {
         self.position.play_in_place(&m);
         self.moves.push(m);
         self.keys.push(self.position.zobrist());
-        if self.outcome.is_none() {
-            self.outcome = self.automatic_ending();
+        // `m` is legal, so the position it was played from was neither checkmate nor stalemate.
+        self.update_outcome();
+    }
+
+    /// Sets the outcome after a move (or for the start position) unless the game already ended:
+    /// the endings other than checkmate and stalemate are checked now, and when one applies,
+    /// checkmate and stalemate first (a mating move takes precedence, FIDE Laws 9.6.2); otherwise
+    /// checkmate and stalemate are left for [`Game::outcome`] to decide when asked.
+    fn update_outcome(&mut self) {
+        self.status_pending = false;
+        if self.outcome.is_some() {
+            return;
         }
+        let pos = &self.position;
+        let pieces = pos.by_role(Role::Queen) | pos.by_role(Role::Rook) | pos.by_role(Role::Knight);
+        let analysis_due = self.dead_position_budget != AnalysisBudget::Material
+            && pos.halfmove_clock() == 0
+            && pieces.is_empty();
+        if analysis_due
+            || pos.is_insufficient_material()
+            || pos.halfmove_clock() >= 150
+            || self.repetitions() >= 5
+        {
+            self.outcome = self.automatic_ending();
+        } else {
+            self.status_pending = true;
+        }
+    }
+
+    /// Checkmate (FIDE Laws 5.1.1) or stalemate (5.2.1) in the current position, at this ply.
+    fn status_ending(&self) -> Option<Outcome> {
+        let pos = &self.position;
+        let (result, termination) = match pos.status() {
+            Status::Checkmate => (
+                GameResult::win_for(pos.side_to_move().other()),
+                Termination::Checkmate,
+            ),
+            Status::Stalemate => (GameResult::Draw, Termination::Stalemate),
+            Status::Ongoing => return None,
+        };
+        Some(Outcome {
+            result,
+            termination,
+            ply: self.ply(),
+        })
     }
 
     /// How many times the current position has appeared in the game, itself included (FIDE Laws
@@ -336,15 +386,8 @@ impl Game {
                 ply,
             })
         };
-        match pos.status() {
-            Status::Checkmate => {
-                return ending(
-                    GameResult::win_for(pos.side_to_move().other()),
-                    Termination::Checkmate,
-                );
-            }
-            Status::Stalemate => return ending(GameResult::Draw, Termination::Stalemate),
-            Status::Ongoing => {}
+        if let Some(ending) = self.status_ending() {
+            return Some(ending);
         }
         if pos.is_insufficient_material() {
             return ending(GameResult::Draw, Termination::InsufficientMaterial);
@@ -372,7 +415,7 @@ impl Game {
     #[must_use]
     pub fn claims(&self) -> Vec<Claim> {
         let mut claims = Vec::new();
-        if self.outcome.is_some() {
+        if self.outcome().is_some() {
             return claims;
         }
         if self.repetitions() >= 3 {
@@ -410,7 +453,7 @@ impl Game {
     /// `None` when no claim is available now or the game has already ended.
     #[must_use]
     pub fn claim_draw(&self) -> Option<Outcome> {
-        if self.outcome.is_some() {
+        if self.outcome().is_some() {
             return None;
         }
         self.claims()
