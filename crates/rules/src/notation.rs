@@ -228,7 +228,7 @@ impl Position {
             }
         } else {
             s.push(m.role.upper_char());
-            let others = self.legal_moves_to(m.role, Bitboard::from_square(m.to));
+            let others = self.legal_moves_to_square(m.role, m.to);
             let others = others
                 .iter()
                 .filter(|o| o.from != m.from && !o.is_castle())
@@ -398,7 +398,7 @@ impl Position {
                 && pawn_file.is_none_or(|f| m.from.file() == f)
                 && from_rank.is_none_or(|r| m.from.rank() == r)
         };
-        let mut candidates = self.legal_moves_to(role, Bitboard::from_square(to));
+        let mut candidates = self.legal_moves_to_square(role, to);
         candidates.retain(|m| fits(&m));
         let mut with_promotion = candidates.iter().filter(|m| m.promotion == promotion);
         match (with_promotion.next(), with_promotion.next()) {

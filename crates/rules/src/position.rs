@@ -533,7 +533,9 @@ impl Position {
             && !to.more_than_one()
             && !(role == Role::King && self.castling.contains(square))
         {
-            self.legal_moves_to_square(role, square, &mut list);
+            for m in self.legal_moves_to_square(role, square).iter() {
+                list.push(*m);
+            }
             return list;
         }
         generate(
@@ -552,7 +554,8 @@ impl Position {
     /// king after it (FIDE Laws 3.9): for a king, on its destination with the king lifted; for
     /// another piece, on the king's square with the piece moved and a captured piece removed,
     /// which covers pins and checks at once.
-    fn legal_moves_to_square(&self, role: Role, to: Square, list: &mut MoveList) {
+    pub(crate) fn legal_moves_to_square(&self, role: Role, to: Square) -> SquareMoves {
+        let mut list = SquareMoves::default();
         let t = tables();
         let us = self.turn;
         let them = us.other();
@@ -560,10 +563,10 @@ impl Position {
         let theirs = self.by_color[them.index()];
         let occupied = ours | theirs;
         let Some(king) = self.king_square(us) else {
-            return;
+            return list;
         };
         if ours.contains(to) {
-            return;
+            return list;
         }
         let to_bb = Bitboard::from_square(to);
         // Whether moving a piece from `from` to `to` leaves the own king unattacked.
@@ -578,7 +581,7 @@ impl Position {
                     && attackers_with(t, self, to, them, occupied ^ Bitboard::from_square(king))
                         .is_empty()
                 {
-                    list.piece(self, Role::King, king, to_bb);
+                    expand_piece(self, Role::King, king, to_bb, |m| list.push(m));
                 }
             }
             Role::Pawn => {
@@ -596,7 +599,7 @@ impl Position {
                     if self.ep_square == Some(to) {
                         for from in t.pawn(them, to) & pieces {
                             if ep_is_legal(t, self, from, to) {
-                                list.special(Move {
+                                list.push(Move {
                                     from,
                                     to,
                                     role: Role::Pawn,
@@ -611,7 +614,7 @@ impl Position {
                 };
                 for from in origins {
                     if safe(from) {
-                        list.pawn(self, from, to);
+                        expand_pawn(self, from, to, |m| list.push(m));
                     }
                 }
             }
@@ -624,11 +627,12 @@ impl Position {
                 };
                 for from in reach & pieces {
                     if safe(from) {
-                        list.piece(self, role, from, to_bb);
+                        expand_piece(self, role, from, to_bb, |m| list.push(m));
                     }
                 }
             }
         }
+        list
     }
 
     /// Plays a move and returns the new position. The move must be legal in this position (one
@@ -850,24 +854,67 @@ pub(crate) trait MoveSink {
     }
 }
 
-impl MoveSink for MoveList {
-    #[inline]
-    fn piece(&mut self, pos: &Position, role: Role, from: Square, targets: Bitboard) {
-        let theirs = pos.by_color[pos.turn.other().index()];
-        for to in targets {
-            self.push(Move {
+/// The moves of a non-pawn piece of `role` from `from` to each square of `targets`, to `push`.
+#[inline]
+fn expand_piece(
+    pos: &Position,
+    role: Role,
+    from: Square,
+    targets: Bitboard,
+    mut push: impl FnMut(Move),
+) {
+    let theirs = pos.by_color[pos.turn.other().index()];
+    for to in targets {
+        push(Move {
+            from,
+            to,
+            role,
+            capture: if theirs.contains(to) {
+                pos.role_at(to)
+            } else {
+                None
+            },
+            promotion: None,
+            kind: MoveKind::Normal,
+        });
+    }
+}
+
+/// The pawn move from `from` to `to`, as four moves (Q, R, B, N) on the last rank, to `push`.
+#[inline]
+fn expand_pawn(pos: &Position, from: Square, to: Square, mut push: impl FnMut(Move)) {
+    let capture = if pos.occupied().contains(to) {
+        pos.role_at(to)
+    } else {
+        None
+    };
+    if Bitboard::BACK_RANKS.contains(to) {
+        for promotion in Role::PROMOTIONS {
+            push(Move {
                 from,
                 to,
-                role,
-                capture: if theirs.contains(to) {
-                    pos.role_at(to)
-                } else {
-                    None
-                },
-                promotion: None,
+                role: Role::Pawn,
+                capture,
+                promotion: Some(promotion),
                 kind: MoveKind::Normal,
             });
         }
+    } else {
+        push(Move {
+            from,
+            to,
+            role: Role::Pawn,
+            capture,
+            promotion: None,
+            kind: MoveKind::Normal,
+        });
+    }
+}
+
+impl MoveSink for MoveList {
+    #[inline]
+    fn piece(&mut self, pos: &Position, role: Role, from: Square, targets: Bitboard) {
+        expand_piece(pos, role, from, targets, |m| self.push(m));
     }
 
     #[inline]
@@ -880,37 +927,45 @@ impl MoveSink for MoveList {
 
     #[inline]
     fn pawn(&mut self, pos: &Position, from: Square, to: Square) {
-        let capture = if pos.occupied().contains(to) {
-            pos.role_at(to)
-        } else {
-            None
-        };
-        if Bitboard::BACK_RANKS.contains(to) {
-            for promotion in Role::PROMOTIONS {
-                self.push(Move {
-                    from,
-                    to,
-                    role: Role::Pawn,
-                    capture,
-                    promotion: Some(promotion),
-                    kind: MoveKind::Normal,
-                });
-            }
-        } else {
-            self.push(Move {
-                from,
-                to,
-                role: Role::Pawn,
-                capture,
-                promotion: None,
-                kind: MoveKind::Normal,
-            });
-        }
+        expand_pawn(pos, from, to, |m| self.push(m));
     }
 
     #[inline]
     fn special(&mut self, m: Move) {
         self.push(m);
+    }
+}
+
+/// Most legal moves of one role to one square: 8 knights, or sliders from 8 directions, or 3
+/// pawns times 4 promotions plus 2 en passant captures. The list leaves room to spare.
+const MAX_MOVES_TO_SQUARE: usize = 32;
+
+/// The legal moves of one role to one square (see [`Position::legal_moves_to_square`]), small
+/// enough to pass around by value.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SquareMoves {
+    moves: ArrayVec<Move, MAX_MOVES_TO_SQUARE>,
+}
+
+impl SquareMoves {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        // Never full (see MAX_MOVES_TO_SQUARE); stay panic-free anyway.
+        let _ = self.moves.try_push(m);
+    }
+
+    /// Keeps only the moves for which `keep` returns true, in order.
+    #[inline]
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&Move) -> bool) {
+        self.moves.retain(|m| keep(m));
+    }
+}
+
+impl std::ops::Deref for SquareMoves {
+    type Target = [Move];
+    #[inline]
+    fn deref(&self) -> &[Move] {
+        &self.moves
     }
 }
 

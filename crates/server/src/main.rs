@@ -9,6 +9,12 @@ use arbiter_server::{
 };
 use clap::Parser as _;
 
+/// mimalloc (MIT) instead of the system allocator: games, records and responses are many small
+/// allocations made on one thread and freed on another, which glibc's malloc handles slowly
+/// (BENCHMARKS.md has the measurement).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
