@@ -189,6 +189,9 @@ impl Position {
     /// # Errors
     /// See [`Position::parse_uci`] and [`Position::parse_san`].
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+        if let Some(m) = self.parse_plain_san(text.as_bytes()) {
+            return Ok(m);
+        }
         let text = text.trim();
         if split_uci(text).is_some() || text == "0000" {
             self.parse_uci(text)
@@ -275,7 +278,14 @@ impl Position {
                 format!("longer than {MAX_MOVE_TEXT_LEN} bytes"),
             ));
         }
-        let m = self.parse_san_tolerant(text)?;
+        let plain = match mode {
+            SanMode::Tolerant => self.parse_plain_san(text.as_bytes()),
+            SanMode::Strict => None,
+        };
+        let m = match plain {
+            Some(m) => m,
+            None => self.parse_san_tolerant(text)?,
+        };
         if mode == SanMode::Strict {
             let canonical = self.san(&m);
             if canonical != original {
@@ -286,6 +296,87 @@ impl Position {
             }
         }
         Ok(m)
+    }
+
+    /// The move of SAN written the plain way most PGN files write it (`e4`, `exd5`, `Nbd7`,
+    /// `R1e2`, `Qh4e1`, `e8=Q`, `Bxf7+`, `Qh5#`): a piece letter or none, file and rank of origin
+    /// if any, an optional `x`, the destination, `=` and a promotion piece for pawns, and at most
+    /// one `+` or `#`. `None` when the text has another form or fits no legal move or several, so
+    /// [`Position::parse_san_tolerant`] decides (and explains): for the texts this accepts, that
+    /// function returns the same move, only slower.
+    fn parse_plain_san(&self, text: &[u8]) -> Option<Move> {
+        let mut end = text.len();
+        if end > 0 && matches!(text[end - 1], b'+' | b'#') {
+            end -= 1;
+        }
+        let mut promotion = None;
+        if end >= 2 && text[end - 2] == b'=' {
+            promotion = Some(match text[end - 1] {
+                b'Q' => Role::Queen,
+                b'R' => Role::Rook,
+                b'B' => Role::Bishop,
+                b'N' => Role::Knight,
+                _ => return None,
+            });
+            end -= 2;
+        }
+        if end < 2 {
+            return None;
+        }
+        let file_of = |c: u8| {
+            (b'a'..=b'h')
+                .contains(&c)
+                .then(|| File::new(u32::from(c - b'a')))
+        };
+        let rank_of = |c: u8| {
+            (b'1'..=b'8')
+                .contains(&c)
+                .then(|| Rank::new(u32::from(c - b'1')))
+        };
+        let to = Square::from_coords(file_of(text[end - 2])?, rank_of(text[end - 1])?);
+        let mut rest = &text[..end - 2];
+        let role = match rest.first() {
+            Some(b'N') => Role::Knight,
+            Some(b'B') => Role::Bishop,
+            Some(b'R') => Role::Rook,
+            Some(b'Q') => Role::Queen,
+            Some(b'K') => Role::King,
+            _ => Role::Pawn,
+        };
+        if role != Role::Pawn {
+            if promotion.is_some() {
+                return None;
+            }
+            rest = &rest[1..];
+        }
+        if let [init @ .., b'x'] = rest {
+            rest = init;
+        }
+        let (from_file, from_rank) = match *rest {
+            [] => (None, None),
+            [c] => match (file_of(c), rank_of(c)) {
+                (Some(f), _) => (Some(f), None),
+                (None, Some(r)) => (None, Some(r)),
+                (None, None) => return None,
+            },
+            [f, r] => (Some(file_of(f)?), Some(rank_of(r)?)),
+            _ => return None,
+        };
+        // A pawn move without a file of origin is a push along the destination's file.
+        let from_file = from_file.or((role == Role::Pawn).then(|| to.file()));
+        let mut found = None;
+        for m in self.legal_moves_to_square(role, to).iter() {
+            if m.promotion == promotion
+                && from_file.is_none_or(|f| m.from.file() == f)
+                && from_rank.is_none_or(|r| m.from.rank() == r)
+            {
+                if found.is_some() {
+                    return None; // ambiguous: the tolerant reader names the candidates
+                }
+                found = Some(*m);
+            }
+        }
+        found
     }
 
     fn parse_san_tolerant(&self, original: &str) -> Result<Move, MoveError> {
@@ -709,5 +800,95 @@ impl Position {
             "the {} on {from} is pinned against the king on {king} by {by} (FIDE Laws 3.9.2)",
             piece.role
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fen::FenOptions;
+
+    /// Texts around the SAN of `m`: as written, without suffix, without the capture sign, with
+    /// a full square of origin, with a wrong file of origin, and with each other promotion.
+    fn variants(pos: &Position, m: &Move) -> Vec<String> {
+        let san = pos.san(m);
+        let bare = pos.san_without_suffix(m);
+        let mut texts = vec![
+            san.clone(),
+            bare.clone(),
+            bare.replace('x', ""),
+            format!("{bare}+"),
+            format!("{bare}#"),
+            pos.uci(m),
+        ];
+        if m.role != Role::Pawn {
+            let letter = m.role.upper_char();
+            texts.push(format!("{letter}{}{}", m.from, m.to));
+            for file in File::ALL {
+                texts.push(format!("{letter}{}{}", file.char(), m.to));
+            }
+            for rank in Rank::ALL {
+                texts.push(format!("{letter}{}x{}", rank.char(), m.to));
+            }
+        } else {
+            for file in File::ALL {
+                texts.push(format!("{}x{}", file.char(), m.to));
+                for p in ["", "=Q", "=R", "=B", "=N", "=K", "Q"] {
+                    texts.push(format!("{}{}{p}", file.char(), m.to));
+                }
+            }
+        }
+        texts
+    }
+
+    fn walk(pos: &Position, depth: u32) {
+        for m in pos.legal_moves().iter() {
+            let san = pos.san(m);
+            // Castling is left to the tolerant reader.
+            let expected = (!m.is_castle()).then_some(*m);
+            assert_eq!(
+                pos.parse_plain_san(san.as_bytes()),
+                expected,
+                "{san} in {}",
+                pos.to_fen()
+            );
+            for text in variants(pos, m) {
+                if let Some(plain) = pos.parse_plain_san(text.as_bytes()) {
+                    assert_eq!(
+                        Ok(plain),
+                        pos.parse_san_tolerant(&text),
+                        "{text} in {}",
+                        pos.to_fen()
+                    );
+                }
+            }
+            if depth > 0 {
+                walk(&pos.play(m), depth - 1);
+            }
+        }
+    }
+
+    /// The plain-SAN fast path reads the SAN of every legal move but castling, and for every text
+    /// it accepts
+    /// it returns what the tolerant reader returns.
+    #[test]
+    fn plain_san_agrees_with_the_tolerant_reader() {
+        for (fen, depth) in [
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                1,
+            ),
+            ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 2),
+            (
+                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+                1,
+            ),
+            // Three knights and three queens that reach the same squares.
+            ("4k3/8/8/1N3N2/8/1N1Q1Q2/8/3QK3 w - - 0 1", 1),
+            ("8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1", 1),
+        ] {
+            let pos = Position::from_fen_with(fen, FenOptions::default()).unwrap();
+            walk(&pos, depth);
+        }
     }
 }
