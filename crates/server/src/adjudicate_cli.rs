@@ -2,7 +2,7 @@
 //! [`crate::adjudicate`], one record per game as a table, JSON lines or PGN, and a summary.
 //!
 //! The file is streamed (one game in memory at a time). The JSON record of a game is
-//! [`response_json`] of the `AdjudicateGamesResponse` the `AdjudicateGames` stream would send for
+//! [`write_response_json`] of the `AdjudicateGamesResponse` the `AdjudicateGames` stream would send for
 //! it, so both give the same verdicts.
 
 use std::collections::BTreeMap;
@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 
 use arbiter_proto::v1::{self, adjudicate_games_response};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::adjudicate::{self, Item, Place, Settings};
 use crate::cli::{AdjudicateArgs, OutputFormat};
@@ -120,72 +120,159 @@ fn termination_words(outcome: &v1::Outcome) -> String {
     }
 }
 
-/// The JSON record of one game (one line of `--format jsonl`): the fields of the
-/// `AdjudicateGamesResponse` the stream sends for the game, enum values by their proto names.
-#[must_use]
-pub fn response_json(response: &v1::AdjudicateGamesResponse) -> Value {
-    let tags = response.tags.as_ref().map(|tags| {
-        json!({
-            "event": tags.event, "site": tags.site, "date": tags.date,
-            "round": tags.round, "white": tags.white, "black": tags.black,
-        })
+/// The tags of a JSON record.
+#[derive(Serialize)]
+struct TagsJson<'a> {
+    black: &'a str,
+    date: &'a str,
+    event: &'a str,
+    round: &'a str,
+    site: &'a str,
+    white: &'a str,
+}
+
+/// The event of a JSON record, by proto enum names.
+#[derive(Serialize)]
+struct EventJson {
+    kind: &'static str,
+    side: &'static str,
+}
+
+/// The error of a JSON record.
+#[derive(Serialize)]
+struct ErrorJson<'a> {
+    column: u32,
+    description: &'a str,
+    field: &'a str,
+    line: u32,
+    r#move: &'a str,
+    ply: u32,
+    reason: &'a str,
+}
+
+/// One JSON record, fields in alphabetical order; the verdict fields are left out of an error
+/// record, and `error` is `null` in a verdict record.
+#[derive(Serialize)]
+struct RecordJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    declared_result: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    disagreement: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    disagreement_reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<Option<ErrorJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    event: Option<Option<EventJson>>,
+    /// The mating line proving a win on flag fall or resignation, in SAN of `--language`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence: Option<Vec<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explanation: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fen: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fide_article: Option<&'a str>,
+    index: u32,
+    line: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plies_after_end: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ply: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ply_count: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a str>,
+    tags: Option<TagsJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    termination: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    undetermined: Option<bool>,
+}
+
+/// Writes the JSON record of one game (one line of `--format jsonl`, without the newline): the
+/// fields of the `AdjudicateGamesResponse` the stream sends for the game, in alphabetical order,
+/// enum values by their proto names. A verdict record has `error: null`; an error record has
+/// `index`, `line`, `tags` and `error` {column, description, field, line, move, ply, reason}.
+///
+/// # Errors
+/// The writer's errors.
+pub fn write_response_json<W: Write + ?Sized>(
+    out: &mut W,
+    response: &v1::AdjudicateGamesResponse,
+) -> io::Result<()> {
+    let tags = response.tags.as_ref().map(|tags| TagsJson {
+        black: &tags.black,
+        date: &tags.date,
+        event: &tags.event,
+        round: &tags.round,
+        site: &tags.site,
+        white: &tags.white,
     });
-    let mut record = json!({
-        "index": response.index,
-        "line": response.line,
-        "tags": tags,
-    });
-    let Some(fields) = record.as_object_mut() else {
-        return record;
+    let mut record = RecordJson {
+        declared_result: None,
+        description: None,
+        disagreement: None,
+        disagreement_reason: None,
+        error: None,
+        event: None,
+        evidence: None,
+        explanation: None,
+        fen: None,
+        fide_article: None,
+        index: response.index,
+        line: response.line,
+        plies_after_end: None,
+        ply: None,
+        ply_count: None,
+        result: None,
+        tags,
+        termination: None,
+        undetermined: None,
     };
+    let no_outcome = v1::Outcome::default();
     match &response.result {
         Some(adjudicate_games_response::Result::Verdict(verdict)) => {
-            let outcome = verdict.outcome.clone().unwrap_or_default();
-            let event = verdict.event.as_ref().map(|event| {
-                json!({
-                    "kind": v1::GameEventKind::try_from(event.kind)
-                        .map_or("", |kind| kind.as_str_name()),
-                    "side": v1::Color::try_from(event.side).map_or("", |side| side.as_str_name()),
-                })
-            });
-            let verdict_fields = json!({
-                "declared_result": verdict.declared_result,
-                "result": outcome.result_text,
-                "termination": v1::Termination::try_from(outcome.termination)
-                    .map_or("", |t| t.as_str_name()),
-                "fide_article": outcome.fide_article,
-                "ply": outcome.ply,
-                "description": outcome.description,
-                "ply_count": verdict.ply_count,
-                "plies_after_end": verdict.plies_after_end,
-                "explanation": verdict.explanation,
-                "event": event,
-                "undetermined": verdict.undetermined,
-                "disagreement": verdict.disagreement,
-                "disagreement_reason": verdict.disagreement_reason,
-                "fen": verdict.fen,
-                // The mating line proving a win on flag fall or resignation, in SAN of
-                // `--language`.
-                "evidence": verdict.evidence.iter().map(|mv| mv.san.as_str()).collect::<Vec<_>>(),
-            });
-            if let Value::Object(map) = verdict_fields {
-                fields.extend(map);
-            }
-            fields.insert("error".to_owned(), Value::Null);
+            let outcome = verdict.outcome.as_ref().unwrap_or(&no_outcome);
+            record.declared_result = Some(&verdict.declared_result);
+            record.result = Some(&outcome.result_text);
+            record.termination = Some(
+                v1::Termination::try_from(outcome.termination).map_or("", |t| t.as_str_name()),
+            );
+            record.fide_article = Some(&outcome.fide_article);
+            record.ply = Some(outcome.ply);
+            record.description = Some(&outcome.description);
+            record.ply_count = Some(verdict.ply_count);
+            record.plies_after_end = Some(verdict.plies_after_end);
+            record.explanation = Some(&verdict.explanation);
+            record.event = Some(verdict.event.as_ref().map(|event| EventJson {
+                kind: v1::GameEventKind::try_from(event.kind).map_or("", |kind| kind.as_str_name()),
+                side: v1::Color::try_from(event.side).map_or("", |side| side.as_str_name()),
+            }));
+            record.undetermined = Some(verdict.undetermined);
+            record.disagreement = Some(verdict.disagreement);
+            record.disagreement_reason = Some(&verdict.disagreement_reason);
+            record.fen = Some(&verdict.fen);
+            record.evidence = Some(verdict.evidence.iter().map(|mv| mv.san.as_str()).collect());
+            record.error = Some(None);
         }
         Some(adjudicate_games_response::Result::Error(error)) => {
-            fields.insert(
-                "error".to_owned(),
-                json!({
-                    "field": error.field, "reason": error.reason,
-                    "description": error.description, "line": error.line,
-                    "column": error.column, "ply": error.ply, "move": error.r#move,
-                }),
-            );
+            record.error = Some(Some(ErrorJson {
+                column: error.column,
+                description: &error.description,
+                field: &error.field,
+                line: error.line,
+                r#move: &error.r#move,
+                ply: error.ply,
+                reason: &error.reason,
+            }));
         }
         None => {}
     }
-    record
+    serde_json::to_writer(&mut *out, &record)?;
+    Ok(())
 }
 
 /// Keeps the first `n` characters of `text`.
@@ -240,7 +327,7 @@ fn write_record<W: Write + ?Sized>(
     match format {
         OutputFormat::Table => writeln!(out, "{}", table_row(response)),
         OutputFormat::Jsonl => {
-            serde_json::to_writer(&mut *out, &response_json(response))?;
+            write_response_json(out, response)?;
             writeln!(out)
         }
         OutputFormat::Pgn => match &item.verdict {
