@@ -477,6 +477,17 @@ pub fn read_games<R: BufRead>(
     settings: &Settings,
     first: Place,
 ) -> impl Iterator<Item = ReadGame> {
+    read_games_into(input, settings, first, RawGame::default)
+}
+
+/// Like [`read_games`], reading each game into a `RawGame` that `buffer` gives: a consumer that
+/// hands back the games it is done with saves their allocations (moves, tags).
+pub fn read_games_into<R: BufRead>(
+    input: R,
+    settings: &Settings,
+    first: Place,
+    mut buffer: impl FnMut() -> RawGame,
+) -> impl Iterator<Item = ReadGame> {
     let mut reader = Reader::with_limits(input, settings.reader_limits());
     let mut count = 0;
     let mut ended = false;
@@ -489,7 +500,7 @@ pub fn read_games<R: BufRead>(
             request_index: first.request_index,
             game_index: count,
         };
-        let mut raw = RawGame::default();
+        let mut raw = buffer();
         let read_error = match reader.read_game(&mut raw) {
             Ok(false) => return None,
             Ok(true) => None,

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::adjudicate::{self, Item, Place, Settings};
 use crate::cli::{AdjudicateArgs, OutputFormat};
+use arbiter_pgn::RawGame;
 
 /// Most disagreements and errors kept in a [`Summary`] (the counts go on).
 pub const MAX_LISTED: usize = 1000;
@@ -393,7 +394,12 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
         // keeps the input order without a reordering buffer.
         let mut to_workers = Vec::with_capacity(jobs);
         let mut from_workers = Vec::with_capacity(jobs);
+        // Workers hand the games they are done with back to the reader, which reads the next
+        // games into them: their memory stays warm instead of being freed on one thread and
+        // allocated afresh on another.
+        let (recycle_tx, recycle_rx) = mpsc::channel::<Vec<adjudicate::ReadGame>>();
         for _ in 0..jobs {
+            let recycle_tx = recycle_tx.clone();
             let (batch_tx, batch_rx) = mpsc::sync_channel::<Vec<adjudicate::ReadGame>>(QUEUED);
             let (record_tx, record_rx) = mpsc::sync_channel::<io::Result<Vec<Record>>>(QUEUED);
             scope.spawn(move || {
@@ -411,6 +417,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
                     if record_tx.send(records).is_err() {
                         return;
                     }
+                    let _ = recycle_tx.send(batch);
                 }
             });
             to_workers.push(batch_tx);
@@ -419,7 +426,15 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
         scope.spawn(move || {
             let mut batch = Vec::with_capacity(BATCH);
             let mut next = 0;
-            for game in adjudicate::read_games(input, settings, Place::default()) {
+            // At most the games in flight: jobs x (QUEUED + 2) batches.
+            let mut spare: Vec<RawGame> = Vec::new();
+            let buffer = || {
+                if spare.is_empty() {
+                    spare.extend(recycle_rx.try_iter().flatten().map(|game| game.raw));
+                }
+                spare.pop().unwrap_or_default()
+            };
+            for game in adjudicate::read_games_into(input, settings, Place::default(), buffer) {
                 batch.push(game);
                 if batch.len() == BATCH {
                     let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
