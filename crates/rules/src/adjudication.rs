@@ -82,10 +82,12 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
             outcome.article()
         );
         if verdict.plies_after_end > 0 {
-            verdict.explanation.push_str(&format!(
-                "; {} plies were played after the end of the game",
-                verdict.plies_after_end
-            ));
+            let n = verdict.plies_after_end;
+            verdict.explanation.push_str(&if n == 1 {
+                "; 1 ply was played after the end of the game".to_owned()
+            } else {
+                format!("; {n} plies were played after the end of the game")
+            });
         }
         return verdict;
     }

@@ -5,8 +5,9 @@
 //! notation (Appendix C) and Zobrist keys in the Polyglot layout.
 
 use arbiter_rules::{
-    CastlingMode, Claim, ClaimKind, FenError, FenOptions, Game, GameResult, Move, MoveError,
-    Position, STARTING_FEN, SanMode, Status, Termination,
+    AdjudicationRequest, AnalysisBudget, CastlingMode, Claim, ClaimKind, FenError, FenOptions,
+    Game, GameResult, Move, MoveError, Position, STARTING_FEN, SanMode, Status, Termination,
+    adjudicate,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -1262,6 +1263,33 @@ fn fivefold_repetition_ends_the_game_fide_9_6_1() {
     g.push("e4").unwrap();
     assert_eq!(g.plies_after_end(), 1);
     assert_eq!(g.outcome().unwrap().ply, 16);
+}
+
+#[test]
+fn moves_after_the_end_are_counted_in_the_verdict_fide_9_6_1() {
+    let request = AdjudicationRequest {
+        event: None,
+        claim_draw: false,
+        budget: AnalysisBudget::Material,
+    };
+    let mut g = game(STARTING_FEN, &shuffles(16));
+    g.push("e4").unwrap();
+    let verdict = adjudicate(&g, &request);
+    assert_eq!(verdict.plies_after_end, 1);
+    assert_eq!(
+        verdict.explanation,
+        "fivefold repetition at ply 16 (FIDE Laws 9.6.1); 1 ply was played after the end of the game"
+    );
+    g.push("e5").unwrap();
+    let verdict = adjudicate(&g, &request);
+    assert_eq!(verdict.plies_after_end, 2);
+    assert!(
+        verdict
+            .explanation
+            .ends_with("; 2 plies were played after the end of the game"),
+        "{}",
+        verdict.explanation
+    );
 }
 
 #[test]
