@@ -6,9 +6,10 @@
 #   scripts/bench-adjudicate.sh                       # the shared corpus (../shared/data/games)
 #   scripts/bench-adjudicate.sh a.pgn b.pgn           # given .pgn files
 #   ANALYSIS=full scripts/bench-adjudicate.sh         # arbiter's --analysis (default: material)
+#   JOBS=1 scripts/bench-adjudicate.sh                # arbiter's -j (default: all cores)
 #   ARBITER=target/release/arbiter scripts/bench-adjudicate.sh   # skip the build
 #
-# Every file is timed with `arbiter adjudicate FILE --format jsonl --analysis $ANALYSIS >
+# Every file is timed with `arbiter adjudicate FILE --format jsonl --analysis $ANALYSIS [-j $JOBS] >
 # /dev/null` (best of $RUNS runs, default 3) and with one python-chess run. `.pgn.zst` files are
 # decompressed to a temporary directory first (needs `zstd`; skipped without it). python-chess
 # 1.11.2 is installed into a virtualenv the script creates ($VENV, default
@@ -19,6 +20,8 @@ shopt -s nullglob
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 analysis="${ANALYSIS:-material}"
+jobs=()
+if [[ -n "${JOBS:-}" ]]; then jobs=(-j "$JOBS"); fi
 runs="${RUNS:-3}"
 venv="${VENV:-${TMPDIR:-/tmp}/arbiter-bench-venv}"
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
@@ -84,7 +87,7 @@ for f in "${files[@]}"; do
   best=""
   for _ in $(seq "$runs"); do
     s=$(date +%s.%N)
-    "$arbiter" adjudicate "$f" --format jsonl --analysis "$analysis" > /dev/null 2>"$work/summary" || true
+    "$arbiter" adjudicate "$f" --format jsonl --analysis "$analysis" "${jobs[@]}" > /dev/null 2>"$work/summary" || true
     e=$(date +%s.%N)
     t=$(python3 -c "print($e - $s)")
     best=$(python3 -c "print(min(float('$t'), float('${best:-1e9}')))")
@@ -101,10 +104,11 @@ PY
   total_a=$(python3 -c "print($total_a + $best)")
   total_p=$(python3 -c "print($total_p + $pseconds)")
 done
-python3 - "$total_games" "$total_a" "$total_p" "$analysis" "$total_pgames" <<'PY'
+python3 - "$total_games" "$total_a" "$total_p" "$analysis" "$total_pgames" "${JOBS:-}" <<'PY'
 import sys
 g, a, p, analysis, pg = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+jobs = f", -j {sys.argv[6]}" if sys.argv[6] else ", -j all cores"
 print(f"{'total':<52} {g:>7} {a:>10.3f} {g/a:>12.0f} {pg/p:>12.0f} {(g/a)/(pg/p):>6.0f}x")
-print(f"arbiter: {g/a:.0f} games/s (--analysis {analysis}, whole process, best of runs); "
+print(f"arbiter: {g/a:.0f} games/s (--analysis {analysis}{jobs}, whole process, best of runs); "
       f"python-chess 1.11.2: {pg/p:.0f} games/s; ratio {(g/a)/(pg/p):.0f}x")
 PY
