@@ -27,8 +27,8 @@ const BIG: [&str; 4] = [
 ];
 
 /// Plies of the slow call: real work of several hundred milliseconds (parse, play, describe
-/// every move, encode a response of tens of MB).
-const SLOW_PLIES: usize = 50_000;
+/// every move, encode a response of tens of MB), far more than the 20 ms request timeout below.
+const SLOW_PLIES: usize = 200_000;
 
 fn startpos() -> Option<Position> {
     Some(Position {
@@ -39,49 +39,61 @@ fn startpos() -> Option<Position> {
 
 #[tokio::test]
 async fn calls_over_the_concurrency_limit_are_shed() {
-    let mut flags = vec!["--concurrency-limit", "1"];
+    // A long request timeout: on a loaded machine the slow call may take more than the default.
+    let mut flags = vec!["--concurrency-limit", "1", "--request-timeout", "300s"];
     flags.extend(BIG);
     let server = Server::start_with(&flags);
-    let mut slow_client = big_client(&server).await;
-    let slow = tokio::spawn(async move {
-        let started = Instant::now();
-        let result = slow_client
-            .apply_moves(ApplyMovesRequest {
-                position: None,
-                moves: shuffle(SLOW_PLIES),
-                ..ApplyMovesRequest::default()
-            })
-            .await;
-        (
-            result.map(|response| response.into_inner().moves.len()),
-            started.elapsed(),
-        )
-    });
-    // While the slow call is in flight, a fast one must be shed at once.
     let mut client = server.client().await;
-    let mut shed = None;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !slow.is_finished() && Instant::now() < deadline {
-        let asked = Instant::now();
-        match within(
-            "ListLegalMoves",
-            client.list_legal_moves(ListLegalMovesRequest {
-                position: startpos(),
-                ..ListLegalMovesRequest::default()
-            }),
-        )
-        .await
-        {
-            Err(status) if status.code() == Code::ResourceExhausted => {
-                shed = Some(asked.elapsed());
-                break;
+    // On a loaded machine a fast call may reach the server before the slow one and take the
+    // only slot, so the slow one is shed instead (correctly, but that is not what this test
+    // looks at): then the attempt is repeated.
+    let mut attempts = 0;
+    let (shed, took) = loop {
+        attempts += 1;
+        let mut slow_client = big_client(&server).await;
+        let slow = tokio::spawn(async move {
+            let started = Instant::now();
+            let result = slow_client
+                .apply_moves(ApplyMovesRequest {
+                    position: None,
+                    moves: shuffle(SLOW_PLIES),
+                    ..ApplyMovesRequest::default()
+                })
+                .await;
+            (
+                result.map(|response| response.into_inner().moves.len()),
+                started.elapsed(),
+            )
+        });
+        // While the slow call is in flight, a fast one must be shed at once.
+        let mut shed = None;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !slow.is_finished() && Instant::now() < deadline {
+            let asked = Instant::now();
+            match within(
+                "ListLegalMoves",
+                client.list_legal_moves(ListLegalMovesRequest {
+                    position: startpos(),
+                    ..ListLegalMovesRequest::default()
+                }),
+            )
+            .await
+            {
+                Err(status) if status.code() == Code::ResourceExhausted => {
+                    shed = Some(asked.elapsed());
+                    break;
+                }
+                Err(status) => panic!("unexpected {status:?}"),
+                Ok(_) => tokio::time::sleep(Duration::from_millis(5)).await,
             }
-            Err(status) => panic!("unexpected {status:?}"),
-            Ok(_) => tokio::time::sleep(Duration::from_millis(5)).await,
         }
-    }
-    let (result, took) = within("slow ApplyMoves", slow).await.expect("join");
-    assert_eq!(result.expect("the slow call succeeds"), SLOW_PLIES);
+        let (result, took) = within("slow ApplyMoves", slow).await.expect("join");
+        match result {
+            Err(status) if status.code() == Code::ResourceExhausted && attempts < 5 => continue,
+            result => assert_eq!(result.expect("the slow call succeeds"), SLOW_PLIES),
+        }
+        break (shed, took);
+    };
     let shed = shed.unwrap_or_else(|| {
         panic!("no RESOURCE_EXHAUSTED while a {took:?} call held the only slot")
     });
@@ -152,7 +164,14 @@ async fn calls_past_the_request_timeout_get_deadline_exceeded() {
 
 #[tokio::test]
 async fn sigterm_lets_calls_in_flight_finish() {
-    let mut flags = vec!["--lame-duck", "200ms", "--drain-timeout", "60s"];
+    let mut flags = vec![
+        "--lame-duck",
+        "200ms",
+        "--drain-timeout",
+        "60s",
+        "--request-timeout",
+        "300s",
+    ];
     flags.extend(BIG);
     let mut server = Server::start_with(&flags);
     let mut client = big_client(&server).await;
