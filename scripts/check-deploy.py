@@ -89,6 +89,8 @@ METRICS = {
     "arbiter_games_adjudicated_total",
     "arbiter_moves_rejected_total",
     "arbiter_build_info",
+    "process_resident_memory_bytes",
+    "process_cpu_seconds_total",
 }
 
 PASSED: list[str] = []
@@ -409,7 +411,7 @@ def check_kustomize_matches_chart() -> None:
 
 
 def metric_names(expr: str) -> set[str]:
-    return set(re.findall(r"\b(?:grpc_server_\w+|arbiter_\w+)\b", expr))
+    return set(re.findall(r"\b(?:grpc_server_\w+|arbiter_\w+|process_\w+)\b", expr))
 
 
 def check_expr(expr: str, where: str) -> None:

@@ -318,3 +318,47 @@ async fn metrics_can_be_turned_off() {
     let server = Server::start_with(&["--metrics-addr", "off"]);
     assert_eq!(server.metrics_addr(), None);
 }
+
+/// The process metrics of the Prometheus conventions, read from /proc at each scrape: the
+/// resident memory and CPU time a dashboard or an alert on memory growth needs.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn process_metrics_are_exported() {
+    let server = Server::start();
+    let text = server.scrape();
+    assert!(
+        text.contains("# TYPE process_cpu_seconds_total counter"),
+        "{text}"
+    );
+    let value = |name: &str| sample(&text, name).unwrap_or_else(|| panic!("{name}: {text}"));
+    assert!(value("process_cpu_seconds_total") >= 0.0);
+    // More than 1 MB resident, less than the 2 GiB a fresh server has no reason to hold.
+    let resident = value("process_resident_memory_bytes");
+    assert!(
+        (1e6..2.0 * 1024.0 * 1024.0 * 1024.0).contains(&resident),
+        "{resident}"
+    );
+    assert!(value("process_threads") >= 2.0, "{text}");
+    // stdin, stdout, stderr and the two listening sockets at least.
+    assert!(value("process_open_fds") >= 5.0, "{text}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let started = value("process_start_time_seconds");
+    assert!(
+        (now - 600.0..=now + 5.0).contains(&started),
+        "{started} vs {now}"
+    );
+    // The server's own pid is the one measured.
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap();
+    let threads: f64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap();
+    assert!(
+        (value("process_threads") - threads).abs() <= 4.0,
+        "{threads}"
+    );
+}

@@ -94,6 +94,7 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
         )?
         .install_recorder()?;
     metrics::gauge!("arbiter_build_info", "version" => env!("CARGO_PKG_VERSION")).set(1.0);
+    metrics_process::Collector::default().describe();
     Ok(handle)
 }
 
@@ -110,6 +111,11 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, MetricsError> {
 
 /// Answers `GET /metrics` (anything else: 404) on `listener` with the text rendering of
 /// `handle`, HTTP/1.1, until the task is dropped. Runs the upkeep of the recorder as well.
+///
+/// Each scrape first reads the process metrics of the Prometheus conventions from `/proc`
+/// (metrics-process): `process_cpu_seconds_total`, `process_resident_memory_bytes`,
+/// `process_virtual_memory_bytes`, `process_open_fds`, `process_max_fds`, `process_threads`,
+/// `process_start_time_seconds`.
 pub async fn serve(listener: TcpListener, handle: PrometheusHandle) {
     let upkeep_handle = handle.clone();
     let upkeep = async move {
@@ -154,6 +160,7 @@ fn metrics_response<B>(
 ) -> Response<http_body_util_full::Full> {
     let (status, content_type, body) =
         if request.uri().path() == "/metrics" && request.method() == http::Method::GET {
+            metrics_process::Collector::default().collect();
             (
                 200,
                 "text/plain; version=0.0.4; charset=utf-8",
