@@ -557,7 +557,7 @@ impl<R: BufRead> Reader<R> {
                 return Ok(());
             }
             if line[i] != b'[' {
-                let c = self.char_at(line, i);
+                let c = self.char_at(line, i).escape_debug();
                 return Err(self.syntax_at(
                     game,
                     line,
@@ -706,7 +706,7 @@ impl<R: BufRead> Reader<R> {
                 _ => {}
             }
             if self.scan.result_done {
-                let ch = self.char_at(line, i);
+                let ch = self.char_at(line, i).escape_debug();
                 return Err(self.syntax_at(
                     game,
                     line,
@@ -854,7 +854,7 @@ impl<R: BufRead> Reader<R> {
                     i = self.move_token(line, start, i, game)?;
                 }
                 _ => {
-                    let ch = self.char_at(line, i);
+                    let ch = self.char_at(line, i).escape_debug();
                     return Err(self.syntax_at(
                         game,
                         line,
@@ -903,7 +903,7 @@ impl<R: BufRead> Reader<R> {
                 start,
                 format!(
                     "'{}' is longer than {MAX_MOVE_TEXT_LEN} characters: not a move",
-                    String::from_utf8_lossy(token)
+                    String::from_utf8_lossy(token).escape_debug()
                 ),
             ));
         };

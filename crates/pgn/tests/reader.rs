@@ -207,6 +207,12 @@ fn unexpected_characters() {
         results[0].as_ref().unwrap_err(),
         "line 1:7: unexpected 'é' in the movetext (PGN standard 8.2)"
     );
+    // Control characters are escaped, not echoed to the terminal.
+    let results = read_all(b"1. e4 \x00 *\n");
+    assert_eq!(
+        results[0].as_ref().unwrap_err(),
+        "line 1:7: unexpected '\\0' in the movetext (PGN standard 8.2)"
+    );
     let results = read_all(b"[Event x]\n\n*\n");
     assert_eq!(
         results[0].as_ref().unwrap_err(),
