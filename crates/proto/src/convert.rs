@@ -36,6 +36,8 @@ pub enum ErrorReason {
     IllegalMove,
     /// A size limit is exceeded (too many moves, too long a text).
     LimitExceeded,
+    /// A PGN text is not PGN (syntax), or names a variant that is not supported.
+    InvalidPgn,
 }
 
 impl ErrorReason {
@@ -48,6 +50,7 @@ impl ErrorReason {
             ErrorReason::InvalidPosition => "INVALID_POSITION",
             ErrorReason::IllegalMove => "ILLEGAL_MOVE",
             ErrorReason::LimitExceeded => "LIMIT_EXCEEDED",
+            ErrorReason::InvalidPgn => "INVALID_PGN",
         }
     }
 }
@@ -949,9 +952,12 @@ pub fn game_from_wire_in(
         if text.trim().is_empty() {
             return Err(ConvertError::missing(item, "a move in SAN or UCI"));
         }
-        let mv = parse_move_in(played.position(), text, language)
-            .map_err(|error| move_error(&item, &error, text, Some(index + 1)))?;
-        played.play(mv);
+        match parse_move_in(played.position(), text, language) {
+            Ok(mv) => played.play(mv),
+            // Moves listed after checkmate or stalemate count as played after the end.
+            Err(_) if played.record_move_after_end() => {}
+            Err(error) => return Err(move_error(&item, &error, text, Some(index + 1))),
+        }
     }
     Ok(played)
 }
@@ -1142,7 +1148,7 @@ pub fn adjudicate_with(
             .collect(),
         fen: notation.fen(position),
         status: Some(status_to_wire(position)),
-        ply_count: u32::try_from(game.ply()).unwrap_or(u32::MAX),
+        ply_count: u32::try_from(game.recorded_plies()).unwrap_or(u32::MAX),
         explanation: verdict.explanation,
         evidence: line_to_wire_in(position, &verdict.evidence, notation.language),
         plies_after_end: u32::try_from(verdict.plies_after_end).unwrap_or(u32::MAX),
@@ -1307,6 +1313,17 @@ mod tests {
         assert_eq!(outcome.fide_article, "5.1.1");
         assert_eq!(outcome.ply, 4);
         assert_eq!(outcome.result_text, "0-1");
+        // FIDE 5.1.1: a move listed after the mate is counted as played after the end.
+        let played = game_from_wire(
+            &game(&["f3", "e7e5", "g4", "Qh4#", "a3"]),
+            "game",
+            100,
+            BUDGET,
+        )
+        .unwrap();
+        let response = adjudicate(&played, &AdjudicationRequest::default());
+        assert_eq!(response.outcome.unwrap().ply, 4);
+        assert_eq!((response.ply_count, response.plies_after_end), (5, 1));
     }
 
     #[test]

@@ -212,6 +212,8 @@ pub struct Game {
     /// is decided when asked: a legal move played from it proves it is neither, so replaying a
     /// game does not search every position for a legal move.
     status_pending: bool,
+    /// Moves recorded after checkmate or stalemate, which cannot be played.
+    unplayable_after_end: usize,
     dead_position_budget: AnalysisBudget,
     dead_reason: Option<String>,
 }
@@ -240,6 +242,7 @@ impl Game {
             moves: Vec::new(),
             outcome: None,
             status_pending: false,
+            unplayable_after_end: 0,
             dead_position_budget: budget,
             dead_reason: None,
         };
@@ -287,10 +290,30 @@ impl Game {
         self.outcome
     }
 
-    /// How many plies were played after the automatic ending (0 if none or no ending).
+    /// How many plies were recorded after the automatic ending (0 if none or no ending): those
+    /// played, and those counted by [`Game::record_move_after_end`].
     #[must_use]
     pub fn plies_after_end(&self) -> usize {
-        self.outcome().map_or(0, |o| self.ply() - o.ply)
+        self.outcome()
+            .map_or(0, |o| self.ply() - o.ply + self.unplayable_after_end)
+    }
+
+    /// The plies recorded: those played and those counted after checkmate or stalemate.
+    #[must_use]
+    pub fn recorded_plies(&self) -> usize {
+        self.ply() + self.unplayable_after_end
+    }
+
+    /// Counts a move recorded after checkmate or stalemate, which ended the game (FIDE Laws
+    /// 5.1.1, 5.2.1) and after which no move can be played: a score sheet may still list one.
+    /// It adds to [`Game::plies_after_end`]. Returns `false`, counting nothing, when the
+    /// current position has a legal move (a move that cannot be played there is an error).
+    pub fn record_move_after_end(&mut self) -> bool {
+        if self.position.has_legal_move() {
+            return false;
+        }
+        self.unplayable_after_end += 1;
+        true
     }
 
     /// Plays a move given as SAN or UCI text (detected automatically).

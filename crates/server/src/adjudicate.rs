@@ -28,7 +28,7 @@ use arbiter_proto::{
 use arbiter_rules::{AdjudicationRequest, AnalysisBudget, Color, Game, GameEvent, GameResult};
 
 /// The `GameError.reason` of PGN text that cannot be read (syntax, unsupported variant).
-pub const INVALID_PGN: &str = "INVALID_PGN";
+pub const INVALID_PGN: &str = ErrorReason::InvalidPgn.as_str();
 
 /// How games are adjudicated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,14 +107,18 @@ pub fn replay(raw: &RawGame, budget: AnalysisBudget) -> Result<Game, PgnError> {
                 text: token.text.to_string(),
             }));
         }
-        let m = game.position().parse_move(&token.text).map_err(|e| {
-            error(ErrorKind::Move {
-                ply,
-                text: token.text.to_string(),
-                error: e,
-            })
-        })?;
-        game.play(m);
+        match game.position().parse_move(&token.text) {
+            Ok(m) => game.play(m),
+            // Moves listed after checkmate or stalemate count as played after the end.
+            Err(_) if game.record_move_after_end() => {}
+            Err(e) => {
+                return Err(error(ErrorKind::Move {
+                    ply,
+                    text: token.text.to_string(),
+                    error: e,
+                }));
+            }
+        }
     }
     Ok(game)
 }
@@ -137,14 +141,9 @@ pub fn infer_event(raw: &RawGame, game: &Game) -> (Option<GameEvent>, bool) {
         return (None, false);
     }
     let result = raw.tag("Result").unwrap_or("*").trim();
-    let termination = raw
-        .tag("Termination")
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    match termination.as_str() {
-        "unterminated" => (None, false),
-        "time forfeit" => match (loser(result), result) {
+    match TerminationTag::of(raw.tag("Termination").unwrap_or("")) {
+        TerminationTag::Unterminated => (None, false),
+        TerminationTag::TimeForfeit => match (loser(result), result) {
             (Some(side), _) => (Some(GameEvent::FlagFall(side)), false),
             (None, "1/2-1/2") => (
                 Some(GameEvent::FlagFall(game.position().side_to_move())),
@@ -152,7 +151,7 @@ pub fn infer_event(raw: &RawGame, game: &Game) -> (Option<GameEvent>, bool) {
             ),
             _ => (None, false),
         },
-        "abandoned" | "rules infraction" => match (loser(result), result) {
+        TerminationTag::Forfeit => match (loser(result), result) {
             (Some(side), _) => (Some(GameEvent::Forfeit(side)), false),
             (None, "1/2-1/2") => draw_event(game),
             _ => (None, false),
@@ -162,6 +161,36 @@ pub fn infer_event(raw: &RawGame, game: &Game) -> (Option<GameEvent>, bool) {
             (None, "1/2-1/2") => draw_event(game),
             _ => (None, false),
         },
+    }
+}
+
+/// What a `Termination` tag says about how a game ended: the values of the PGN standard (9.8.1)
+/// and the free texts of chess.com exports ("Magnus won on time", "Game drawn by timeout vs
+/// insufficient material", "X won - game abandoned").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TerminationTag {
+    /// "unterminated": the game is not over.
+    Unterminated,
+    /// "time forfeit", "... on time", "... timeout ...": a flag fell (FIDE Laws 6.9).
+    TimeForfeit,
+    /// "abandoned", "rules infraction": a forfeit.
+    Forfeit,
+    /// Anything else ("normal", "resignation", none): the players' own result.
+    Other,
+}
+
+impl TerminationTag {
+    fn of(tag: &str) -> TerminationTag {
+        let tag = tag.trim().to_ascii_lowercase();
+        if tag == "unterminated" {
+            TerminationTag::Unterminated
+        } else if tag == "time forfeit" || tag.contains(" on time") || tag.contains("timeout") {
+            TerminationTag::TimeForfeit
+        } else if tag == "rules infraction" || tag.contains("abandoned") {
+            TerminationTag::Forfeit
+        } else {
+            TerminationTag::Other
+        }
     }
 }
 
@@ -331,7 +360,7 @@ pub fn pgn_error_to_convert(error: &PgnError, field: &str) -> ConvertError {
         ErrorKind::Move { .. } | ErrorKind::NullMove { .. } => ErrorReason::IllegalMove,
         ErrorKind::Fen(_) => ErrorReason::InvalidPosition,
         ErrorKind::Limit { .. } => ErrorReason::LimitExceeded,
-        _ => ErrorReason::InvalidValue,
+        _ => ErrorReason::InvalidPgn,
     };
     let mut converted = ConvertError::new(field, kind, error.to_string())
         .with_metadata("line", error.line.to_string())
@@ -577,6 +606,91 @@ mod tests {
             v.disagreement_reason
                 .starts_with("the Result tag says 1-0, but the rules say 1/2-1/2")
         );
+    }
+
+    /// FIDE 6.9: chess.com writes time losses as free text; they are flag falls, not
+    /// resignations, and a drawn one is the flag of the side to move against a side that cannot
+    /// mate.
+    #[test]
+    fn chess_com_time_losses_are_flag_falls() {
+        let v = verdict(
+            "[Result \"1-0\"]\n[Termination \"MagnusCarlsen won on time\"]\n\n1. e4 e5 2. Qh5 Nc6 1-0",
+            None,
+        );
+        let o = v.outcome.expect("outcome");
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str()),
+            ("1-0", "6.9")
+        );
+        assert_eq!(v.event.map(|e| e.kind()), Some(v1::GameEventKind::FlagFall));
+        assert_eq!(v.event.map(|e| e.side()), Some(v1::Color::Black));
+        let v = verdict(
+            "[Result \"1/2-1/2\"]\n[Termination \"Game drawn by timeout vs insufficient material\"]\n[FEN \"4k3/8/8/8/8/8/3QK3/8 b - - 0 1\"]\n\n1... Kf7 2. Qd5+ 1/2-1/2",
+            None,
+        );
+        let o = v.outcome.expect("outcome");
+        // Black (to move) lost on time, but White has a queen: White wins, and the tag disagrees.
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str()),
+            ("1-0", "6.9")
+        );
+        assert!(v.disagreement);
+        let v = verdict(
+            "[Result \"1/2-1/2\"]\n[Termination \"Game drawn by timeout vs insufficient material\"]\n[FEN \"4k3/8/8/8/8/8/r7/4K3 b - - 0 1\"]\n\n1... Kf7 2. Kd1 1/2-1/2",
+            None,
+        );
+        // Black (to move) lost on time against a lone king: drawn.
+        let o = v.outcome.expect("outcome");
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str()),
+            ("1/2-1/2", "6.9")
+        );
+        assert!(!v.disagreement);
+        assert_eq!(
+            TerminationTag::of("Carlsen won - game abandoned"),
+            TerminationTag::Forfeit
+        );
+        assert_eq!(
+            TerminationTag::of("Carlsen won by resignation"),
+            TerminationTag::Other
+        );
+    }
+
+    /// FIDE 5.1.1, 5.2.1: moves a score sheet lists after checkmate or stalemate cannot be
+    /// played; the game is reported with its ending and the moves as played after the end.
+    #[test]
+    fn moves_after_checkmate_or_stalemate_are_counted_not_refused() {
+        let v = verdict("[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 3. a3 a6 0-1", None);
+        let o = v.outcome.expect("outcome");
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str(), o.ply),
+            ("0-1", "5.1.1", 4)
+        );
+        assert_eq!((v.ply_count, v.plies_after_end), (6, 2));
+        assert!(
+            v.explanation
+                .ends_with("; 2 plies were played after the end of the game"),
+            "{}",
+            v.explanation
+        );
+        assert!(!v.disagreement);
+        let v = verdict(
+            "[Result \"1/2-1/2\"]\n[FEN \"7k/8/6K1/8/8/8/8/5Q2 w - - 0 1\"]\n\n1. Qf7 Kh7 1/2-1/2",
+            None,
+        );
+        let o = v.outcome.expect("outcome");
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str(), o.ply),
+            ("1/2-1/2", "5.2.1", 1)
+        );
+        assert_eq!((v.ply_count, v.plies_after_end), (2, 1));
+        // Before the end, a move that cannot be played is still an error.
+        let error = adjudicate_raw(
+            &raw("[Result \"*\"]\n\n1. f3 e5 2. g4 Qh5 3. a3 *"),
+            None,
+            &Settings::default(),
+        );
+        assert!(error.is_err());
     }
 
     /// FIDE 5.1.2: a decisive result with a "Normal" termination is the loser's resignation.
