@@ -92,7 +92,7 @@ for f in "${files[@]}"; do
     t=$(python3 -c "print($e - $s)")
     best=$(python3 -c "print(min(float('$t'), float('${best:-1e9}')))")
   done
-  games=$(sed -n 's/^summary: \([0-9]*\) games.*/\1/p' "$work/summary")
+  games=$(sed -n 's/^summary: \([0-9]*\) games\{0,1\}[;].*/\1/p' "$work/summary")
   read -r pgames pseconds < <("$venv/bin/python" "$work/replay.py" "$f")
   python3 - "$f" "$games" "$best" "$pgames" "$pseconds" <<'PY'
 import os, sys

@@ -28,7 +28,7 @@ fn cli(file: &Path, args: &[&str]) -> std::process::Output {
 }
 
 /// The JSON record of a stream response, written independently of the CLI's writer, with the
-/// documented keys of `--format jsonl`.
+/// documented keys of `--format jsonl` (claims included).
 fn expected_json(response: &AdjudicateGamesResponse) -> Value {
     let mut record = json!({
         "index": response.index,
@@ -69,6 +69,26 @@ fn expected_json(response: &AdjudicateGamesResponse) -> Value {
                         v.evidence
                             .iter()
                             .map(|m| m.san.as_str())
+                            .collect::<Vec<_>>()
+                    ),
+                ),
+                (
+                    "claims",
+                    json!(
+                        v.claims
+                            .iter()
+                            .map(|c| {
+                                let mut claim = json!({
+                                    "claimable_now": c.claimable_now,
+                                    "fide_article": c.fide_article,
+                                    "kind": c.kind().as_str_name(),
+                                });
+                                if let Some(m) = &c.r#move {
+                                    claim["move"] = json!(m.san);
+                                    claim["uci"] = json!(m.uci);
+                                }
+                                claim
+                            })
                             .collect::<Vec<_>>()
                     ),
                 ),
@@ -279,7 +299,7 @@ fn cli_exit_status_names_the_illegal_move() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("summary: 2 games; checkmate 1; 0 disagreements; 1 errors"),
+        stdout.contains("summary: 2 games; checkmate 1; 0 disagreements; 1 error"),
         "{stdout}"
     );
 

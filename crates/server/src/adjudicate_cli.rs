@@ -48,9 +48,13 @@ impl Summary {
 
     fn add(&mut self, response: &v1::AdjudicateGamesResponse) {
         self.games += 1;
-        let players = response.tags.as_ref().map_or_else(String::new, |tags| {
-            format!(" ({} - {})", tags.white, tags.black)
-        });
+        let players = response
+            .tags
+            .as_ref()
+            .filter(|tags| !tags.white.is_empty() || !tags.black.is_empty())
+            .map_or_else(String::new, |tags| {
+                format!(" ({} - {})", tags.white, tags.black)
+            });
         match &response.result {
             Some(adjudicate_games_response::Result::Verdict(verdict)) => {
                 let termination = verdict
@@ -91,14 +95,15 @@ impl Summary {
             .iter()
             .map(|(name, n)| format!("{name} {n}"))
             .collect();
-        writeln!(
-            out,
-            "summary: {} games; {}; {} disagreements; {} errors",
-            self.games,
-            terminations.join(", "),
-            self.disagreements,
-            self.errors
-        )?;
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut parts = vec![plural(self.games, "game", "games")];
+        if !terminations.is_empty() {
+            parts.push(terminations.join(", "));
+        }
+        parts.push(plural(self.disagreements, "disagreement", "disagreements"));
+        parts.push(plural(self.errors, "error", "errors"));
+        writeln!(out, "summary: {}", parts.join("; "))?;
         for line in &self.disagreement_list {
             writeln!(out, "disagreement: {line}")?;
         }
@@ -151,10 +156,26 @@ struct ErrorJson<'a> {
     reason: &'a str,
 }
 
+/// A draw claim of a JSON record (FIDE Laws 9.2, 9.3): claimable now, or by announcing `move`.
+#[derive(Serialize)]
+struct ClaimJson<'a> {
+    claimable_now: bool,
+    fide_article: &'a str,
+    kind: &'static str,
+    /// SAN of `--language`; absent when claimable now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    r#move: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uci: Option<&'a str>,
+}
+
 /// One JSON record, fields in alphabetical order; the verdict fields are left out of an error
 /// record, and `error` is `null` in a verdict record.
 #[derive(Serialize)]
 struct RecordJson<'a> {
+    /// The draws the side to move may claim at the end (none once the game is over).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    claims: Option<Vec<ClaimJson<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     declared_result: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -195,7 +216,8 @@ struct RecordJson<'a> {
 
 /// Writes the JSON record of one game (one line of `--format jsonl`, without the newline): the
 /// fields of the `AdjudicateGamesResponse` the stream sends for the game, in alphabetical order,
-/// enum values by their proto names. A verdict record has `error: null`; an error record has
+/// enum values by their proto names; `claims` lists {claimable_now, fide_article, kind, move
+/// (SAN), uci}. A verdict record has `error: null`; an error record has
 /// `index`, `line`, `tags` and `error` {column, description, field, line, move, ply, reason}.
 ///
 /// # Errors
@@ -213,6 +235,7 @@ pub fn write_response_json<W: Write + ?Sized>(
         white: &tags.white,
     });
     let mut record = RecordJson {
+        claims: None,
         declared_result: None,
         description: None,
         disagreement: None,
@@ -257,6 +280,19 @@ pub fn write_response_json<W: Write + ?Sized>(
             record.disagreement_reason = Some(&verdict.disagreement_reason);
             record.fen = Some(&verdict.fen);
             record.evidence = Some(verdict.evidence.iter().map(|mv| mv.san.as_str()).collect());
+            record.claims = Some(
+                verdict
+                    .claims
+                    .iter()
+                    .map(|claim| ClaimJson {
+                        claimable_now: claim.claimable_now,
+                        fide_article: &claim.fide_article,
+                        kind: v1::ClaimKind::try_from(claim.kind).map_or("", |k| k.as_str_name()),
+                        r#move: claim.r#move.as_ref().map(|mv| mv.san.as_str()),
+                        uci: claim.r#move.as_ref().map(|mv| mv.uci.as_str()),
+                    })
+                    .collect(),
+            );
             record.error = Some(None);
         }
         Some(adjudicate_games_response::Result::Error(error)) => {
@@ -511,8 +547,20 @@ fn open(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
         return Ok((Box::new(io::stdin()), None));
     }
     let file = File::open(path)?;
-    let size = file.metadata().ok().map(|m| m.len());
-    Ok((Box::new(file), size))
+    let metadata = file.metadata()?;
+    if metadata.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory, not a PGN file",
+        ));
+    }
+    Ok((Box::new(file), Some(metadata.len())))
+}
+
+/// Writes a message to standard error, ignoring failure (standard error may be a closed pipe,
+/// as after `arbiter adjudicate ... 2>&1 | head`): the exit status still tells.
+fn report(message: std::fmt::Arguments<'_>) {
+    let _ = writeln!(io::stderr().lock(), "arbiter: {message}");
 }
 
 /// A progress bar of bytes read on standard error, only when standard error is a terminal.
@@ -553,7 +601,7 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
     let (input, size) = match open(&args.file) {
         Ok(opened) => opened,
         Err(error) => {
-            eprintln!("arbiter: cannot read {}: {error}", args.file.display());
+            report(format_args!("cannot read {}: {error}", args.file.display()));
             return ExitCode::FAILURE;
         }
     };
@@ -589,7 +637,10 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
     let summary = match result {
         Ok(summary) => summary,
         Err(error) => {
-            eprintln!("arbiter: cannot write the output: {error}");
+            // A reader that stopped early (`| head`) is no error worth a message.
+            if error.kind() != io::ErrorKind::BrokenPipe {
+                report(format_args!("cannot write the output: {error}"));
+            }
             return ExitCode::FAILURE;
         }
     };
@@ -601,7 +652,9 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         summary.write(&mut io::stderr().lock())
     };
     if let Err(error) = written {
-        eprintln!("arbiter: cannot write the summary: {error}");
+        if error.kind() != io::ErrorKind::BrokenPipe {
+            report(format_args!("cannot write the summary: {error}"));
+        }
         return ExitCode::FAILURE;
     }
     if summary.clean() {

@@ -25,7 +25,8 @@ pub enum Command {
     HealthCheck(HealthCheckArgs),
     /// Adjudicate every game of a PGN file: one verdict per game (result, termination, FIDE
     /// article, ply, the first illegal move, a Result tag that contradicts the rules) and a
-    /// summary. Exit status 2 when a game has an illegal move or a contradicting result.
+    /// summary. Exit status 2 when a game has an illegal move or a contradicting result, 1 when
+    /// the file cannot be read or the output written, 64 for a wrong command line.
     Adjudicate(AdjudicateArgs),
 }
 

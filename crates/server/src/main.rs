@@ -1,5 +1,6 @@
 //! The `arbiter` binary: `serve`, `perft`, `health-check` and `adjudicate`.
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use arbiter_server::{
@@ -15,8 +16,22 @@ use clap::Parser as _;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Exit status of a command line that cannot be parsed (sysexits' EX_USAGE), so that 2 keeps
+/// meaning "a game has an illegal move or a result the rules contradict" for `adjudicate`.
+const EXIT_USAGE: u8 = 64;
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() {
+                ExitCode::from(EXIT_USAGE)
+            } else {
+                ExitCode::SUCCESS // --help, --version
+            };
+        }
+    };
     match cli.command {
         Command::Serve(args) => {
             logging::init(args.log_format);
@@ -108,19 +123,26 @@ fn perft(args: &PerftArgs) -> ExitCode {
             .map(|(mv, count)| (position.uci(&mv), count))
             .collect();
         divided.sort();
-        for (uci, count) in &divided {
-            println!("{uci}: {count}");
+        let mut out = std::io::stdout().lock();
+        let written = divided
+            .iter()
+            .try_for_each(|(uci, count)| writeln!(out, "{uci}: {count}"))
+            .and_then(|()| writeln!(out));
+        if written.is_err() {
+            return ExitCode::FAILURE; // standard output closed (`| head`)
         }
-        println!();
         divided.iter().map(|(_, count)| count).sum()
     } else {
         arbiter_rules::perft(&position, args.depth)
     };
     let elapsed = started.elapsed();
-    println!("{nodes}");
+    if writeln!(std::io::stdout().lock(), "{nodes}").is_err() {
+        return ExitCode::FAILURE;
+    }
     #[allow(clippy::cast_precision_loss)]
     let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6;
-    eprintln!(
+    let _ = writeln!(
+        std::io::stderr().lock(),
         "perft({}) = {nodes} in {:.3} s ({rate:.1} Mnps)",
         args.depth,
         elapsed.as_secs_f64()
