@@ -516,7 +516,8 @@ impl Position {
         // No legal move fits: explain with the pieces that could have been meant.
         let us = self.turn;
         let mut origins = self.by_color(us) & self.by_role(role);
-        if let Some(f) = from_file {
+        // A pawn move without a file of origin is a push: only pawns on that file are meant.
+        if let Some(f) = pawn_file {
             origins &= Bitboard::from_file(f);
         }
         if let Some(r) = from_rank {

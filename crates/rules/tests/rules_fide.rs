@@ -523,6 +523,16 @@ fn pinned_piece_may_move_only_along_the_pin_line_fide_3_9_2() {
 }
 
 #[test]
+fn a_pawn_push_that_leaves_the_king_in_check_names_the_check_only_fide_3_9_2() {
+    // 1. e4 f6 2. Qh5+: b6 is a push of the b-pawn, not a capture by the a- or c-pawn.
+    let p = pos("rnbqkbnr/ppppp1pp/5p2/7Q/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - 1 2");
+    assert_eq!(
+        reason(&p, "b6"),
+        "Black is in check from the queen on h5, and this move does not parry it (FIDE Laws 3.9.2)"
+    );
+}
+
+#[test]
 fn pinned_knight_cannot_move_and_the_reason_names_the_pin_fide_3_9_2() {
     let p = pos("4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1");
     assert_eq!(targets(&p, "d2"), Vec::<String>::new());
