@@ -26,9 +26,12 @@ const BIG: [&str; 4] = [
     "1000000000",
 ];
 
-/// Plies of the slow call: real work of several hundred milliseconds (parse, play, describe
+/// Plies of the slow call: real work of seconds (parse, play, describe
 /// every move, encode a response of tens of MB), far more than the 20 ms request timeout below.
-const SLOW_PLIES: usize = 200_000;
+const SLOW_PLIES: usize = 100_000;
+
+/// The counter of ApplyMoves calls that reached the server (counted outside the limits).
+const APPLY_MOVES_STARTED: &str = "grpc_server_started_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ApplyMoves\"}";
 
 fn startpos() -> Option<Position> {
     Some(Position {
@@ -37,16 +40,17 @@ fn startpos() -> Option<Position> {
     })
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_over_the_concurrency_limit_are_shed() {
     // A long request timeout: on a loaded machine the slow call may take more than the default.
     let mut flags = vec!["--concurrency-limit", "1", "--request-timeout", "300s"];
     flags.extend(BIG);
     let server = Server::start_with(&flags);
     let mut client = server.client().await;
-    // On a loaded machine a fast call may reach the server before the slow one and take the
-    // only slot, so the slow one is shed instead (correctly, but that is not what this test
-    // looks at): then the attempt is repeated.
+    // The fast calls start once the server has counted the slow call as started (the metrics
+    // layer is outside the limit): with nothing else in flight it then holds the only slot. If
+    // a fast call still comes first on a loaded machine, the slow one is shed (correctly, but
+    // that is not what this test looks at) and the attempt is repeated.
     let mut attempts = 0;
     let (shed, took) = loop {
         attempts += 1;
@@ -65,6 +69,13 @@ async fn calls_over_the_concurrency_limit_are_shed() {
                 started.elapsed(),
             )
         });
+        let arrived = Instant::now() + Duration::from_secs(60);
+        while !slow.is_finished()
+            && Instant::now() < arrived
+            && sample(&server.scrape(), APPLY_MOVES_STARTED).unwrap_or(0.0) < f64::from(attempts)
+        {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
         // While the slow call is in flight, a fast one must be shed at once.
         let mut shed = None;
         let deadline = Instant::now() + Duration::from_secs(60);
@@ -162,7 +173,7 @@ async fn calls_past_the_request_timeout_get_deadline_exceeded() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_lets_calls_in_flight_finish() {
     let mut flags = vec![
         "--lame-duck",
@@ -185,8 +196,15 @@ async fn sigterm_lets_calls_in_flight_finish() {
             .await
             .map(|response| response.into_inner().moves.len())
     });
-    // Let the call reach the server (its request alone is megabytes), then ask to stop.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Let the call reach the server (its request alone is megabytes: the server counts it as
+    // started once it has arrived), then ask to stop.
+    let arrived = Instant::now() + Duration::from_secs(60);
+    while !slow.is_finished()
+        && Instant::now() < arrived
+        && sample(&server.scrape(), APPLY_MOVES_STARTED).unwrap_or(0.0) < 1.0
+    {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
     server.signal("TERM");
     let moves = within("slow ApplyMoves", slow).await.expect("join");
     assert_eq!(moves.expect("the call in flight completes"), SLOW_PLIES);
