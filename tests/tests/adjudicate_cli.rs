@@ -381,3 +381,34 @@ async fn unary_adjudicate_game_reads_pgn() {
     .expect_err("two games");
     assert_eq!(status.code(), Code::InvalidArgument);
 }
+
+/// Exit statuses apart from the games: 1 when the input cannot be read (a directory) or the
+/// output cannot be written (a reader that stops early: no panic), 64 for a wrong command line
+/// (2 is kept for games that break the rules).
+#[test]
+fn cli_exit_status_for_input_output_and_usage_errors() {
+    let output = cli(&data_dir(), &[]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("is a directory"),
+        "{output:?}"
+    );
+    let output = cli(
+        &data_dir().join("adjudicate/illegal-move.pgn"),
+        &["--bogus"],
+    );
+    assert_eq!(output.status.code(), Some(64), "{output:?}");
+    // Standard output and standard error both closed before the first record is written.
+    let mut child = Command::new(binary::arbiter())
+        .arg("adjudicate")
+        .arg(data_dir().join("games/lichess-2016-05-first-1000.pgn"))
+        .args(["--analysis", "material"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let status = command::wait(&mut child, CLI_TIMEOUT).expect("exits");
+    assert_eq!(status.code(), Some(1), "{status:?}");
+}
