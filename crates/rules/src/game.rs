@@ -349,20 +349,46 @@ impl Game {
         if self.outcome.is_some() {
             return;
         }
-        let pos = &self.position;
-        let pieces = pos.by_role(Role::Queen) | pos.by_role(Role::Rook) | pos.by_role(Role::Knight);
-        let analysis_due = self.dead_position_budget != AnalysisBudget::Material
-            && pos.halfmove_clock() == 0
-            && pieces.is_empty();
-        if analysis_due
-            || pos.is_insufficient_material()
-            || pos.halfmove_clock() >= 150
-            || self.repetitions() >= 5
-        {
-            self.outcome = self.automatic_ending();
-        } else {
-            self.status_pending = true;
+        match self.rule_ending() {
+            Some((ending, dead_reason)) => match self.status_ending() {
+                Some(mate_or_stalemate) => self.outcome = Some(mate_or_stalemate),
+                None => {
+                    self.outcome = Some(ending);
+                    self.dead_reason = dead_reason;
+                }
+            },
+            None => self.status_pending = true,
         }
+    }
+
+    /// The first ending of the current position other than checkmate and stalemate: insufficient
+    /// material or a dead position (5.2.2, with the reason when the analysis found it),
+    /// fivefold repetition (9.6.1), the 75-move rule (9.6.2).
+    fn rule_ending(&self) -> Option<(Outcome, Option<String>)> {
+        let pos = &self.position;
+        let ending = |termination| Outcome {
+            result: GameResult::Draw,
+            termination,
+            ply: self.ply(),
+        };
+        if pos.is_insufficient_material() {
+            return Some((ending(Termination::InsufficientMaterial), None));
+        }
+        let pieces = pos.by_role(Role::Queen) | pos.by_role(Role::Rook) | pos.by_role(Role::Knight);
+        if self.dead_position_budget != AnalysisBudget::Material
+            && pos.halfmove_clock() == 0
+            && pieces.is_empty()
+            && let Some(reason) = dead_position(pos, self.dead_position_budget)
+        {
+            return Some((ending(Termination::DeadPosition), Some(reason)));
+        }
+        if self.repetitions() >= 5 {
+            return Some((ending(Termination::FivefoldRepetition), None));
+        }
+        if pos.halfmove_clock() >= 150 {
+            return Some((ending(Termination::SeventyFiveMoveRule), None));
+        }
+        None
     }
 
     /// Checkmate (FIDE Laws 5.1.1) or stalemate (5.2.1) in the current position, at this ply.
@@ -397,40 +423,6 @@ impl Game {
             .iter()
             .filter(|&&k| k == key)
             .count()
-    }
-
-    fn automatic_ending(&mut self) -> Option<Outcome> {
-        let pos = &self.position;
-        let ply = self.ply();
-        let ending = |result, termination| {
-            Some(Outcome {
-                result,
-                termination,
-                ply,
-            })
-        };
-        if let Some(ending) = self.status_ending() {
-            return Some(ending);
-        }
-        if pos.is_insufficient_material() {
-            return ending(GameResult::Draw, Termination::InsufficientMaterial);
-        }
-        let pieces = pos.by_role(Role::Queen) | pos.by_role(Role::Rook) | pos.by_role(Role::Knight);
-        if self.dead_position_budget != AnalysisBudget::Material
-            && pos.halfmove_clock() == 0
-            && pieces.is_empty()
-            && let Some(reason) = dead_position(pos, self.dead_position_budget)
-        {
-            self.dead_reason = Some(reason);
-            return ending(GameResult::Draw, Termination::DeadPosition);
-        }
-        if self.repetitions() >= 5 {
-            return ending(GameResult::Draw, Termination::FivefoldRepetition);
-        }
-        if pos.halfmove_clock() >= 150 {
-            return ending(GameResult::Draw, Termination::SeventyFiveMoveRule);
-        }
-        None
     }
 
     /// The draws the side to move may claim now or by announcing a move (FIDE Laws 9.2, 9.3),
