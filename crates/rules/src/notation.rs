@@ -196,7 +196,8 @@ impl Position {
         if split_uci(text).is_some() || text == "0000" {
             self.parse_uci(text)
         } else {
-            self.parse_san(text, SanMode::Tolerant)
+            // The plain form was tried above.
+            self.parse_san_tolerant(text)
         }
     }
 
@@ -272,12 +273,6 @@ impl Position {
     /// [`SanMode::Strict`] [`MoveError::NotStrict`] when the move is not written canonically.
     pub fn parse_san(&self, text: &str, mode: SanMode) -> Result<Move, MoveError> {
         let original = text;
-        if text.len() > MAX_MOVE_TEXT_LEN {
-            return Err(syntax(
-                text,
-                format!("longer than {MAX_MOVE_TEXT_LEN} bytes"),
-            ));
-        }
         let plain = match mode {
             SanMode::Tolerant => self.parse_plain_san(text.as_bytes()),
             SanMode::Strict => None,
@@ -380,6 +375,12 @@ impl Position {
     }
 
     fn parse_san_tolerant(&self, original: &str) -> Result<Move, MoveError> {
+        if original.len() > MAX_MOVE_TEXT_LEN {
+            return Err(syntax(
+                original,
+                format!("longer than {MAX_MOVE_TEXT_LEN} bytes"),
+            ));
+        }
         let mut text = original.trim();
         for suffix in ["e.p.", "ep"] {
             if let Some(rest) = text.strip_suffix(suffix) {
