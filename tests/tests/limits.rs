@@ -33,12 +33,36 @@ const SLOW_PLIES: usize = 100_000;
 /// The counter of ApplyMoves calls that reached the server (counted outside the limits).
 const APPLY_MOVES_STARTED: &str = "grpc_server_started_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ApplyMoves\"}";
 
-fn startpos() -> Option<Position> {
-    Some(Position {
-        kind: Some(position::Kind::Fen("startpos".to_owned())),
-        ..Position::default()
-    })
+/// A fast call: the legal moves of the start position.
+async fn fast_call(client: &mut Client) -> Result<(), tonic::Status> {
+    within(
+        "ListLegalMoves",
+        client.list_legal_moves(ListLegalMovesRequest {
+            position: Some(Position {
+                kind: Some(position::Kind::Fen("startpos".to_owned())),
+                ..Position::default()
+            }),
+            ..ListLegalMovesRequest::default()
+        }),
+    )
+    .await
+    .map(drop)
 }
+
+/// Waits (up to a minute) until the server has counted `calls` ApplyMoves calls as started, or
+/// `slow` has finished.
+async fn wait_until_started<T>(server: &Server, calls: u32, slow: &tokio::task::JoinHandle<T>) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !slow.is_finished()
+        && Instant::now() < deadline
+        && sample(&server.scrape(), APPLY_MOVES_STARTED).unwrap_or(0.0) < f64::from(calls)
+    {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+type Client =
+    arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient<tonic::transport::Channel>;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_over_the_concurrency_limit_are_shed() {
@@ -51,7 +75,7 @@ async fn calls_over_the_concurrency_limit_are_shed() {
     // layer is outside the limit): with nothing else in flight it then holds the only slot. If
     // a fast call still comes first on a loaded machine, the slow one is shed (correctly, but
     // that is not what this test looks at) and the attempt is repeated.
-    let mut attempts = 0;
+    let mut attempts: u32 = 0;
     let (shed, took) = loop {
         attempts += 1;
         let mut slow_client = big_client(&server).await;
@@ -69,27 +93,13 @@ async fn calls_over_the_concurrency_limit_are_shed() {
                 started.elapsed(),
             )
         });
-        let arrived = Instant::now() + Duration::from_secs(60);
-        while !slow.is_finished()
-            && Instant::now() < arrived
-            && sample(&server.scrape(), APPLY_MOVES_STARTED).unwrap_or(0.0) < f64::from(attempts)
-        {
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        }
+        wait_until_started(&server, attempts, &slow).await;
         // While the slow call is in flight, a fast one must be shed at once.
         let mut shed = None;
         let deadline = Instant::now() + Duration::from_secs(60);
         while !slow.is_finished() && Instant::now() < deadline {
             let asked = Instant::now();
-            match within(
-                "ListLegalMoves",
-                client.list_legal_moves(ListLegalMovesRequest {
-                    position: startpos(),
-                    ..ListLegalMovesRequest::default()
-                }),
-            )
-            .await
-            {
+            match fast_call(&mut client).await {
                 Err(status) if status.code() == Code::ResourceExhausted => {
                     shed = Some(asked.elapsed());
                     break;
@@ -113,15 +123,9 @@ async fn calls_over_the_concurrency_limit_are_shed() {
         "shed after {shed:?}: not at once"
     );
     // Once the slot is free, calls are admitted again.
-    within(
-        "ListLegalMoves",
-        client.list_legal_moves(ListLegalMovesRequest {
-            position: startpos(),
-            ..ListLegalMovesRequest::default()
-        }),
-    )
-    .await
-    .expect("admitted after the slow call");
+    fast_call(&mut client)
+        .await
+        .expect("admitted after the slow call");
     let text = server.scrape();
     assert!(
         sample(
@@ -153,15 +157,7 @@ async fn calls_past_the_request_timeout_get_deadline_exceeded() {
     assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
     assert!(started.elapsed() < Duration::from_secs(20));
     // Fast calls still succeed.
-    within(
-        "ListLegalMoves",
-        client.list_legal_moves(ListLegalMovesRequest {
-            position: startpos(),
-            ..ListLegalMovesRequest::default()
-        }),
-    )
-    .await
-    .expect("a fast call");
+    fast_call(&mut client).await.expect("a fast call");
     let text = server.scrape();
     assert_eq!(
         sample(
@@ -198,13 +194,7 @@ async fn sigterm_lets_calls_in_flight_finish() {
     });
     // Let the call reach the server (its request alone is megabytes: the server counts it as
     // started once it has arrived), then ask to stop.
-    let arrived = Instant::now() + Duration::from_secs(60);
-    while !slow.is_finished()
-        && Instant::now() < arrived
-        && sample(&server.scrape(), APPLY_MOVES_STARTED).unwrap_or(0.0) < 1.0
-    {
-        tokio::time::sleep(Duration::from_millis(2)).await;
-    }
+    wait_until_started(&server, 1, &slow).await;
     server.signal("TERM");
     let moves = within("slow ApplyMoves", slow).await.expect("join");
     assert_eq!(moves.expect("the call in flight completes"), SLOW_PLIES);
@@ -229,9 +219,7 @@ async fn sigterm_right_after_startup_drains() {
 }
 
 /// A client that accepts the big answer of the slow call.
-async fn big_client(
-    server: &Server,
-) -> arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient<tonic::transport::Channel> {
+async fn big_client(server: &Server) -> Client {
     server
         .client()
         .await
