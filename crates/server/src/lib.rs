@@ -4,8 +4,8 @@
 //! `ARBITER_*` environment fallbacks, [`serve`] runs the gRPC server (the arbiter service, gRPC
 //! health, server reflection v1 and v1alpha, graceful shutdown), [`guard`] bounds every call in
 //! time and in number, [`metrics`] counts and times every call (Prometheus) and opens its log
-//! span, [`service`] holds the handlers, and [`health_check`] is a health client
-//! for probes.
+//! span, [`service`] holds the handlers, [`tls`] serves TLS certificates that are rotated
+//! without a restart, and [`health_check`] is a health client for probes.
 //!
 //! ```no_run
 //! use arbiter_server::{cli::Cli, serve::{Bound, shutdown_signal}};
@@ -30,3 +30,4 @@ pub mod logging;
 pub mod metrics;
 pub mod serve;
 pub mod service;
+pub mod tls;
