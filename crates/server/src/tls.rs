@@ -456,3 +456,355 @@ fn certified_key(
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+    use tokio::{
+        io::{AsyncReadExt as _, AsyncWriteExt as _},
+        net::{TcpListener, TcpStream},
+    };
+    use tokio_rustls::{
+        TlsConnector, client,
+        rustls::{ClientConfig, pki_types::ServerName},
+    };
+
+    use super::*;
+
+    /// A CA that signs server and client certificates.
+    struct Ca {
+        pem: String,
+        issuer: Issuer<'static, KeyPair>,
+    }
+
+    /// A certificate and its key, in PEM and (the certificate) in DER.
+    struct Leaf {
+        cert: String,
+        key: String,
+        der: CertificateDer<'static>,
+    }
+
+    impl Ca {
+        fn new() -> Self {
+            let key = KeyPair::generate().expect("CA key");
+            let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
+            params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+            let cert = params.self_signed(&key).expect("CA certificate");
+            Self {
+                pem: cert.pem(),
+                issuer: Issuer::new(params, key),
+            }
+        }
+
+        fn leaf(&self, name: &str) -> Leaf {
+            let key = KeyPair::generate().expect("key");
+            let cert = CertificateParams::new(vec![name.to_owned()])
+                .expect("params")
+                .signed_by(&key, &self.issuer)
+                .expect("certificate");
+            Leaf {
+                cert: cert.pem(),
+                key: key.serialize_pem(),
+                der: cert.der().clone(),
+            }
+        }
+    }
+
+    /// A fresh temporary directory, removed on drop.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(name: &str) -> Self {
+            static NEXT: AtomicUsize = AtomicUsize::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "arbiter-tls-{name}-{}-{}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("temp dir");
+            Self(dir)
+        }
+
+        fn path(&self, file: &str) -> PathBuf {
+            self.0.join(file)
+        }
+
+        fn write(&self, file: &str, text: &str) {
+            std::fs::write(self.path(file), text).expect("write");
+        }
+
+        fn files(&self, client_ca: bool) -> TlsFiles {
+            TlsFiles {
+                cert: self.path("tls.crt"),
+                key: self.path("tls.key"),
+                client_ca: client_ca.then(|| self.path("ca.crt")),
+            }
+        }
+
+        fn write_leaf(&self, leaf: &Leaf) {
+            self.write("tls.crt", &leaf.cert);
+            self.write("tls.key", &leaf.key);
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A client that trusts `ca`, offers ALPN h2 and presents `identity` if any.
+    fn client(ca: &Ca, identity: Option<&Leaf>) -> TlsConnector {
+        let mut roots = RootCertStore::empty();
+        roots
+            .add(CertificateDer::from_pem_slice(ca.pem.as_bytes()).expect("CA PEM"))
+            .expect("CA root");
+        let builder =
+            ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+                .with_safe_default_protocol_versions()
+                .expect("versions")
+                .with_root_certificates(roots);
+        let mut config = match identity {
+            Some(leaf) => builder
+                .with_client_auth_cert(
+                    vec![leaf.der.clone()],
+                    PrivateKeyDer::from_pem_slice(leaf.key.as_bytes()).expect("key PEM"),
+                )
+                .expect("client certificate"),
+            None => builder.with_no_client_auth(),
+        };
+        config.alpn_protocols = vec![b"h2".to_vec()];
+        TlsConnector::from(Arc::new(config))
+    }
+
+    /// Both ends of a TLS connection over loopback TCP, the server's with an acceptor of
+    /// `tls` asked for after the TCP connection is accepted, as an accept loop does.
+    async fn connect(
+        tls: &Arc<ReloadingTls>,
+        connector: &TlsConnector,
+    ) -> Result<
+        (
+            client::TlsStream<TcpStream>,
+            tokio_rustls::server::TlsStream<TcpStream>,
+        ),
+        String,
+    > {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("local address");
+        let tls = Arc::clone(tls);
+        let server = tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.expect("accept");
+            tls.acceptor().accept(tcp).await
+        });
+        let tcp = TcpStream::connect(addr).await.expect("connect");
+        let name = ServerName::try_from("localhost").expect("name");
+        let handshake = async {
+            let client = connector.connect(name, tcp).await;
+            let server = server.await.expect("server task");
+            (client, server)
+        };
+        match tokio::time::timeout(Duration::from_secs(10), handshake).await {
+            Err(_) => Err("handshake timed out".to_owned()),
+            Ok((Ok(client), Ok(server))) => Ok((client, server)),
+            Ok((client, server)) => Err(format!(
+                "client: {:?}, server: {:?}",
+                client.err(),
+                server.err()
+            )),
+        }
+    }
+
+    /// The certificate a new client connection is shown, after checking that h2 was agreed.
+    async fn served_certificate(
+        tls: &Arc<ReloadingTls>,
+        connector: &TlsConnector,
+    ) -> CertificateDer<'static> {
+        let (client, _server) = connect(tls, connector).await.expect("handshake");
+        let (_, session) = client.get_ref();
+        assert_eq!(session.alpn_protocol(), Some(&b"h2"[..]));
+        session.peer_certificates().expect("server certificate")[0].clone()
+    }
+
+    #[tokio::test]
+    async fn rotation_swaps_the_certificate_and_refuses_broken_files() {
+        let ca = Ca::new();
+        let dir = TempDir::new("rotation");
+        let a = ca.leaf("localhost");
+        dir.write_leaf(&a);
+        let tls = Arc::new(ReloadingTls::load(dir.files(false)).expect("load A"));
+        let connector = client(&ca, None);
+        assert_eq!(served_certificate(&tls, &connector).await, a.der);
+        assert!(!tls.reload().expect("unchanged files"), "nothing changed");
+
+        // A connection made before the rotation keeps working after it.
+        let (mut old_client, mut old_server) = connect(&tls, &connector).await.expect("old");
+
+        let b = ca.leaf("localhost");
+        dir.write_leaf(&b);
+        assert!(tls.reload().expect("reload B"), "B is new");
+        assert_eq!(served_certificate(&tls, &connector).await, b.der);
+        assert!(!tls.reload().expect("reload B again"));
+
+        old_client.write_all(b"ping").await.expect("write");
+        let mut ping = [0; 4];
+        old_server.read_exact(&mut ping).await.expect("read");
+        assert_eq!(&ping, b"ping");
+        assert_eq!(
+            old_client.get_ref().1.peer_certificates().expect("peer")[0],
+            a.der
+        );
+
+        // Half written: the PEM of a new certificate cut in the middle.
+        let c = ca.leaf("localhost");
+        dir.write("tls.crt", &c.cert[..c.cert.len() / 2]);
+        let error = tls.reload().expect_err("half-written certificate");
+        assert!(matches!(error, TlsError::Pem { .. }), "{error:?}");
+        assert!(error.to_string().contains("tls.crt"), "{error}");
+        assert_eq!(served_certificate(&tls, &connector).await, b.der);
+
+        // Not PEM at all, or nothing yet.
+        for text in ["", "garbage\n"] {
+            dir.write("tls.crt", text);
+            let error = tls.reload().expect_err("no certificate");
+            assert!(matches!(error, TlsError::NoCertificate { .. }), "{error:?}");
+        }
+        // A PEM section that is not a certificate.
+        dir.write(
+            "tls.crt",
+            "-----BEGIN CERTIFICATE-----\naGVsbG8=\n-----END CERTIFICATE-----\n",
+        );
+        let error = tls.reload().expect_err("not X.509");
+        assert!(
+            matches!(error, TlsError::BadCertificate { position: 1, .. }),
+            "{error:?}"
+        );
+
+        // The new certificate with the previous key, as when the files are written one by one.
+        dir.write("tls.crt", &c.cert);
+        let error = tls.reload().expect_err("mismatched key");
+        assert!(matches!(error, TlsError::KeyMismatch { .. }), "{error:?}");
+        assert!(error.to_string().contains("tls.key"), "{error}");
+        assert_eq!(served_certificate(&tls, &connector).await, b.der);
+
+        // A key file with no key, then the missing file.
+        dir.write("tls.key", &c.cert);
+        let error = tls.reload().expect_err("no key");
+        assert!(matches!(error, TlsError::NoPrivateKey { .. }), "{error:?}");
+        std::fs::remove_file(dir.path("tls.key")).expect("remove");
+        let error = tls.reload().expect_err("no key file");
+        assert!(matches!(error, TlsError::Read { .. }), "{error:?}");
+        assert_eq!(served_certificate(&tls, &connector).await, b.der);
+
+        // Once the key is written too, C is served.
+        dir.write("tls.key", &c.key);
+        assert!(tls.reload().expect("reload C"));
+        assert_eq!(served_certificate(&tls, &connector).await, c.der);
+    }
+
+    #[tokio::test]
+    async fn load_refuses_broken_files() {
+        let ca = Ca::new();
+        let dir = TempDir::new("load");
+        let a = ca.leaf("localhost");
+        let b = ca.leaf("localhost");
+        dir.write("tls.crt", &a.cert);
+        dir.write("tls.key", &b.key);
+        let error = ReloadingTls::load(dir.files(false)).expect_err("mismatch");
+        assert!(matches!(error, TlsError::KeyMismatch { .. }), "{error:?}");
+
+        dir.write("tls.key", &a.key);
+        let error = ReloadingTls::load(dir.files(true)).expect_err("no CA file");
+        assert!(
+            matches!(&error, TlsError::Read { path, .. } if path.ends_with("ca.crt")),
+            "{error:?}"
+        );
+        dir.write("ca.crt", "not a certificate\n");
+        let error = ReloadingTls::load(dir.files(true)).expect_err("no CA");
+        assert!(matches!(error, TlsError::NoCertificate { .. }), "{error:?}");
+        dir.write("ca.crt", &ca.pem);
+        ReloadingTls::load(dir.files(true)).expect("good files");
+    }
+
+    #[tokio::test]
+    async fn mutual_tls_requires_a_client_certificate_of_the_client_ca() {
+        let ca = Ca::new();
+        let dir = TempDir::new("mtls");
+        dir.write_leaf(&ca.leaf("localhost"));
+        dir.write("ca.crt", &ca.pem);
+        let tls = Arc::new(ReloadingTls::load(dir.files(true)).expect("load"));
+
+        // In TLS 1.3 the client may finish its handshake before the server refuses it: the
+        // server's side tells.
+        let anonymous = connect(&tls, &client(&ca, None)).await;
+        assert!(
+            anonymous.is_err(),
+            "a client without a certificate is served"
+        );
+
+        let other_ca = Ca::new();
+        let stranger = connect(&tls, &client(&ca, Some(&other_ca.leaf("client")))).await;
+        assert!(stranger.is_err(), "a client of another CA is served");
+
+        let (client, server) = connect(&tls, &client(&ca, Some(&ca.leaf("client"))))
+            .await
+            .expect("a client of the CA is refused");
+        assert_eq!(client.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
+        assert!(server.get_ref().1.peer_certificates().is_some());
+    }
+
+    /// A Kubernetes Secret volume: the files are symbolic links through `..data`, a link to a
+    /// timestamped directory, and an update re-points `..data` at once.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn follows_a_kubernetes_secret_volume_update() {
+        use std::os::unix::fs::symlink;
+
+        let ca = Ca::new();
+        let dir = TempDir::new("k8s");
+        let publish = |version: &str, leaf: &Leaf| {
+            std::fs::create_dir(dir.path(version)).expect("version dir");
+            std::fs::write(dir.path(version).join("tls.crt"), &leaf.cert).expect("write");
+            std::fs::write(dir.path(version).join("tls.key"), &leaf.key).expect("write");
+            symlink(version, dir.path("..data_tmp")).expect("link");
+            std::fs::rename(dir.path("..data_tmp"), dir.path("..data")).expect("swap");
+        };
+        let a = ca.leaf("localhost");
+        publish("..2025_01_01_00_00_00.1", &a);
+        for file in ["tls.crt", "tls.key"] {
+            symlink(format!("..data/{file}"), dir.path(file)).expect("link");
+        }
+        let tls = Arc::new(ReloadingTls::load(dir.files(false)).expect("load"));
+        let connector = client(&ca, None);
+        assert_eq!(served_certificate(&tls, &connector).await, a.der);
+
+        let b = ca.leaf("localhost");
+        publish("..2025_02_01_00_00_00.2", &b);
+        std::fs::remove_dir_all(dir.path("..2025_01_01_00_00_00.1")).expect("old version");
+        assert!(tls.reload().expect("reload"));
+        assert_eq!(served_certificate(&tls, &connector).await, b.der);
+    }
+
+    #[tokio::test]
+    async fn watch_picks_up_a_rotation() {
+        let ca = Ca::new();
+        let dir = TempDir::new("watch");
+        dir.write_leaf(&ca.leaf("localhost"));
+        let tls = Arc::new(ReloadingTls::load(dir.files(false)).expect("load"));
+        let before = tls.config();
+        let watch = tokio::spawn(Arc::clone(&tls).watch(Duration::from_millis(20)));
+
+        let b = ca.leaf("localhost");
+        dir.write_leaf(&b);
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while Arc::ptr_eq(&tls.config(), &before) {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await
+        .expect("the watch did not reload");
+        watch.abort();
+        assert_eq!(served_certificate(&tls, &client(&ca, None)).await, b.der);
+    }
+}
