@@ -14,6 +14,7 @@
 //! | `arbiter_games_adjudicated_total` | counter | `result` (`1-0`, `0-1`, `1/2-1/2`, `*`), `termination` |
 //! | `arbiter_moves_rejected_total` | counter | `reason` (`syntax`, `illegal`, `ambiguous`, `not_strict`) |
 //! | `arbiter_positions_validated_total` | counter | `valid` (`true`, `false`) |
+//! | `arbiter_tls_reloads_total` | counter | `result` (`ok`, `error`): certificate rotations by [`crate::tls::ReloadingTls::watch`] |
 //! | `arbiter_build_info` | gauge, always 1 | `version` |
 //!
 //! The status of a call is read from the `grpc-status` response header (trailers-only answers:
