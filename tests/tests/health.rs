@@ -1,6 +1,6 @@
-//! gRPC health (`grpc.health.v1`), the `arbiter health-check` subcommand, and graceful shutdown
-//! on SIGTERM: health turns NOT_SERVING while calls are still answered, then the process exits
-//! with code 0 within the drain timeout.
+//! gRPC health (`grpc.health.v1`, Check and Watch), the `arbiter health-check` subcommand, and
+//! graceful shutdown on SIGTERM: health turns NOT_SERVING while calls are still answered, then the
+//! process exits with code 0 within the drain timeout.
 
 use std::{
     process::Command,
@@ -9,10 +9,14 @@ use std::{
 
 use arbiter_e2e::{binary, command, server::Server, within};
 use arbiter_proto::v1::{ListLegalMovesRequest, Position, position};
-use tonic::{Code, transport::Channel};
+use tonic::{Code, Streaming, transport::Channel};
 use tonic_health::pb::{
-    HealthCheckRequest, health_check_response::ServingStatus, health_client::HealthClient,
+    HealthCheckRequest, HealthCheckResponse, health_check_response::ServingStatus,
+    health_client::HealthClient,
 };
+
+/// Long enough for a message that was going to come to arrive.
+const QUIET: Duration = Duration::from_millis(300);
 
 /// Asks for the health of `service` ("" is the whole server).
 async fn check(client: &mut HealthClient<Channel>, service: &str) -> Result<ServingStatus, Code> {
@@ -25,6 +29,31 @@ async fn check(client: &mut HealthClient<Channel>, service: &str) -> Result<Serv
     .await
     .map(|response| response.into_inner().status())
     .map_err(|status| status.code())
+}
+
+/// Starts a Watch of `service`.
+async fn watch(
+    client: &mut HealthClient<Channel>,
+    service: &str,
+) -> Streaming<HealthCheckResponse> {
+    within(
+        "Health/Watch",
+        client.watch(HealthCheckRequest {
+            service: service.to_owned(),
+        }),
+    )
+    .await
+    .unwrap_or_else(|status| panic!("Watch {service:?} is accepted: {status:?}"))
+    .into_inner()
+}
+
+/// The next message of a Watch: `Ok(Some(status))`, `Ok(None)` when the call ended with OK, or the
+/// code it ended with.
+async fn next(stream: &mut Streaming<HealthCheckResponse>) -> Result<Option<ServingStatus>, Code> {
+    within("the next Watch message", stream.message())
+        .await
+        .map(|message| message.map(|response| response.status()))
+        .map_err(|status| status.code())
 }
 
 /// Runs `arbiter health-check --addr URL ARGS...` and returns (exit code, stdout).
@@ -175,4 +204,94 @@ async fn sigint_also_stops_the_server() {
         "exit status {status}\n{}",
         server.stderr_tail()
     );
+}
+
+// gRPC health-checking protocol: Watch of an unknown service sends SERVICE_UNKNOWN and keeps the
+// call open (tonic-health's own service ended it with NOT_FOUND).
+#[tokio::test]
+async fn watch_of_unknown_service_sends_service_unknown_and_stays_open() {
+    let server = Server::start();
+    let mut health = HealthClient::new(server.channel().await);
+    let mut stream = watch(&mut health, "no.such.Service").await;
+    assert_eq!(
+        next(&mut stream).await,
+        Ok(Some(ServingStatus::ServiceUnknown))
+    );
+    let after = tokio::time::timeout(QUIET, stream.message()).await;
+    assert!(
+        after.is_err(),
+        "expected no message and no end within {QUIET:?}, got {after:?}"
+    );
+}
+
+// gRPC health-checking protocol: Check of an unknown service is NOT_FOUND, also while a Watch of
+// that name (which must stay open) is in progress.
+#[tokio::test]
+async fn check_of_unknown_service_is_not_found_even_while_watched() {
+    let server = Server::start();
+    let mut health = HealthClient::new(server.channel().await);
+    assert_eq!(
+        check(&mut health, "no.such.Service").await,
+        Err(Code::NotFound)
+    );
+    let mut stream = watch(&mut health, "no.such.Service").await;
+    assert_eq!(
+        next(&mut stream).await,
+        Ok(Some(ServingStatus::ServiceUnknown))
+    );
+    assert_eq!(
+        check(&mut health, "no.such.Service").await,
+        Err(Code::NotFound)
+    );
+}
+
+// gRPC health-checking protocol: Watch sends the current status, then each change. A Watch call
+// lasts until ended, and a graceful drain waits for every call: the server must end it when the
+// lame-duck period is over, or every shutdown with a watcher would last the whole drain timeout.
+#[tokio::test]
+async fn watch_of_readiness_turns_not_serving_on_sigterm_and_does_not_hold_the_drain() {
+    let drain_timeout = Duration::from_secs(10);
+    let mut server = Server::start_with(&["--lame-duck", "1s", "--drain-timeout", "10s"]);
+    let mut health = HealthClient::new(server.channel().await);
+    let mut readiness = watch(&mut health, "readiness").await;
+    let mut liveness = watch(&mut health, "liveness").await;
+    assert_eq!(next(&mut readiness).await, Ok(Some(ServingStatus::Serving)));
+    assert_eq!(next(&mut liveness).await, Ok(Some(ServingStatus::Serving)));
+
+    let signalled = Instant::now();
+    server.signal("TERM");
+    assert_eq!(
+        next(&mut readiness).await,
+        Ok(Some(ServingStatus::NotServing))
+    );
+    assert!(
+        signalled.elapsed() < Duration::from_secs(1),
+        "NOT_SERVING came {:?} after SIGTERM, after the lame-duck period",
+        signalled.elapsed()
+    );
+    // Liveness stays SERVING: no change to send until the server ends the calls.
+    for stream in [&mut readiness, &mut liveness] {
+        assert_eq!(next(stream).await, Err(Code::Unavailable));
+    }
+    assert!(
+        signalled.elapsed() >= Duration::from_secs(1),
+        "the Watch calls ended {:?} after SIGTERM, inside the lame-duck period",
+        signalled.elapsed()
+    );
+
+    // The client keeps its channel open: the server alone must finish the drain.
+    let status = server.exited(drain_timeout + Duration::from_secs(3)).await;
+    let took = signalled.elapsed();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "exit status {status}\n{}",
+        server.stderr_tail()
+    );
+    assert!(
+        took < drain_timeout / 2,
+        "exited after {took:?}: the drain waited for the Watch calls\n{}",
+        server.stderr_tail()
+    );
+    drop(health);
 }

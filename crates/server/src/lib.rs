@@ -5,7 +5,7 @@
 //! health, server reflection v1 and v1alpha, graceful shutdown), [`guard`] bounds every call in
 //! time and in number, [`metrics`] counts and times every call (Prometheus) and opens its log
 //! span, [`service`] holds the handlers, [`tls`] serves TLS certificates that are rotated
-//! without a restart, and [`health_check`] is a health client for probes.
+//! without a restart, [`health`] is the gRPC health service, and [`health_check`] is a health client for probes.
 //!
 //! ```no_run
 //! use arbiter_server::{cli::Cli, serve::{Bound, shutdown_signal}};
@@ -25,6 +25,7 @@ pub mod adjudicate;
 pub mod adjudicate_cli;
 pub mod cli;
 pub mod guard;
+pub mod health;
 pub mod health_check;
 pub mod logging;
 pub mod metrics;

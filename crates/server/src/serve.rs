@@ -10,12 +10,13 @@ use std::{
 use arbiter_proto::{SERVICE_NAME, v1::arbiter_service_server::ArbiterServiceServer};
 use tokio::net::TcpListener;
 use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig, server::TcpIncoming};
-use tonic_health::{ServingStatus, server::HealthReporter};
+use tonic_health::ServingStatus;
 use tower::Layer as _;
 
 use crate::{
     cli::ServeArgs,
     guard::GuardLayer,
+    health::HealthReporter,
     metrics::{MetricsError, MetricsLayer},
     service::{Arbiter, Limits},
 };
@@ -144,11 +145,9 @@ impl Bound {
         let metrics_task =
             metrics.map(|(listener, handle)| tokio::spawn(crate::metrics::serve(listener, handle)));
 
-        let (reporter, health_service) = tonic_health::server::health_reporter();
+        let (reporter, health_service) = crate::health::reporter();
         for name in DRAINED_NAMES.into_iter().chain([LIVENESS]) {
-            reporter
-                .set_service_status(name, ServingStatus::Serving)
-                .await;
+            reporter.set_status(name, ServingStatus::Serving);
         }
 
         // google.rpc's error details (BadRequest, ErrorInfo) are served too, so that grpcurl and
@@ -189,8 +188,10 @@ impl Bound {
                 lame_duck_ms = lame_duck.as_millis(),
                 "shutdown requested: health NOT_SERVING, draining"
             );
-            set_draining(&drain_reporter).await;
+            set_draining(&drain_reporter);
             tokio::time::sleep(lame_duck).await;
+            // Health Watch calls last until ended: end them, or the drain waits out its timeout.
+            drain_reporter.end_watches();
             tracing::info!("lame-duck period over: no new connections");
         };
 
@@ -295,11 +296,9 @@ pub fn jittered(age: Duration) -> Duration {
 }
 
 /// Turns every drained health name NOT_SERVING; liveness stays SERVING.
-pub async fn set_draining(reporter: &HealthReporter) {
+pub fn set_draining(reporter: &HealthReporter) {
     for name in DRAINED_NAMES {
-        reporter
-            .set_service_status(name, ServingStatus::NotServing)
-            .await;
+        reporter.set_status(name, ServingStatus::NotServing);
     }
 }
 
