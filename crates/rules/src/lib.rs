@@ -38,6 +38,7 @@ mod bitboard;
 mod chess960;
 mod fen;
 mod game;
+pub mod interrupt;
 mod magic_search;
 mod notation;
 mod polyglot_keys;

@@ -149,6 +149,11 @@ pub fn winnability(pos: &Position, side: Color, budget: AnalysisBudget) -> Winna
         Color::White => chess::Color::White,
         Color::Black => chess::Color::Black,
     };
+    // Each analyzer run holds a slot of the process-wide bound (its memory is its own), and
+    // work whose call has ended stops here.
+    let Some(_slot) = crate::interrupt::analysis_slot() else {
+        return Winnability::Undetermined;
+    };
     let cannot = || Winnability::CannotMate {
         reason: format!(
             "no series of legal moves lets {side} checkmate ({} against {}; proved by the Chess Unwinnability Analyzer)",
