@@ -21,6 +21,9 @@ pub const LISTENING_PREFIX: &str = "arbiter listening on ";
 /// The line prefix `arbiter serve` prints on standard output when `/metrics` listens.
 pub const METRICS_PREFIX: &str = "arbiter metrics on ";
 
+/// The line prefix `arbiter serve` prints on standard output when the health listener listens.
+pub const HEALTH_PREFIX: &str = "arbiter health on ";
+
 /// How much of the server's standard error is kept for failure messages.
 const STDERR_KEPT: usize = 16 * 1024;
 
@@ -31,6 +34,7 @@ pub struct Server {
     child: Child,
     addr: SocketAddr,
     metrics_addr: Arc<Mutex<Option<SocketAddr>>>,
+    health_addr: Arc<Mutex<Option<SocketAddr>>>,
     stderr: Arc<Mutex<String>>,
 }
 
@@ -63,6 +67,8 @@ impl Server {
                 "json",
                 "--metrics-addr",
                 "127.0.0.1:0",
+                "--health-addr",
+                "127.0.0.1:0",
             ])
             .args(args)
             .env("RUST_LOG", "info")
@@ -79,8 +85,10 @@ impl Server {
         }
         let (addr_tx, addr_rx) = mpsc::channel();
         let metrics_addr = Arc::new(Mutex::new(None));
+        let health_addr = Arc::new(Mutex::new(None));
         if let Some(pipe) = child.stdout.take() {
             let metrics = Arc::clone(&metrics_addr);
+            let health = Arc::clone(&health_addr);
             thread::spawn(move || {
                 let mut addr_tx = Some(addr_tx);
                 for line in BufReader::new(pipe).lines() {
@@ -90,6 +98,11 @@ impl Server {
                         && let Ok(mut metrics) = metrics.lock()
                     {
                         *metrics = addr.trim().parse().ok();
+                    }
+                    if let Some(addr) = line.strip_prefix(HEALTH_PREFIX)
+                        && let Ok(mut health) = health.lock()
+                    {
+                        *health = addr.trim().parse().ok();
                     }
                     if let Some(addr) = line.strip_prefix(LISTENING_PREFIX)
                         && let Some(tx) = addr_tx.take()
@@ -105,6 +118,7 @@ impl Server {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             metrics_addr,
+            health_addr,
             stderr,
         };
         match printed {
@@ -141,6 +155,16 @@ impl Server {
     #[must_use]
     pub fn metrics_addr(&self) -> Option<SocketAddr> {
         *self.metrics_addr.lock().expect("metrics address")
+    }
+
+    /// The address of the plaintext health listener, when the server printed one.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the output reader thread panicked.
+    #[must_use]
+    pub fn health_addr(&self) -> Option<SocketAddr> {
+        *self.health_addr.lock().expect("health address")
     }
 
     /// The text of `GET /metrics` (a plain HTTP/1.1 request over a socket).

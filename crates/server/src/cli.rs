@@ -15,6 +15,8 @@ pub struct Cli {
 
 /// The subcommands of `arbiter`.
 #[derive(Debug, Subcommand)]
+// Parsed once per process: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Serve the gRPC API until SIGTERM or SIGINT.
     Serve(ServeArgs),
@@ -40,8 +42,8 @@ pub struct ServeArgs {
     /// Address of the Prometheus endpoint (`GET /metrics`, HTTP/1.1); port 0 picks a free port
     /// (printed as "arbiter metrics on ADDR"); "" or "off" disables metrics.
     #[arg(long, env = "ARBITER_METRICS_ADDR", default_value = "[::]:9090",
-          value_parser = |text: &str| crate::metrics::parse_metrics_addr(text).map(MetricsAddr))]
-    pub metrics_addr: MetricsAddr,
+          value_parser = |text: &str| crate::metrics::parse_metrics_addr(text).map(OptionalAddr))]
+    pub metrics_addr: OptionalAddr,
 
     /// Largest accepted request message, in bytes.
     #[arg(long, env = "ARBITER_MAX_MESSAGE_BYTES", default_value_t = 4 * 1024 * 1024,
@@ -65,7 +67,8 @@ pub struct ServeArgs {
 
     /// How much analysis adjudication may spend on dead positions and on "can the opponent
     /// still checkmate?" (flag fall, resignation): material checks only, a fast sound check, or
-    /// the full helpmate search (bounded by the analyzer, and by the request timeout).
+    /// the full helpmate search (bounded by the analyzer's node limits, `--max-analyses` and the
+    /// request timeout).
     #[arg(long, env = "ARBITER_ANALYSIS", value_enum, default_value_t = Analysis::Full)]
     pub analysis: Analysis,
 
@@ -74,11 +77,38 @@ pub struct ServeArgs {
     #[arg(long, env = "ARBITER_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
     pub request_timeout: Duration,
 
-    /// Most calls in flight in the whole process; calls beyond it fail at once with
-    /// RESOURCE_EXHAUSTED instead of queueing.
-    #[arg(long, env = "ARBITER_CONCURRENCY_LIMIT", default_value_t = 256,
+    /// Threads that do the chess work of calls (0: one per available core). Memory and CPU of
+    /// the work are bounded by this number, whatever the number of calls.
+    #[arg(long, env = "ARBITER_WORKERS", default_value_t = 0)]
+    pub workers: u32,
+
+    /// Most unary calls admitted at once in the whole process, running or waiting for a worker;
+    /// calls beyond it fail at once with RESOURCE_EXHAUSTED.
+    #[arg(long, env = "ARBITER_CONCURRENCY_LIMIT", default_value_t = 2048,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency_limit: u32,
+
+    /// Longest time an admitted call waits for a free worker before it fails with
+    /// RESOURCE_EXHAUSTED (e.g. "1s", "200ms").
+    #[arg(long, env = "ARBITER_MAX_QUEUE_WAIT", default_value = "1s", value_parser = parse_duration)]
+    pub max_queue_wait: Duration,
+
+    /// Most AdjudicateGames streams open at once; a stream holds its share until it ends, and
+    /// streams beyond it fail at once with RESOURCE_EXHAUSTED.
+    #[arg(long, env = "ARBITER_MAX_STREAMS", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_streams: u32,
+
+    /// A stream that sends no request message for this long, or whose client reads no response
+    /// for this long, is ended with DEADLINE_EXCEEDED.
+    #[arg(long, env = "ARBITER_STREAM_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    pub stream_idle_timeout: Duration,
+
+    /// Most "can this side still checkmate?" analyzer runs at once in the process (each holds
+    /// its own search memory, see the README); further runs wait for one to finish.
+    #[arg(long, env = "ARBITER_MAX_ANALYSES", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_analyses: u32,
 
     /// Longest time a graceful shutdown may take, lame-duck period included, before the process
     /// exits anyway.
@@ -90,8 +120,41 @@ pub struct ServeArgs {
     #[arg(long, env = "ARBITER_LAME_DUCK", default_value = "2s", value_parser = parse_duration)]
     pub lame_duck: Duration,
 
+    /// Address of a second, plaintext listener that serves only gRPC health
+    /// (`grpc.health.v1.Health`), for probes: it has its own connection limit, so probes get
+    /// through when the main port is full, and it stays plaintext when the main port speaks TLS;
+    /// "" or "off" disables it. Port 0 picks a free port (printed as "arbiter health on ADDR").
+    #[arg(long, env = "ARBITER_HEALTH_ADDR", default_value = "[::]:50052",
+          value_parser = |text: &str| crate::metrics::parse_metrics_addr(text).map(OptionalAddr))]
+    pub health_addr: OptionalAddr,
+
+    /// Most connections open at once on the gRPC port; a connection beyond it is closed at once.
+    #[arg(long, env = "ARBITER_MAX_CONNECTIONS", default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+
+    /// Most connections open at once on the health port.
+    #[arg(long, env = "ARBITER_HEALTH_MAX_CONNECTIONS", default_value_t = 32,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub health_max_connections: u32,
+
+    /// Longest time from accepting a connection to its HTTP/2 preface, TLS handshake included;
+    /// slower connections are closed.
+    #[arg(long, env = "ARBITER_HANDSHAKE_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub handshake_timeout: Duration,
+
+    /// A connection with no call in progress for this long is closed (HTTP/2 GOAWAY first).
+    #[arg(long, env = "ARBITER_CONNECTION_IDLE_TIMEOUT", default_value = "5m", value_parser = parse_duration)]
+    pub connection_idle_timeout: Duration,
+
+    /// Most calls in progress on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS); a
+    /// client opens more connections or waits.
+    #[arg(long, env = "ARBITER_MAX_CONCURRENT_STREAMS", default_value_t = 128,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_concurrent_streams: u32,
+
     /// Connections older than this are asked to reconnect (HTTP/2 GOAWAY), so that clients
-    /// spread over new replicas; each process adds up to 10 % jitter.
+    /// spread over new replicas; each connection gets its own jitter of up to ±10 %.
     #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE", default_value = "5m", value_parser = parse_duration)]
     pub max_connection_age: Duration,
 
@@ -120,15 +183,32 @@ pub struct ServeArgs {
     #[arg(long, env = "ARBITER_TLS_CLIENT_CA", requires = "tls_cert")]
     pub tls_client_ca: Option<PathBuf>,
 
+    /// How often the TLS files are read again; a changed certificate is served to new
+    /// connections without a restart, a broken one is logged and the previous one kept. "0s"
+    /// turns reloading off.
+    #[arg(long, env = "ARBITER_TLS_RELOAD_INTERVAL", default_value = "30s", value_parser = parse_duration)]
+    pub tls_reload_interval: Duration,
+
     /// Log format; default: text on a terminal, JSON otherwise. The filter comes from RUST_LOG
     /// (default "info").
     #[arg(long, env = "ARBITER_LOG_FORMAT")]
     pub log_format: Option<LogFormat>,
 }
 
-/// The `--metrics-addr` value: `None` when metrics are off.
+impl ServeArgs {
+    /// The number of worker threads: `--workers`, or one per available core when it is 0.
+    #[must_use]
+    pub fn worker_threads(&self) -> usize {
+        match self.workers {
+            0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+            n => usize::try_from(n).unwrap_or(usize::MAX),
+        }
+    }
+}
+
+/// An address that can be turned off (`--metrics-addr`, `--health-addr`): `None` when off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MetricsAddr(pub Option<SocketAddr>);
+pub struct OptionalAddr(pub Option<SocketAddr>);
 
 /// Analysis budget of adjudication (see `arbiter_rules::AnalysisBudget`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -333,6 +413,19 @@ mod tests {
         assert_eq!(args.max_games_per_stream, 10_000);
         assert_eq!(args.http2_keepalive_interval, Duration::from_secs(60));
         assert_eq!(args.tls_cert, None);
+        assert_eq!(args.workers, 0);
+        assert_eq!(args.concurrency_limit, 2048);
+        assert_eq!(args.max_queue_wait, Duration::from_secs(1));
+        assert_eq!(args.max_streams, 256);
+        assert_eq!(args.stream_idle_timeout, Duration::from_secs(60));
+        assert_eq!(args.max_analyses, 1);
+        assert_eq!(args.max_connections, 1024);
+        assert_eq!(args.health_max_connections, 32);
+        assert_eq!(args.handshake_timeout, Duration::from_secs(10));
+        assert_eq!(args.connection_idle_timeout, Duration::from_secs(300));
+        assert_eq!(args.max_concurrent_streams, 128);
+        assert_eq!(args.health_addr.0.map(|addr| addr.port()), Some(50052));
+        assert_eq!(args.tls_reload_interval, Duration::from_secs(30));
     }
 
     #[test]
@@ -343,7 +436,7 @@ mod tests {
             let Command::Serve(args) = cli.command else {
                 panic!("expected serve");
             };
-            assert_eq!(args.metrics_addr, MetricsAddr(None));
+            assert_eq!(args.metrics_addr, OptionalAddr(None));
         }
     }
 }

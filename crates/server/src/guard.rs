@@ -1,9 +1,18 @@
-//! A tower layer that bounds every call: a process-wide concurrency cap that sheds load at once
-//! with `RESOURCE_EXHAUSTED`, and a deadline that answers `DEADLINE_EXCEEDED`. It also reports
-//! oversized request messages as `RESOURCE_EXHAUSTED`, as the gRPC spec asks.
+//! A tower layer that admits and bounds every call of the arbiter service: a process-wide
+//! concurrency limit for unary calls and a separate limit for streams, both shedding at once
+//! with `RESOURCE_EXHAUSTED` (counted in `arbiter_calls_shed_total{reason}` and summarised in the
+//! log by [`crate::overload`], never one line per call), and a deadline that answers
+//! `DEADLINE_EXCEEDED`. It also reports oversized request messages as `RESOURCE_EXHAUSTED`, as
+//! the gRPC spec asks.
+//!
+//! The admission permit travels with the request (an [`Admission`] extension): the handler hands
+//! it to the work, so that a unary call's permit is held until its work has really stopped, and a
+//! stream's for the whole life of the stream (not only until its response headers exist).
 //!
 //! tonic's own `Server::timeout` answers `CANCELLED`, and tower's `LoadShed` error is not a gRPC
-//! status, so both are done here, as a layer that always answers with a gRPC response.
+//! status, so both are done here, as a layer that always answers with a gRPC response. The
+//! server's accept loop does not add tonic's `grpc-timeout` layer, so this is the only deadline
+//! and an expired one is always `DEADLINE_EXCEEDED`.
 
 use std::{
     convert::Infallible,
@@ -17,26 +26,56 @@ use std::{
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Request, Response};
 use http_body::Frame;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::{Status, body::Body, server::NamedService};
 use tower::{Layer, Service, ServiceExt as _};
+
+use crate::workers::{ShedReason, record_shed};
+
+/// A call's admission: a share of the concurrency limit (unary calls) or of the stream limit
+/// (streams), given back when the last clone is dropped.
+#[derive(Debug, Clone)]
+pub struct Admission(#[allow(dead_code)] Arc<OwnedSemaphorePermit>);
 
 /// Limits applied by [`GuardLayer`].
 #[derive(Debug, Clone)]
 pub struct GuardLayer {
     permits: Arc<Semaphore>,
+    streams: Arc<Semaphore>,
+    stream_paths: Arc<[String]>,
     timeout: Duration,
 }
 
 impl GuardLayer {
-    /// A layer admitting at most `max_in_flight` calls at once (across every service it wraps)
-    /// and giving each at most `timeout`.
+    /// A layer admitting at most `max_in_flight` unary calls at once (across every service it
+    /// wraps) and at most `max_streams` calls whose path is one of `stream_paths` (e.g.
+    /// `/arbiter.v1.ArbiterService/AdjudicateGames`), and giving each unary call at most
+    /// `timeout`.
     #[must_use]
-    pub fn new(max_in_flight: usize, timeout: Duration) -> Self {
+    pub fn new(
+        max_in_flight: usize,
+        max_streams: usize,
+        stream_paths: Vec<String>,
+        timeout: Duration,
+    ) -> Self {
         Self {
             permits: Arc::new(Semaphore::new(max_in_flight.min(Semaphore::MAX_PERMITS))),
+            streams: Arc::new(Semaphore::new(max_streams.min(Semaphore::MAX_PERMITS))),
+            stream_paths: stream_paths.into(),
             timeout,
         }
+    }
+
+    /// Unary calls that could be admitted now.
+    #[must_use]
+    pub fn available(&self) -> usize {
+        self.permits.available_permits()
+    }
+
+    /// Streams that could be admitted now.
+    #[must_use]
+    pub fn available_streams(&self) -> usize {
+        self.streams.available_permits()
     }
 }
 
@@ -47,6 +86,8 @@ impl<S> Layer<S> for GuardLayer {
         Guard {
             inner,
             permits: Arc::clone(&self.permits),
+            streams: Arc::clone(&self.streams),
+            stream_paths: Arc::clone(&self.stream_paths),
             timeout: self.timeout,
         }
     }
@@ -57,6 +98,8 @@ impl<S> Layer<S> for GuardLayer {
 pub struct Guard<S> {
     inner: S,
     permits: Arc<Semaphore>,
+    streams: Arc<Semaphore>,
+    stream_paths: Arc<[String]>,
     timeout: Duration,
 }
 
@@ -83,23 +126,41 @@ where
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: Request<Body>) -> Self::Future {
-        let Ok(permit) = Arc::clone(&self.permits).try_acquire_owned() else {
-            tracing::warn!(path = %request.uri().path(), "concurrency limit reached, call shed");
-            return Box::pin(async {
-                Ok(
-                    Status::resource_exhausted("server overloaded: too many calls in flight")
-                        .into_http(),
-                )
+    fn call(&mut self, mut request: Request<Body>) -> Self::Future {
+        let stream = self
+            .stream_paths
+            .iter()
+            .any(|path| path == request.uri().path());
+        let (pool, reason, what) = if stream {
+            (&self.streams, ShedReason::StreamLimit, "streams")
+        } else {
+            (&self.permits, ShedReason::ConcurrencyLimit, "calls")
+        };
+        let Ok(permit) = Arc::clone(pool).try_acquire_owned() else {
+            record_shed(reason);
+            return Box::pin(async move {
+                Ok(Status::resource_exhausted(format!(
+                    "server overloaded: too many {what} in flight"
+                ))
+                .into_http())
             });
         };
-        let timeout = client_timeout(request.headers())
-            .map_or(self.timeout, |client| client.min(self.timeout));
+        let admission = Admission(Arc::new(permit));
+        request.extensions_mut().insert(admission.clone());
+        // A stream's handler returns at once; the stream bounds its own messages' work and idle
+        // time (see `service`), so the call deadline covers unary calls only.
+        let timeout = (!stream).then(|| {
+            client_timeout(request.headers())
+                .map_or(self.timeout, |client| client.min(self.timeout))
+        });
         let inner = self.inner.clone();
-        let path = request.uri().path().to_owned();
         Box::pin(async move {
-            let _permit = permit;
-            let started = std::time::Instant::now();
+            let _admission = admission;
+            let Some(timeout) = timeout else {
+                let Ok(mut response) = inner.oneshot(request).await;
+                oversize_is_resource_exhausted(&mut response);
+                return Ok(response);
+            };
             let response = match tokio::time::timeout(timeout, inner.oneshot(request)).await {
                 Ok(Ok(mut response)) => {
                     oversize_is_resource_exhausted(&mut response);
@@ -112,18 +173,6 @@ where
                 ))
                 .into_http(),
             };
-            // An answer with a message carries its status in the trailers: that is OK here.
-            let code = response
-                .headers()
-                .get("grpc-status")
-                .and_then(|code| code.to_str().ok())
-                .unwrap_or("0");
-            tracing::debug!(
-                %path,
-                grpc_status = code,
-                elapsed_us = started.elapsed().as_micros(),
-                "call finished"
-            );
             Ok(response)
         })
     }
@@ -260,8 +309,8 @@ mod tests {
 
     #[tokio::test]
     async fn slow_calls_get_deadline_exceeded() {
-        let mut service =
-            GuardLayer::new(4, Duration::from_millis(20)).layer(Slow(Duration::from_secs(5)));
+        let mut service = GuardLayer::new(4, 4, Vec::new(), Duration::from_millis(20))
+            .layer(Slow(Duration::from_secs(5)));
         let response = service.call(Request::new(Body::default())).await;
         let Ok(response) = response;
         assert_eq!(grpc_status(&response), Some("4"));
@@ -269,7 +318,7 @@ mod tests {
 
     #[tokio::test]
     async fn calls_beyond_the_limit_are_shed() {
-        let layer = GuardLayer::new(1, Duration::from_secs(5));
+        let layer = GuardLayer::new(1, 1, Vec::new(), Duration::from_secs(5));
         let mut first = layer.layer(Slow(Duration::from_millis(200)));
         let mut second = layer.layer(Slow(Duration::ZERO));
         let pending = first.call(Request::new(Body::default()));

@@ -2,10 +2,12 @@
 //!
 //! The `arbiter` binary is a thin command line over this library: [`cli`] parses flags and their
 //! `ARBITER_*` environment fallbacks, [`serve`] runs the gRPC server (the arbiter service, gRPC
-//! health, server reflection v1 and v1alpha, graceful shutdown), [`guard`] bounds every call in
-//! time and in number, [`metrics`] counts and times every call (Prometheus) and opens its log
-//! span, [`service`] holds the handlers, [`tls`] serves TLS certificates that are rotated
-//! without a restart, [`health`] is the gRPC health service, and [`health_check`] is a health client for probes.
+//! health, server reflection v1 and v1alpha, graceful shutdown) on [`transport`]'s bounded
+//! accept loop, [`guard`] admits and bounds every call in time and in number, [`workers`] runs
+//! their chess work on a fixed pool, [`overload`] logs what was shed at a bounded rate,
+//! [`metrics`] counts and times every call (Prometheus) and opens its log span, [`service`]
+//! holds the handlers, [`tls`] serves TLS certificates that are rotated without a restart,
+//! [`health`] is the gRPC health service, and [`health_check`] is a health client for probes.
 //!
 //! ```no_run
 //! use arbiter_server::{cli::Cli, serve::{Bound, shutdown_signal}};
@@ -29,6 +31,9 @@ pub mod health;
 pub mod health_check;
 pub mod logging;
 pub mod metrics;
+pub mod overload;
 pub mod serve;
 pub mod service;
 pub mod tls;
+pub mod transport;
+pub mod workers;

@@ -35,8 +35,10 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => {
             logging::init(args.log_format);
-            // Chess work runs on the blocking pool: at most one thread per admitted call.
-            let blocking_threads = usize::try_from(args.concurrency_limit).unwrap_or(512);
+            // Chess work runs on the blocking pool, one thread per worker: the pool never grows
+            // with the number of calls.
+            // One more for housekeeping (reading reloaded TLS files).
+            let blocking_threads = args.worker_threads() + 1;
             run_async(blocking_threads, async move {
                 // Listen for signals before anything is announced: a SIGTERM sent right after
                 // the listening line must start a drain, not kill the process.
@@ -46,6 +48,10 @@ fn main() -> ExitCode {
                 if let Some(metrics_addr) = bound.metrics_addr()? {
                     println!("arbiter metrics on {metrics_addr}");
                     tracing::info!(%metrics_addr, "metrics on /metrics");
+                }
+                if let Some(health_addr) = bound.health_addr()? {
+                    println!("arbiter health on {health_addr}");
+                    tracing::info!(%health_addr, "plaintext health listener");
                 }
                 // A plain line on stdout that scripts and end-to-end tests read.
                 println!("arbiter listening on {addr}");

@@ -2,14 +2,14 @@
 
 use std::{
     future::Future,
-    hash::{BuildHasher as _, RandomState},
     net::{Ipv4Addr, Ipv6Addr, SocketAddr},
+    sync::Arc,
     time::Duration,
 };
 
 use arbiter_proto::{SERVICE_NAME, v1::arbiter_service_server::ArbiterServiceServer};
 use tokio::net::TcpListener;
-use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig, server::TcpIncoming};
+use tonic::service::Routes;
 use tonic_health::ServingStatus;
 use tower::Layer as _;
 
@@ -18,8 +18,24 @@ use crate::{
     guard::GuardLayer,
     health::HealthReporter,
     metrics::{MetricsError, MetricsLayer},
-    service::{Arbiter, Limits},
+    service::{Arbiter, Limits, StreamTimes},
+    tls::{ReloadingTls, TlsFiles},
+    transport::{ConnectionLimits, Listener, TlsSource},
+    workers::Workers,
 };
+
+/// HTTP/2 flow-control window of one stream: what a client may send ahead of what the server
+/// has read on one call (256 KiB; a larger message is simply sent in several windows).
+pub const STREAM_WINDOW_BYTES: u32 = 256 * 1024;
+
+/// HTTP/2 flow-control window of one connection (1 MiB).
+pub const CONNECTION_WINDOW_BYTES: u32 = 1024 * 1024;
+
+/// Largest header list accepted from a client (16 KiB, as grpc-go's default).
+pub const MAX_HEADER_LIST_BYTES: u32 = 16 * 1024;
+
+/// How often what was shed is summarised in the log (one line at most per interval).
+pub const OVERLOAD_LOG_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Health name that reports whether the process is alive; it stays SERVING while draining, so
 /// that a liveness probe never kills a process that is shutting down cleanly.
@@ -49,36 +65,32 @@ pub enum ServeError {
     /// Metrics could not be set up.
     #[error(transparent)]
     Metrics(#[from] MetricsError),
-    /// A TLS file could not be read.
-    #[error("cannot read {path}: {source}")]
-    TlsFile {
-        /// The file.
-        path: std::path::PathBuf,
-        /// The read error.
-        source: std::io::Error,
-    },
-    /// The transport failed.
-    #[error("gRPC transport failed: {0}")]
-    Transport(#[from] tonic::transport::Error),
+    /// A TLS file could not be read or is broken.
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
 }
 
 /// A bound, not yet serving, server: lets callers learn the actual port before serving.
 #[derive(Debug)]
 pub struct Bound {
     listener: TcpListener,
+    health: Option<TcpListener>,
     metrics: Option<(TcpListener, metrics_exporter_prometheus::PrometheusHandle)>,
+    tls: Option<Arc<ReloadingTls>>,
     args: ServeArgs,
 }
 
 impl Bound {
-    /// Prepares the rules engine, opens the listening socket of `args.grpc_addr` (port 0
-    /// picks a free port) and, unless metrics are off, installs the metrics recorder and opens
-    /// the socket of `args.metrics_addr`.
+    /// Prepares the rules engine, reads the TLS files if any, opens the listening socket of
+    /// `args.grpc_addr` (port 0 picks a free port) and, unless they are off, the health port of
+    /// `args.health_addr`, and installs the metrics recorder and opens the socket of
+    /// `args.metrics_addr`.
     ///
     /// # Errors
     ///
-    /// Returns [`ServeError::Bind`] when the address cannot be bound, [`ServeError::Metrics`]
-    /// when the metrics address cannot be bound or a recorder is already installed.
+    /// Returns [`ServeError::Tls`] when a TLS file is unreadable or broken,
+    /// [`ServeError::Bind`] when an address cannot be bound, [`ServeError::Metrics`] when the
+    /// metrics address cannot be bound or a recorder is already installed.
     pub async fn bind(args: ServeArgs) -> Result<Self, ServeError> {
         // Build the move generator's attack tables now, not during the first call.
         let warm_up =
@@ -86,9 +98,25 @@ impl Bound {
         if let Err(error) = warm_up.await {
             tracing::warn!(%error, "move generator warm-up failed");
         }
+        let tls = match (&args.tls_cert, &args.tls_key) {
+            (Some(cert), Some(key)) => Some(Arc::new(ReloadingTls::load(TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+                client_ca: args.tls_client_ca.clone(),
+            })?)),
+            _ => None,
+        };
         let listener = bind_with_ipv4_fallback(args.grpc_addr)
             .await
             .map_err(|(addr, source)| ServeError::Bind { addr, source })?;
+        let health = match args.health_addr.0 {
+            Some(addr) => Some(
+                bind_with_ipv4_fallback(addr)
+                    .await
+                    .map_err(|(addr, source)| ServeError::Bind { addr, source })?,
+            ),
+            None => None,
+        };
         let metrics = match args.metrics_addr.0 {
             Some(addr) => {
                 let metrics_listener = crate::metrics::bind(addr).await?;
@@ -98,7 +126,9 @@ impl Bound {
         };
         Ok(Self {
             listener,
+            health,
             metrics,
+            tls,
             args,
         })
     }
@@ -110,6 +140,18 @@ impl Bound {
     /// Returns the socket error if the address cannot be read.
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
+    }
+
+    /// The address the plaintext health listener actually bound, `None` when it is off.
+    ///
+    /// # Errors
+    ///
+    /// Returns the socket error if the address cannot be read.
+    pub fn health_addr(&self) -> std::io::Result<Option<SocketAddr>> {
+        self.health
+            .as_ref()
+            .map(TcpListener::local_addr)
+            .transpose()
     }
 
     /// The address the `/metrics` endpoint actually bound, `None` when metrics are off.
@@ -138,12 +180,18 @@ impl Bound {
     ) -> Result<(), ServeError> {
         let Self {
             listener,
+            health,
             metrics,
+            tls,
             args,
         } = self;
         // Stopped when serving ends, so that no task outlives the server.
         let metrics_task =
             metrics.map(|(listener, handle)| tokio::spawn(crate::metrics::serve(listener, handle)));
+        let tls_task = tls
+            .as_ref()
+            .filter(|_| !args.tls_reload_interval.is_zero())
+            .map(|tls| tokio::spawn(Arc::clone(tls).watch(args.tls_reload_interval)));
 
         let (reporter, health_service) = crate::health::reporter();
         for name in DRAINED_NAMES.into_iter().chain([LIVENESS]) {
@@ -169,21 +217,66 @@ impl Bound {
             max_pgn_bytes: usize::try_from(args.max_pgn_bytes).unwrap_or(usize::MAX),
             max_games_per_stream: usize::try_from(args.max_games_per_stream).unwrap_or(usize::MAX),
         };
+        arbiter_rules::interrupt::set_max_concurrent_analyses(
+            usize::try_from(args.max_analyses).unwrap_or(1),
+        );
+        let workers = Workers::new(args.worker_threads(), args.max_queue_wait);
+        let stream_times = StreamTimes {
+            idle: args.stream_idle_timeout,
+            message: args.request_timeout,
+        };
         let max_bytes = usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX);
-        let arbiter = ArbiterServiceServer::new(Arbiter::new(limits))
+        let arbiter = ArbiterServiceServer::new(Arbiter::new(limits, workers, stream_times))
             .max_decoding_message_size(max_bytes)
             .max_encoding_message_size(max_bytes);
         let guard = GuardLayer::new(
             usize::try_from(args.concurrency_limit).unwrap_or(usize::MAX),
+            usize::try_from(args.max_streams).unwrap_or(usize::MAX),
+            vec![format!("/{SERVICE_NAME}/AdjudicateGames")],
             args.request_timeout,
         );
+        let overload_task = tokio::spawn(crate::overload::summarise(OVERLOAD_LOG_INTERVAL));
 
-        let (signalled_tx, signalled_rx) = tokio::sync::oneshot::channel::<()>();
+        // Outermost: the metrics layer sees every call, even those no service answers
+        // (UNIMPLEMENTED).
+        let routes = MetricsLayer.layer(
+            Routes::new(health_service.clone())
+                .add_service(reflection_v1)
+                .add_service(reflection_v1alpha)
+                .add_service(guard.layer(arbiter))
+                .prepare(),
+        );
+        let limits = connection_limits(&args, args.max_connections);
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        let grpc = Listener::new(
+            listener,
+            "grpc",
+            limits.clone(),
+            tls.map(|tls| -> TlsSource { Arc::new(move || tls.acceptor()) }),
+        )
+        .serve(routes, stop.clone());
+        let health = health.map(|listener| {
+            let limits = ConnectionLimits {
+                max_connections: usize::try_from(args.health_max_connections).unwrap_or(usize::MAX),
+                ..limits
+            };
+            let routes = MetricsLayer.layer(Routes::new(health_service).prepare());
+            Listener::new(listener, "health", limits, None).serve(routes, stop.clone())
+        });
+        let server = async move {
+            match health {
+                Some(health) => {
+                    tokio::join!(grpc, health);
+                }
+                None => grpc.await,
+            }
+        };
+
         let lame_duck = args.lame_duck.min(args.drain_timeout / 2);
+        let drain_timeout = args.drain_timeout;
         let drain_reporter = reporter.clone();
-        let lame_duck_shutdown = async move {
+        let stopping = async move {
             shutdown.await;
-            let _ = signalled_tx.send(());
             tracing::info!(
                 lame_duck_ms = lame_duck.as_millis(),
                 "shutdown requested: health NOT_SERVING, draining"
@@ -192,75 +285,46 @@ impl Bound {
             tokio::time::sleep(lame_duck).await;
             // Health Watch calls last until ended: end them, or the drain waits out its timeout.
             drain_reporter.end_watches();
-            tracing::info!("lame-duck period over: no new connections");
+            tracing::info!("lame-duck period over: no new connections, GOAWAY on open ones");
+            let _ = stop_tx.send(true);
+            // The drain as a whole, lame duck included, ends here at the latest.
+            tokio::time::sleep(drain_timeout.saturating_sub(lame_duck)).await;
         };
 
-        let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-        let mut builder = Server::builder();
-        if let Some(tls) = tls_config(&args)? {
-            builder = builder.tls_config(tls)?;
-        }
-        let keepalive = Some(args.http2_keepalive_interval).filter(|every| !every.is_zero());
-        let server = builder
-            .http2_keepalive_interval(keepalive)
-            .http2_keepalive_timeout(Some(args.http2_keepalive_timeout))
-            .max_connection_age(jittered(args.max_connection_age))
-            .max_connection_age_grace(args.max_connection_age_grace)
-            // Outermost: sees every call, even those no service answers (UNIMPLEMENTED).
-            .layer(MetricsLayer)
-            .add_service(health_service)
-            .add_service(reflection_v1)
-            .add_service(reflection_v1alpha)
-            .add_service(guard.layer(arbiter))
-            .serve_with_incoming_shutdown(incoming, lame_duck_shutdown);
-
-        let drain_timeout = args.drain_timeout;
-        let deadline = async move {
-            if signalled_rx.await.is_ok() {
-                tokio::time::sleep(drain_timeout).await;
-            } else {
-                std::future::pending::<()>().await;
-            }
-        };
-
-        let outcome = tokio::select! {
-            result = server => {
-                result.map(|()| tracing::info!("drained: all calls finished"))
-            }
-            () = deadline => {
+        tokio::select! {
+            () = server => tracing::info!("drained: all calls finished"),
+            () = stopping => {
                 tracing::warn!(
                     drain_timeout_ms = drain_timeout.as_millis(),
                     "drain timeout reached: exiting with calls still open"
                 );
-                Ok(())
             }
-        };
-        if let Some(task) = metrics_task {
+        }
+        for task in [metrics_task, tls_task, Some(overload_task)]
+            .into_iter()
+            .flatten()
+        {
             task.abort();
         }
-        Ok(outcome?)
+        Ok(())
     }
 }
 
-/// The server TLS settings of `--tls-cert`, `--tls-key` and `--tls-client-ca`; `None` for
-/// plaintext.
-fn tls_config(args: &ServeArgs) -> Result<Option<ServerTlsConfig>, ServeError> {
-    let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) else {
-        return Ok(None);
-    };
-    let mut tls = ServerTlsConfig::new().identity(Identity::from_pem(read(cert)?, read(key)?));
-    if let Some(ca) = &args.tls_client_ca {
-        // Client certificates are required, not optional.
-        tls = tls.client_ca_root(Certificate::from_pem(read(ca)?));
+/// The connection bounds of `args` for a listener of at most `max_connections` connections.
+fn connection_limits(args: &ServeArgs, max_connections: u32) -> ConnectionLimits {
+    ConnectionLimits {
+        max_connections: usize::try_from(max_connections).unwrap_or(usize::MAX),
+        handshake_timeout: args.handshake_timeout,
+        idle_timeout: args.connection_idle_timeout,
+        max_concurrent_streams: args.max_concurrent_streams,
+        max_age: Some(args.max_connection_age).filter(|age| !age.is_zero()),
+        max_age_grace: args.max_connection_age_grace,
+        keepalive_interval: Some(args.http2_keepalive_interval).filter(|every| !every.is_zero()),
+        keepalive_timeout: args.http2_keepalive_timeout,
+        stream_window: STREAM_WINDOW_BYTES,
+        connection_window: CONNECTION_WINDOW_BYTES,
+        max_header_list_bytes: MAX_HEADER_LIST_BYTES,
     }
-    Ok(Some(tls))
-}
-
-fn read(path: &std::path::Path) -> Result<Vec<u8>, ServeError> {
-    std::fs::read(path).map_err(|source| ServeError::TlsFile {
-        path: path.to_owned(),
-        source,
-    })
 }
 
 /// Binds `addr`; when it is the IPv6 wildcard and the host has no IPv6, binds every IPv4
@@ -283,16 +347,6 @@ pub async fn bind_with_ipv4_fallback(
         }
         Err(source) => Err((addr, source)),
     }
-}
-
-/// `age` plus or minus up to 10 %, chosen once per process, so that replicas started together
-/// do not close their connections together. tonic applies one age to every connection.
-#[must_use]
-pub fn jittered(age: Duration) -> Duration {
-    let random = RandomState::new().hash_one(std::process::id());
-    // A factor from 0.9 to 1.1 in steps of 0.001.
-    let permille = 900 + u32::try_from(random % 201).unwrap_or(100);
-    age * permille / 1000
 }
 
 /// Turns every drained health name NOT_SERVING; liveness stays SERVING.

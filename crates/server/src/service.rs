@@ -1,9 +1,9 @@
 //! The `arbiter.v1.ArbiterService` handlers: thin adapters between the wire conversions of
 //! `arbiter-proto` and the rules of `arbiter-rules`.
 //!
-//! The chess work of every call runs on tokio's blocking pool, so that a long analysis never
-//! stalls the threads that answer health checks and accept connections, and the call deadline of
-//! [`crate::guard`] can answer on time.
+//! The chess work of every call runs on the worker pool ([`crate::workers`]), so that a long
+//! analysis never stalls the threads that answer health checks and accept connections, the call
+//! deadline of [`crate::guard`] can answer on time, and the work stops when its call ends.
 
 use arbiter_proto::convert::{self, ConvertError, Notation};
 use arbiter_proto::v1::{
@@ -20,11 +20,15 @@ use arbiter_proto::v1::{
     AdjudicateGamesRequest, AdjudicateGamesResponse, adjudicate_games_request,
 };
 use arbiter_rules::{AdjudicationRequest, AnalysisBudget, CastlingMode};
-use tokio::sync::mpsc;
-use tokio_stream::{Stream, wrappers::ReceiverStream};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio_stream::Stream;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::adjudicate::{self, Place, Settings};
+use crate::guard::Admission;
+use crate::workers::Workers;
 
 /// Request limits enforced by the handlers.
 #[derive(Debug, Clone, Copy)]
@@ -50,17 +54,42 @@ impl Default for Limits {
     }
 }
 
+/// How long streams may wait, and how long a stream's message may take.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamTimes {
+    /// A stream that sends no message for this long, or whose client reads no response for this
+    /// long, is ended with `DEADLINE_EXCEEDED`.
+    pub idle: Duration,
+    /// Longest work on one message of a stream (the unary calls' request timeout).
+    pub message: Duration,
+}
+
+impl Default for StreamTimes {
+    fn default() -> Self {
+        Self {
+            idle: Duration::from_secs(60),
+            message: Duration::from_secs(10),
+        }
+    }
+}
+
 /// The arbiter service implementation.
 #[derive(Debug, Clone)]
 pub struct Arbiter {
     limits: Limits,
+    workers: Workers,
+    stream_times: StreamTimes,
 }
 
 impl Arbiter {
-    /// A service enforcing `limits`.
+    /// A service enforcing `limits`, doing its work on `workers`.
     #[must_use]
-    pub fn new(limits: Limits) -> Self {
-        Self { limits }
+    pub fn new(limits: Limits, workers: Workers, stream_times: StreamTimes) -> Self {
+        Self {
+            limits,
+            workers,
+            stream_times,
+        }
     }
 
     /// The limits this service enforces.
@@ -68,20 +97,21 @@ impl Arbiter {
     pub fn limits(&self) -> Limits {
         self.limits
     }
-}
 
-/// Runs `work` on the blocking pool; a panic in it becomes INTERNAL instead of a lost call.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, Status> + Send + 'static,
-) -> Result<Response<T>, Status> {
-    match tokio::task::spawn_blocking(work).await {
-        Ok(result) => result
+    /// Runs a unary call's `work` on a worker, holding the call's admission until the work has
+    /// returned; a rejected move is counted.
+    async fn unary<M: Send + 'static, T: Send + 'static>(
+        &self,
+        request: Request<M>,
+        work: impl FnOnce(&M) -> Result<T, Status> + Send + 'static,
+    ) -> Result<Response<T>, Status> {
+        let admission = request.extensions().get::<Admission>().cloned();
+        let message = request.into_inner();
+        self.workers
+            .run(admission, move || work(&message))
+            .await
             .inspect_err(crate::metrics::record_rejection)
-            .map(Response::new),
-        Err(error) => {
-            tracing::error!(%error, "handler failed");
-            Err(Status::internal("internal error while applying the rules"))
-        }
+            .map(Response::new)
     }
 }
 
@@ -273,46 +303,38 @@ fn adjudicate_pgn(
         .map_err(|error| adjudicate::pgn_error_to_convert(&error, "pgn").into())
 }
 
-/// The response stream of AdjudicateGames.
-pub type AdjudicateGamesStream =
-    Pin<Box<dyn Stream<Item = Result<AdjudicateGamesResponse, Status>> + Send + 'static>>;
-
 /// Responses an AdjudicateGames stream buffers before it waits for the client to read them.
 const STREAM_BUFFER: usize = 16;
 
 /// Why answering a stream message stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum StreamEnd {
-    /// The client is gone: nobody reads the responses.
-    ClientGone,
     /// The games-per-stream limit is reached.
     TooManyGames,
 }
 
-/// Answers one message of an AdjudicateGames stream: one response per game on `tx`, in order.
-/// Returns the number of responses sent.
+/// Answers one message of an AdjudicateGames stream: one response per game, in order, and
+/// whether the stream must end after them. Runs on a worker; it never waits for the client
+/// (the responses are sent by the stream's task), and stops between games once its call has
+/// ended.
 fn stream_message(
     message: &AdjudicateGamesRequest,
     first: Place,
     limits: Limits,
-    tx: &mpsc::Sender<Result<AdjudicateGamesResponse, Status>>,
-) -> Result<usize, StreamEnd> {
+) -> (Vec<AdjudicateGamesResponse>, Option<StreamEnd>) {
     let remaining = limits.max_games_per_stream.saturating_sub(first.index);
-    let send = |response: AdjudicateGamesResponse| {
-        tx.blocking_send(Ok(response))
-            .map_err(|_| StreamEnd::ClientGone)
-    };
     // A message that cannot hold games is answered by one error.
     let single = |result| {
         if remaining == 0 {
-            return Err(StreamEnd::TooManyGames);
+            return (Vec::new(), Some(StreamEnd::TooManyGames));
         }
-        send(AdjudicateGamesResponse {
+        let response = AdjudicateGamesResponse {
             index: u32::try_from(first.index).unwrap_or(u32::MAX),
             request_index: u32::try_from(first.request_index).unwrap_or(u32::MAX),
             result: Some(result),
             ..AdjudicateGamesResponse::default()
-        })
-        .map(|()| 1)
+        };
+        (vec![response], None)
     };
     let error = |error: ConvertError| {
         adjudicate_games_response_error(adjudicate::convert_error_to_wire(&error))
@@ -352,16 +374,18 @@ fn stream_message(
                 notation,
                 ..settings(limits, message.claim_draw)
             };
-            let mut outcome = Ok(());
-            let count = adjudicate::for_each_game(pgn.as_bytes(), &settings, first, |item| {
+            let mut responses = Vec::new();
+            let mut end = None;
+            adjudicate::for_each_game(pgn.as_bytes(), &settings, first, |item| {
                 if item.at.game_index >= remaining {
-                    outcome = Err(StreamEnd::TooManyGames);
+                    end = Some(StreamEnd::TooManyGames);
                     return false;
                 }
-                outcome = send(item.response());
-                outcome.is_ok()
+                responses.push(item.response());
+                // The call has ended: nobody reads the rest.
+                !arbiter_rules::interrupt::interrupted()
             });
-            outcome.map(|()| count)
+            (responses, end)
         }
         None => single(error(ConvertError::missing("game", "a game or pgn"))),
     }
@@ -373,52 +397,103 @@ fn adjudicate_games_response_error(
     arbiter_proto::v1::adjudicate_games_response::Result::Error(error)
 }
 
-/// Reads the request stream, answers its messages one after the other on the blocking pool, and
-/// sends the responses in order; stops at the first stream-level error.
+/// The response stream of AdjudicateGames: the responses the stream's task sends, then the
+/// status it ended with, if any. The final status travels apart from the responses, so that a
+/// stream whose client stopped reading (its response buffer full) can still be ended with a
+/// status the client sees when it reads again.
+pub struct ResponseStream {
+    responses: mpsc::Receiver<AdjudicateGamesResponse>,
+    end: Option<oneshot::Receiver<Status>>,
+}
+
+impl Stream for ResponseStream {
+    type Item = Result<AdjudicateGamesResponse, Status>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if let Some(response) = std::task::ready!(self.responses.poll_recv(cx)) {
+            return Poll::Ready(Some(Ok(response)));
+        }
+        // The task has ended: its status, if it left one.
+        let Some(end) = self.end.as_mut() else {
+            return Poll::Ready(None);
+        };
+        let status = std::task::ready!(Pin::new(end).poll(cx)).ok();
+        self.end = None;
+        Poll::Ready(status.map(Err))
+    }
+}
+
+/// The task behind one AdjudicateGames stream. It holds the stream's admission for its whole
+/// life; reads the request messages (ending the stream after `times.idle` without one), answers
+/// each on a worker (at most `times.message` of work per message, interrupted when the client
+/// goes away), and sends the responses in order (ending the stream when the client reads none
+/// for `times.idle`: no thread ever waits for a client).
 async fn run_stream(
     mut inbound: Streaming<AdjudicateGamesRequest>,
-    limits: Limits,
-    tx: mpsc::Sender<Result<AdjudicateGamesResponse, Status>>,
+    service: Arbiter,
+    admission: Option<Admission>,
+    tx: mpsc::Sender<AdjudicateGamesResponse>,
+    end: oneshot::Sender<Status>,
 ) {
+    let _admission = admission;
+    let (limits, times) = (service.limits, service.stream_times);
+    let idle_secs = times.idle.as_secs_f64();
     let mut first = Place::default();
-    loop {
-        let message = match inbound.message().await {
-            Ok(Some(message)) => message,
-            Ok(None) => return,
-            Err(status) => {
-                let _ = tx.send(Err(status)).await;
-                return;
+    let ended = loop {
+        let message = match tokio::time::timeout(times.idle, inbound.message()).await {
+            Ok(Ok(Some(message))) => message,
+            Ok(Ok(None)) => break None,
+            Ok(Err(status)) => break Some(status),
+            Err(_) => {
+                break Some(Status::deadline_exceeded(format!(
+                    "no request message for {idle_secs} s: the stream is closed (send messages more often, or open a stream when there are games)"
+                )));
             }
         };
-        let sender = tx.clone();
         let at = first;
-        let answered =
-            tokio::task::spawn_blocking(move || stream_message(&message, at, limits, &sender))
-                .await;
-        match answered {
-            Ok(Ok(count)) => {
-                first.index += count;
-                first.request_index += 1;
+        let work = service
+            .workers
+            .run_patiently((), move || Ok(stream_message(&message, at, limits)));
+        let answered = tokio::select! {
+            answered = tokio::time::timeout(times.message, work) => answered,
+            // Dropping the work interrupts it.
+            () = tx.closed() => return,
+        };
+        let (responses, stop) = match answered {
+            Ok(Ok(answered)) => answered,
+            Ok(Err(status)) => break Some(status),
+            Err(_) => {
+                break Some(Status::deadline_exceeded(format!(
+                    "the games of request message {} took more than {} ms",
+                    first.request_index,
+                    times.message.as_millis()
+                )));
             }
-            Ok(Err(StreamEnd::ClientGone)) => return,
-            Ok(Err(StreamEnd::TooManyGames)) => {
-                let status = Status::resource_exhausted(format!(
-                    "more than {} games on one stream: open another stream for the rest",
-                    limits.max_games_per_stream
-                ));
-                let _ = tx.send(Err(status)).await;
-                return;
-            }
-            Err(error) => {
-                tracing::error!(%error, "stream handler failed");
-                let _ = tx
-                    .send(Err(Status::internal(
-                        "internal error while applying the rules",
-                    )))
-                    .await;
-                return;
+        };
+        let count = responses.len();
+        for response in responses {
+            match tokio::time::timeout(times.idle, tx.send(response)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return, // the client is gone
+                Err(_) => {
+                    let _ = end.send(Status::deadline_exceeded(format!(
+                        "the client read no response for {idle_secs} s: the stream is closed"
+                    )));
+                    return;
+                }
             }
         }
+        first.index += count;
+        first.request_index += 1;
+        if stop == Some(StreamEnd::TooManyGames) {
+            break Some(Status::resource_exhausted(format!(
+                "more than {} games on one stream: open another stream for the rest",
+                limits.max_games_per_stream
+            )));
+        }
+    };
+    if let Some(status) = ended {
+        let _ = end.send(status);
     }
 }
 
@@ -461,53 +536,64 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<ListLegalMovesRequest>,
     ) -> Result<Response<ListLegalMovesResponse>, Status> {
-        let request = request.into_inner();
-        blocking(move || list_legal_moves(&request)).await
+        self.unary(request, list_legal_moves).await
     }
 
     async fn apply_move(
         &self,
         request: Request<ApplyMoveRequest>,
     ) -> Result<Response<ApplyMoveResponse>, Status> {
-        let (request, limits) = (request.into_inner(), self.limits);
-        blocking(move || apply_move(&request, limits)).await
+        let limits = self.limits;
+        self.unary(request, move |request| apply_move(request, limits))
+            .await
     }
 
     async fn apply_moves(
         &self,
         request: Request<ApplyMovesRequest>,
     ) -> Result<Response<ApplyMovesResponse>, Status> {
-        let (request, limits) = (request.into_inner(), self.limits);
-        blocking(move || apply_moves(&request, limits)).await
+        let limits = self.limits;
+        self.unary(request, move |request| apply_moves(request, limits))
+            .await
     }
 
     async fn adjudicate_game(
         &self,
         request: Request<AdjudicateGameRequest>,
     ) -> Result<Response<AdjudicateGameResponse>, Status> {
-        let (request, limits) = (request.into_inner(), self.limits);
-        blocking(move || adjudicate_game(&request, limits))
+        let limits = self.limits;
+        self.unary(request, move |request| adjudicate_game(request, limits))
             .await
             .inspect(|response| crate::metrics::record_adjudication(response.get_ref()))
     }
 
-    type AdjudicateGamesStream = AdjudicateGamesStream;
+    type AdjudicateGamesStream = ResponseStream;
 
     async fn adjudicate_games(
         &self,
         request: Request<Streaming<AdjudicateGamesRequest>>,
     ) -> Result<Response<Self::AdjudicateGamesStream>, Status> {
-        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
-        tokio::spawn(run_stream(request.into_inner(), self.limits, tx));
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        let admission = request.extensions().get::<Admission>().cloned();
+        let (tx, responses) = mpsc::channel(STREAM_BUFFER);
+        let (end_tx, end) = oneshot::channel();
+        tokio::spawn(run_stream(
+            request.into_inner(),
+            self.clone(),
+            admission,
+            tx,
+            end_tx,
+        ));
+        Ok(Response::new(ResponseStream {
+            responses,
+            end: Some(end),
+        }))
     }
 
     async fn validate_position(
         &self,
         request: Request<ValidatePositionRequest>,
     ) -> Result<Response<ValidatePositionResponse>, Status> {
-        let request = request.into_inner();
-        blocking(move || validate_position(&request))
+        self.unary(request, validate_position)
             .await
             .inspect(|response| crate::metrics::record_validation(response.get_ref().valid))
     }

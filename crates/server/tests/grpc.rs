@@ -40,6 +40,8 @@ fn args(extra: &[&str]) -> ServeArgs {
         // One process, many servers: the global metrics recorder is for the binary's tests.
         "--metrics-addr",
         "off",
+        "--health-addr",
+        "off",
     ];
     argv.extend_from_slice(extra);
     match Cli::try_parse_from(argv).expect("valid flags").command {

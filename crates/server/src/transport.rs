@@ -1,0 +1,494 @@
+//! The server's own accept loop: HTTP/2 connections with every resource bounded.
+//!
+//! tonic's `Server` runs an accept loop of its own, but it has no cap on open connections, no
+//! handshake or idle timeout, one maximum connection age for every connection (no per-connection
+//! jitter, and with a grace period it closes the connection without a GOAWAY first), and a TLS
+//! configuration read once. So the routes tonic builds are served here, on hyper's HTTP/2
+//! server, with:
+//!
+//! - a cap on open connections (`--max-connections`): a connection beyond it is closed at once
+//!   and counted (`arbiter_connections_closed_total{reason="limit"}`);
+//! - a handshake timeout (`--handshake-timeout`): the TLS handshake, if any, and the HTTP/2
+//!   connection preface must arrive within it, or the connection is closed;
+//! - an idle timeout (`--connection-idle-timeout`): a connection with no call in progress for
+//!   that long gets a GOAWAY and is closed;
+//! - a per-connection stream limit (`--max-concurrent-streams`, HTTP/2 SETTINGS);
+//! - a maximum connection age (`--max-connection-age`) jittered by up to ±10 % per connection,
+//!   then a GOAWAY, then a grace period (`--max-connection-age-grace`) for calls in progress
+//!   before the connection is closed;
+//! - the TLS certificate of the moment for each new connection ([`crate::tls`] reloads it);
+//! - a graceful drain: on shutdown, no new connections, a GOAWAY on each open one, and
+//!   [`Listener::serve`] returns once every connection has closed.
+//!
+//! Metrics, by `listener` (`grpc` or `health`): `arbiter_connections_open` (gauge),
+//! `arbiter_connections_accepted_total` and `arbiter_connections_closed_total{reason}`, reason
+//! one of `limit`, `handshake_timeout`, `tls_error`, `idle`, `max_age`, `shutdown`, `client`
+//! (the peer closed it or the connection failed).
+
+use std::{
+    convert::Infallible,
+    hash::{BuildHasher as _, RandomState},
+    net::SocketAddr,
+    pin::{Pin, pin},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, AtomicUsize, Ordering},
+    },
+    task::{Context, Poll},
+    time::Duration,
+};
+
+use bytes::Bytes;
+use http::{Request, Response};
+use http_body::Frame;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use tokio::{
+    io::{AsyncRead, AsyncWrite, ReadBuf},
+    net::{TcpListener, TcpStream},
+    sync::{Semaphore, watch},
+    time::Instant,
+};
+use tonic::{Status, body::Body, transport::server::TcpConnectInfo};
+use tower::{Service, ServiceExt as _};
+
+/// Length of the HTTP/2 client connection preface (RFC 9113, 3.4).
+const PREFACE_LEN: u64 = 24;
+
+/// The bounds of one listener's connections.
+#[derive(Debug, Clone)]
+pub struct ConnectionLimits {
+    /// Most connections open at once; more are closed at once.
+    pub max_connections: usize,
+    /// Longest time from accepting a connection to its HTTP/2 preface (TLS handshake included).
+    pub handshake_timeout: Duration,
+    /// A connection without a call in progress for this long is closed (GOAWAY first).
+    pub idle_timeout: Duration,
+    /// Most concurrent streams (calls) on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS).
+    pub max_concurrent_streams: u32,
+    /// Connections older than this (±10 % per connection) get a GOAWAY; `None`: no age limit.
+    pub max_age: Option<Duration>,
+    /// How long calls may go on after the GOAWAY of the age limit before the connection closes.
+    pub max_age_grace: Duration,
+    /// Interval of HTTP/2 keepalive pings; `None` disables them.
+    pub keepalive_interval: Option<Duration>,
+    /// How long to wait for the answer to a keepalive ping before closing the connection.
+    pub keepalive_timeout: Duration,
+    /// HTTP/2 flow-control window of one stream, in bytes: what a client may send ahead of
+    /// what the server has read on one call.
+    pub stream_window: u32,
+    /// HTTP/2 flow-control window of a whole connection, in bytes.
+    pub connection_window: u32,
+    /// Largest header list accepted from a client, in bytes.
+    pub max_header_list_bytes: u32,
+}
+
+/// Where new connections get their TLS configuration: called once per connection, so that a
+/// reloaded certificate is used from the next connection on.
+pub type TlsSource = Arc<dyn Fn() -> tokio_rustls::TlsAcceptor + Send + Sync>;
+
+/// A bound listening socket and how its connections are served.
+pub struct Listener {
+    tcp: TcpListener,
+    name: &'static str,
+    limits: ConnectionLimits,
+    tls: Option<TlsSource>,
+}
+
+impl std::fmt::Debug for Listener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Listener")
+            .field("addr", &self.tcp.local_addr().ok())
+            .field("name", &self.name)
+            .field("limits", &self.limits)
+            .field("tls", &self.tls.is_some())
+            .finish()
+    }
+}
+
+/// The reasons a connection is closed, as the `reason` label says them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Closed {
+    Limit,
+    HandshakeTimeout,
+    TlsError,
+    Idle,
+    MaxAge,
+    Shutdown,
+    Client,
+}
+
+impl Closed {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Limit => "limit",
+            Self::HandshakeTimeout => "handshake_timeout",
+            Self::TlsError => "tls_error",
+            Self::Idle => "idle",
+            Self::MaxAge => "max_age",
+            Self::Shutdown => "shutdown",
+            Self::Client => "client",
+        }
+    }
+}
+
+fn count_closed(listener: &'static str, reason: Closed) {
+    metrics::counter!(
+        "arbiter_connections_closed_total",
+        "listener" => listener,
+        "reason" => reason.label()
+    )
+    .increment(1);
+}
+
+impl Listener {
+    /// A listener named `name` (the `listener` label of its metrics) serving `tcp` under
+    /// `limits`, with TLS from `tls` when given.
+    #[must_use]
+    pub fn new(
+        tcp: TcpListener,
+        name: &'static str,
+        limits: ConnectionLimits,
+        tls: Option<TlsSource>,
+    ) -> Self {
+        Self {
+            tcp,
+            name,
+            limits,
+            tls,
+        }
+    }
+
+    /// The address bound.
+    ///
+    /// # Errors
+    ///
+    /// The socket error when the address cannot be read.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.tcp.local_addr()
+    }
+
+    /// Accepts and serves connections with `service` until `shutdown` turns true; then stops
+    /// accepting (the socket is closed), sends every open connection a GOAWAY and returns when
+    /// all of them have closed. Calls still running keep their connection open until they end
+    /// (the caller bounds the whole drain).
+    pub async fn serve<S>(self, service: S, mut shutdown: watch::Receiver<bool>)
+    where
+        S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>
+            + Clone
+            + Send
+            + 'static,
+        S::Future: Send + 'static,
+    {
+        let Self {
+            tcp,
+            name,
+            limits,
+            tls,
+        } = self;
+        let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
+        let open = Arc::new(Semaphore::new(max));
+        let limits = Arc::new(limits);
+        let local_addr = tcp.local_addr().ok();
+        loop {
+            let accepted = tokio::select! {
+                biased;
+                _ = shutdown.wait_for(|stop| *stop) => break,
+                accepted = tcp.accept() => accepted,
+            };
+            let (stream, peer) = match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // Out of file descriptors, or a connection reset before it was accepted:
+                    // wait a little rather than spin.
+                    tracing::debug!(%error, listener = name, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            };
+            let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
+                count_closed(name, Closed::Limit);
+                crate::overload::note_refused_connection();
+                drop(stream);
+                continue;
+            };
+            metrics::counter!("arbiter_connections_accepted_total", "listener" => name)
+                .increment(1);
+            let _ = stream.set_nodelay(true);
+            let info = TcpConnectInfo {
+                local_addr,
+                remote_addr: Some(peer),
+            };
+            let connection = serve_connection(
+                stream,
+                info,
+                name,
+                Arc::clone(&limits),
+                tls.as_ref().map(|source| source()),
+                service.clone(),
+                shutdown.clone(),
+            );
+            tokio::spawn(async move {
+                let _permit = permit;
+                let gauge = metrics::gauge!("arbiter_connections_open", "listener" => name);
+                gauge.increment(1.0);
+                connection.await;
+                gauge.decrement(1.0);
+            });
+        }
+        drop(tcp);
+        // Every connection holds a permit until it has closed.
+        let _ = open
+            .acquire_many(u32::try_from(max).unwrap_or(u32::MAX))
+            .await;
+    }
+}
+
+/// A connection's bytes, plain or TLS.
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+/// Counts the bytes read from a connection, so that the handshake timeout knows when the
+/// HTTP/2 preface has arrived.
+struct CountReads {
+    inner: Box<dyn Io>,
+    read: Arc<AtomicU64>,
+}
+
+impl AsyncRead for CountReads {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        let read = buf.filled().len().saturating_sub(before);
+        if read > 0 {
+            self.read
+                .fetch_add(u64::try_from(read).unwrap_or(u64::MAX), Ordering::Relaxed);
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for CountReads {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+}
+
+/// Calls in progress on one connection, and since when there has been none.
+struct Activity {
+    active: AtomicUsize,
+    idle_since: Mutex<Instant>,
+}
+
+impl Activity {
+    fn start(self: &Arc<Self>) -> CallInProgress {
+        self.active.fetch_add(1, Ordering::Relaxed);
+        CallInProgress(Arc::clone(self))
+    }
+
+    /// How long the connection has had no call in progress; `None` while it has one.
+    fn idle_for(&self) -> Option<Duration> {
+        if self.active.load(Ordering::Relaxed) > 0 {
+            return None;
+        }
+        self.idle_since.lock().ok().map(|since| since.elapsed())
+    }
+}
+
+/// One call in progress; ends when dropped (with the response body, or the call's future).
+struct CallInProgress(Arc<Activity>);
+
+impl Drop for CallInProgress {
+    fn drop(&mut self) {
+        if self.0.active.fetch_sub(1, Ordering::Relaxed) == 1
+            && let Ok(mut since) = self.0.idle_since.lock()
+        {
+            *since = Instant::now();
+        }
+    }
+}
+
+/// A response body that keeps its call counted as in progress until it ends.
+struct Tracked {
+    inner: Body,
+    _call: CallInProgress,
+}
+
+impl http_body::Body for Tracked {
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// `age` plus or minus up to 10 %, drawn anew for each connection, so that the connections of a
+/// replica (and replicas started together) do not all reconnect at the same moment.
+#[must_use]
+pub fn jittered(age: Duration) -> Duration {
+    static DRAWS: AtomicU64 = AtomicU64::new(0);
+    let random = RandomState::new().hash_one(DRAWS.fetch_add(1, Ordering::Relaxed));
+    // A factor from 0.9 to 1.1 in steps of 0.001.
+    let permille = 900 + u32::try_from(random % 201).unwrap_or(100);
+    age * permille / 1000
+}
+
+/// Serves one connection until it closes, enforcing the handshake timeout, the idle timeout, the
+/// age limit and the shutdown.
+async fn serve_connection<S>(
+    stream: TcpStream,
+    info: TcpConnectInfo,
+    name: &'static str,
+    limits: Arc<ConnectionLimits>,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    service: S,
+    mut shutdown: watch::Receiver<bool>,
+) where
+    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let accepted_at = Instant::now();
+    let handshake_deadline = accepted_at + limits.handshake_timeout;
+    let io: Box<dyn Io> = match tls {
+        None => Box::new(stream),
+        Some(acceptor) => {
+            match tokio::time::timeout_at(handshake_deadline, acceptor.accept(stream)).await {
+                Ok(Ok(stream)) => Box::new(stream),
+                Ok(Err(error)) => {
+                    tracing::debug!(%error, listener = name, peer = ?info.remote_addr, "TLS handshake failed");
+                    count_closed(name, Closed::TlsError);
+                    return;
+                }
+                Err(_) => {
+                    count_closed(name, Closed::HandshakeTimeout);
+                    return;
+                }
+            }
+        }
+    };
+    let read = Arc::new(AtomicU64::new(0));
+    let io = CountReads {
+        inner: io,
+        read: Arc::clone(&read),
+    };
+    let activity = Arc::new(Activity {
+        active: AtomicUsize::new(0),
+        idle_since: Mutex::new(accepted_at),
+    });
+    let calls = Arc::clone(&activity);
+    let hyper_service =
+        hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+            let call = calls.start();
+            let mut request = request.map(Body::new);
+            request.extensions_mut().insert(info.clone());
+            let service = service.clone();
+            async move {
+                let Ok(response) = service.oneshot(request).await;
+                Ok::<_, Infallible>(response.map(|inner| Body::new(Tracked { inner, _call: call })))
+            }
+        });
+    let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+    builder
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(limits.max_concurrent_streams)
+        .initial_stream_window_size(limits.stream_window)
+        .initial_connection_window_size(limits.connection_window)
+        .max_header_list_size(limits.max_header_list_bytes)
+        .keep_alive_interval(limits.keepalive_interval)
+        .keep_alive_timeout(limits.keepalive_timeout);
+    let mut connection = pin!(builder.serve_connection(TokioIo::new(io), hyper_service));
+
+    let age_deadline = limits.max_age.map(|age| accepted_at + jittered(age));
+    let idle_check =
+        (limits.idle_timeout / 4).clamp(Duration::from_millis(20), Duration::from_secs(5));
+    let mut idle_ticks = tokio::time::interval_at(accepted_at + idle_check, idle_check);
+    idle_ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut preface_pending = true;
+    // Set once a GOAWAY was sent: why, and when the connection is closed regardless.
+    let mut going_away: Option<(Closed, Option<Instant>)> = None;
+    let far_future = accepted_at + Duration::from_secs(86_400 * 365);
+
+    let reason = loop {
+        let hard_deadline = going_away
+            .and_then(|(_, deadline)| deadline)
+            .unwrap_or(far_future);
+        tokio::select! {
+            result = connection.as_mut() => {
+                if let Err(error) = result {
+                    tracing::debug!(%error, listener = name, "connection ended with an error");
+                }
+                break going_away.map_or(Closed::Client, |(reason, _)| reason);
+            }
+            () = tokio::time::sleep_until(handshake_deadline), if preface_pending => {
+                if read.load(Ordering::Relaxed) < PREFACE_LEN {
+                    break Closed::HandshakeTimeout;
+                }
+                preface_pending = false;
+            }
+            () = tokio::time::sleep_until(age_deadline.unwrap_or(far_future)),
+                if going_away.is_none() && age_deadline.is_some() =>
+            {
+                connection.as_mut().graceful_shutdown();
+                going_away = Some((Closed::MaxAge, Some(Instant::now() + limits.max_age_grace)));
+            }
+            _ = idle_ticks.tick(), if going_away.is_none() => {
+                if activity.idle_for().is_some_and(|idle| idle >= limits.idle_timeout) {
+                    connection.as_mut().graceful_shutdown();
+                    // Nothing is in progress: the GOAWAY is all that is left to send.
+                    going_away = Some((Closed::Idle, Some(Instant::now() + Duration::from_secs(1))));
+                }
+            }
+            _ = shutdown.wait_for(|stop| *stop), if going_away.is_none() => {
+                connection.as_mut().graceful_shutdown();
+                // Calls in progress may finish: the drain timeout of the caller bounds them.
+                going_away = Some((Closed::Shutdown, None));
+            }
+            () = tokio::time::sleep_until(hard_deadline), if going_away.is_some_and(|(_, deadline)| deadline.is_some()) => {
+                break going_away.map_or(Closed::Client, |(reason, _)| reason);
+            }
+        }
+    };
+    count_closed(name, reason);
+}
