@@ -65,7 +65,7 @@ async fn grpc_counters_are_exact() {
     assert_eq!(
         sample(
             &text,
-            &format!("grpc_server_handled_total{{{list},grpc_code=\"INVALID_ARGUMENT\"}}")
+            &format!("grpc_server_handled_total{{{list},grpc_code=\"InvalidArgument\"}}")
         ),
         Some(1.0),
         "{text}"
@@ -155,7 +155,7 @@ async fn calls_no_handler_answers_are_counted() {
         sample(
             &text,
             &format!(
-                "grpc_server_handled_total{{{},grpc_code=\"UNIMPLEMENTED\"}}",
+                "grpc_server_handled_total{{{},grpc_code=\"Unimplemented\"}}",
                 labels("NoSuchMethod")
             )
         ),
@@ -166,7 +166,7 @@ async fn calls_no_handler_answers_are_counted() {
         sample(
             &text,
             &format!(
-                "grpc_server_handled_total{{{},grpc_code=\"RESOURCE_EXHAUSTED\"}}",
+                "grpc_server_handled_total{{{},grpc_code=\"ResourceExhausted\"}}",
                 labels("ApplyMoves")
             )
         ),

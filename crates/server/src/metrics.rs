@@ -7,7 +7,7 @@
 //! | metric | type | labels |
 //! |---|---|---|
 //! | `grpc_server_started_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
-//! | `grpc_server_handled_total` | counter | the same and `grpc_code` (e.g. `OK`, `INVALID_ARGUMENT`) |
+//! | `grpc_server_handled_total` | counter | the same and `grpc_code` (e.g. `OK`, `InvalidArgument`) |
 //! | `grpc_server_handling_seconds` | histogram (seconds) | `grpc_type`, `grpc_service`, `grpc_method` |
 //! | `grpc_server_msg_received_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
 //! | `grpc_server_msg_sent_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
@@ -16,11 +16,16 @@
 //! | `arbiter_positions_validated_total` | counter | `valid` (`true`, `false`) |
 //! | `arbiter_build_info` | gauge, always 1 | `version` |
 //!
+//! `grpc_code` values are grpc-go's names of the status codes ([`code_name`]: `OK`, `Canceled`,
+//! `Unknown`, `InvalidArgument`, `DeadlineExceeded`, `NotFound`, `AlreadyExists`,
+//! `PermissionDenied`, `ResourceExhausted`, `FailedPrecondition`, `Aborted`, `OutOfRange`,
+//! `Unimplemented`, `Internal`, `Unavailable`, `DataLoss`, `Unauthenticated`), as
+//! go-grpc-prometheus writes them.
+//!
 //! The status of a call is read from the `grpc-status` response header (trailers-only answers:
 //! errors, load shedding, deadlines) or from the trailers, so calls that never reach a handler
-//! (UNIMPLEMENTED, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED, OUT_OF_RANGE) are counted too. A call
-//! whose response body is dropped before its trailers (the client went away) counts as
-//! `CANCELLED`.
+//! (`Unimplemented`, `ResourceExhausted`, `DeadlineExceeded`) are counted too. A call whose
+//! response body is dropped before its trailers (the client went away) counts as `Canceled`.
 //!
 //! A process has a single global recorder ([`install`]); the end-to-end tests scrape a real
 //! server process.
@@ -333,9 +338,9 @@ impl CallLabels {
         metrics::histogram!("grpc_server_handling_seconds", &labels)
             .record(started.elapsed().as_secs_f64());
         let mut handled = labels.to_vec();
-        handled.push(("grpc_code", code_name(code).to_owned()));
-        metrics::counter!("grpc_server_handled_total", &handled).increment(1);
         let code = code_name(code);
+        handled.push(("grpc_code", code.to_owned()));
+        metrics::counter!("grpc_server_handled_total", &handled).increment(1);
         let elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         self.span.in_scope(|| {
             tracing::info!(grpc_status = code, elapsed_us, "call finished");
@@ -343,27 +348,31 @@ impl CallLabels {
     }
 }
 
-/// The upper-case name of a gRPC status code, as in `grpc_code="INVALID_ARGUMENT"`.
+/// The name of a gRPC status code as grpc-go's `codes.Code.String()` writes it, which is the
+/// `grpc_code` label value of the go-grpc-prometheus conventions (`OK`, `Canceled`,
+/// `InvalidArgument`, `ResourceExhausted`, ...): dashboards and alerts written for other gRPC
+/// servers work unchanged. The `grpc_status` field of the call's log line uses the same names,
+/// so that a value seen on a dashboard can be searched for in the logs as it is.
 #[must_use]
 pub fn code_name(code: Code) -> &'static str {
     match code {
         Code::Ok => "OK",
-        Code::Cancelled => "CANCELLED",
-        Code::Unknown => "UNKNOWN",
-        Code::InvalidArgument => "INVALID_ARGUMENT",
-        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
-        Code::NotFound => "NOT_FOUND",
-        Code::AlreadyExists => "ALREADY_EXISTS",
-        Code::PermissionDenied => "PERMISSION_DENIED",
-        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
-        Code::FailedPrecondition => "FAILED_PRECONDITION",
-        Code::Aborted => "ABORTED",
-        Code::OutOfRange => "OUT_OF_RANGE",
-        Code::Unimplemented => "UNIMPLEMENTED",
-        Code::Internal => "INTERNAL",
-        Code::Unavailable => "UNAVAILABLE",
-        Code::DataLoss => "DATA_LOSS",
-        Code::Unauthenticated => "UNAUTHENTICATED",
+        Code::Cancelled => "Canceled",
+        Code::Unknown => "Unknown",
+        Code::InvalidArgument => "InvalidArgument",
+        Code::DeadlineExceeded => "DeadlineExceeded",
+        Code::NotFound => "NotFound",
+        Code::AlreadyExists => "AlreadyExists",
+        Code::PermissionDenied => "PermissionDenied",
+        Code::ResourceExhausted => "ResourceExhausted",
+        Code::FailedPrecondition => "FailedPrecondition",
+        Code::Aborted => "Aborted",
+        Code::OutOfRange => "OutOfRange",
+        Code::Unimplemented => "Unimplemented",
+        Code::Internal => "Internal",
+        Code::Unavailable => "Unavailable",
+        Code::DataLoss => "DataLoss",
+        Code::Unauthenticated => "Unauthenticated",
     }
 }
 
@@ -579,12 +588,90 @@ mod tests {
         );
     }
 
+    /// go-grpc-prometheus writes grpc-go's `codes.Code.String()`; dashboards and alerts match
+    /// those exact strings (one `l` in `Canceled`), in the order of the code numbers.
+    #[test]
+    fn code_labels_are_grpc_go_code_names() {
+        let grpc_go = [
+            "OK",
+            "Canceled",
+            "Unknown",
+            "InvalidArgument",
+            "DeadlineExceeded",
+            "NotFound",
+            "AlreadyExists",
+            "PermissionDenied",
+            "ResourceExhausted",
+            "FailedPrecondition",
+            "Aborted",
+            "OutOfRange",
+            "Unimplemented",
+            "Internal",
+            "Unavailable",
+            "DataLoss",
+            "Unauthenticated",
+        ];
+        for (number, name) in (0..).zip(grpc_go) {
+            assert_eq!(code_name(Code::from_i32(number)), name, "code {number}");
+        }
+    }
+
+    /// The `grpc_code` values that a PromQL text (or a JSON file holding PromQL) matches on,
+    /// `|`-separated alternatives split.
+    fn grpc_code_values(text: &str) -> Vec<String> {
+        let mut values = Vec::new();
+        for (at, _) in text.match_indices("grpc_code") {
+            let rest = text[at + "grpc_code".len()..].trim_start_matches([' ', '=', '!', '~']);
+            let Some(rest) = rest
+                .strip_prefix("\\\"")
+                .or_else(|| rest.strip_prefix('"'))
+            else {
+                continue; // `by (grpc_code)`, a legend, ...
+            };
+            let value = rest.split(['"', '\\']).next().unwrap_or_default();
+            values.extend(value.split('|').map(str::to_owned));
+        }
+        values
+    }
+
+    /// An alert or panel matching a code name the server never writes (`RESOURCE_EXHAUSTED`,
+    /// `Cancelled`) would silently never fire or always show zero.
+    #[test]
+    fn alerts_and_dashboards_match_only_emitted_code_names() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let emitted: Vec<&str> = (0..17).map(|n| code_name(Code::from_i32(n))).collect();
+        let mut seen = 0;
+        for file in [
+            "deploy/prometheus/arbiter.rules.yaml",
+            "deploy/kustomize/overlays/production/prometheusrule.yaml",
+            "helm/arbiter/templates/prometheusrule.yaml",
+            "deploy/grafana/arbiter-dashboard.json",
+            "helm/arbiter/dashboards/arbiter-dashboard.json",
+        ] {
+            let text = std::fs::read_to_string(root.join(file)).expect(file);
+            let values = grpc_code_values(&text);
+            assert!(!values.is_empty(), "{file} matches no grpc_code");
+            for value in values {
+                assert!(
+                    emitted.contains(&value.as_str()),
+                    "{file}: grpc_code {value:?} is never emitted"
+                );
+                seen += 1;
+            }
+        }
+        assert!(seen > 0);
+        assert_eq!(
+            grpc_code_values(r#"rate(x{grpc_code=~"Internal|Unknown"}[5m]) by (grpc_code)"#),
+            ["Internal", "Unknown"]
+        );
+    }
+
     #[test]
     fn status_codes_are_read() {
         let mut headers = HeaderMap::new();
         assert_eq!(status_in(&headers), None);
         headers.insert("grpc-status", http::HeaderValue::from_static("8"));
         assert_eq!(status_in(&headers), Some(Code::ResourceExhausted));
-        assert_eq!(code_name(Code::ResourceExhausted), "RESOURCE_EXHAUSTED");
+        assert_eq!(code_name(Code::ResourceExhausted), "ResourceExhausted");
     }
 }
