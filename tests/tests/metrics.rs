@@ -154,10 +154,7 @@ async fn calls_no_handler_answers_are_counted() {
     assert_eq!(
         sample(
             &text,
-            &format!(
-                "grpc_server_handled_total{{{},grpc_code=\"Unimplemented\"}}",
-                labels("NoSuchMethod")
-            )
+            "grpc_server_handled_total{grpc_type=\"unary\",grpc_service=\"unknown\",grpc_method=\"unknown\",grpc_code=\"Unimplemented\"}"
         ),
         Some(1.0),
         "{text}"
@@ -171,6 +168,60 @@ async fn calls_no_handler_answers_are_counted() {
             )
         ),
         Some(1.0),
+        "{text}"
+    );
+}
+
+/// Calls a made-up `path` (any path tonic accepts) and expects `Unimplemented`.
+async fn call_made_up_path(channel: tonic::transport::Channel, path: &'static str) {
+    let mut grpc = tonic::client::Grpc::new(channel);
+    within("ready", grpc.ready()).await.expect("ready");
+    let status = within(
+        path,
+        grpc.unary::<_, tonic_health::pb::HealthCheckResponse, _>(
+            tonic::Request::new(tonic_health::pb::HealthCheckRequest::default()),
+            http::uri::PathAndQuery::from_static(path),
+            tonic_prost::ProstCodec::default(),
+        ),
+    )
+    .await
+    .expect_err("a made-up path");
+    assert_eq!(status.code(), Code::Unimplemented, "{path}");
+}
+
+/// Clients choose the paths they call: if each made-up service or method became label values,
+/// any client could create series without bound. They all land in one `unknown` series.
+#[tokio::test]
+async fn made_up_paths_create_no_series() {
+    let server = Server::start();
+    let channel = server.channel().await;
+    let made_up = [
+        "/evil.Svc1/Method1",
+        "/arbiter.v1.ArbiterService/NoSuchMethod7",
+        "/garbage-path-9",
+    ];
+    for path in made_up {
+        call_made_up_path(channel.clone(), path).await;
+    }
+    let text = server.scrape();
+    for name in ["evil", "Svc1", "Method1", "NoSuchMethod7", "garbage"] {
+        assert!(
+            !text.contains(name),
+            "{name} made it into the metrics:\n{text}"
+        );
+    }
+    let unknown = "grpc_type=\"unary\",grpc_service=\"unknown\",grpc_method=\"unknown\"";
+    assert_eq!(
+        sample(
+            &text,
+            &format!("grpc_server_handled_total{{{unknown},grpc_code=\"Unimplemented\"}}")
+        ),
+        Some(3.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, &format!("grpc_server_started_total{{{unknown}}}")),
+        Some(3.0),
         "{text}"
     );
 }
