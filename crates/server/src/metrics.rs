@@ -285,7 +285,11 @@ pub const KNOWN_METHODS: [(&str, &str, &str); 10] = [
     ("arbiter.v1.ArbiterService", "ApplyMoves", "unary"),
     ("arbiter.v1.ArbiterService", "AdjudicateGame", "unary"),
     ("arbiter.v1.ArbiterService", "ValidatePosition", "unary"),
-    ("arbiter.v1.ArbiterService", "AdjudicateGames", "bidi_stream"),
+    (
+        "arbiter.v1.ArbiterService",
+        "AdjudicateGames",
+        "bidi_stream",
+    ),
     ("grpc.health.v1.Health", "Check", "unary"),
     ("grpc.health.v1.Health", "Watch", "server_stream"),
     (
@@ -343,9 +347,10 @@ impl CallLabels {
                     .iter()
                     .find(|known| known.0 == service && known.1 == method)
             })
-            .map_or(("unary", UNKNOWN, UNKNOWN), |&(service, method, grpc_type)| {
-                (grpc_type, service, method)
-            });
+            .map_or(
+                ("unary", UNKNOWN, UNKNOWN),
+                |&(service, method, grpc_type)| (grpc_type, service, method),
+            );
         Self {
             grpc_type,
             service,
@@ -760,10 +765,7 @@ mod tests {
         let mut values = Vec::new();
         for (at, _) in text.match_indices("grpc_code") {
             let rest = text[at + "grpc_code".len()..].trim_start_matches([' ', '=', '!', '~']);
-            let Some(rest) = rest
-                .strip_prefix("\\\"")
-                .or_else(|| rest.strip_prefix('"'))
-            else {
+            let Some(rest) = rest.strip_prefix("\\\"").or_else(|| rest.strip_prefix('"')) else {
                 continue; // `by (grpc_code)`, a legend, ...
             };
             let value = rest.split(['"', '\\']).next().unwrap_or_default();
