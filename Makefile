@@ -15,8 +15,9 @@ SERVE_ARGS ?=
 # on the command line: `make test TEST_EXTRA=my-step`).
 TEST_STEPS := fmt-check clippy cargo-test buf-lint
 TEST_EXTRA ?=
-# Render, lint and schema-check the Helm chart and kustomize base, lint the Dockerfile, and run
-# the binary as the rendered Deployment would (mk/deploy.mk).
+# Render, lint and schema-check the Helm chart and kustomize base, lint the Dockerfile, unit-test
+# the alert rules with promtool (Debian's prometheus package, installed with apt-get when
+# missing), and run the binary as the rendered Deployment would (mk/deploy.mk).
 TEST_EXTRA += deploy-check
 TEST_STEPS += $(TEST_EXTRA)
 

@@ -1,5 +1,6 @@
-# Deployment checks: Dockerfile, Helm chart, kustomize base, alerts, dashboard and a smoke run of
-# the binary as the chart's Deployment runs it. No Docker engine or cluster needed.
+# Deployment checks: Dockerfile, Helm chart, kustomize base, alerts (and their promtool unit
+# tests), dashboard and a smoke run of the binary as the chart's Deployment runs it. No Docker
+# engine or cluster needed.
 #
 # Include from the Makefile:   include mk/deploy.mk        (anywhere)
 #                              TEST_EXTRA += deploy-check  (before `TEST_STEPS += $(TEST_EXTRA)`)
@@ -20,10 +21,15 @@ DEPLOY_KUBE_VERSIONS ?= 1.27.0 1.37.0
 # Extra flags for the smoke test: the server reads every ARBITER_* name the chart sets, so an
 # unknown one fails.
 DEPLOY_SMOKE_ARGS ?= --strict-env
+# promtool, from Debian's `prometheus` package (installed by deploy-promtool when missing).
+PROMTOOL ?= promtool
+DEPLOY_RULES := deploy/prometheus/arbiter.rules.yaml
+DEPLOY_RULES_TEST := deploy/prometheus/arbiter.rules.test.yaml
 
-.PHONY: deploy-check deploy-venv deploy-lint deploy-smoke deploy-build-release
+.PHONY: deploy-check deploy-venv deploy-lint deploy-rules deploy-promtool deploy-smoke \
+	deploy-build-release
 
-deploy-check: deploy-lint deploy-smoke
+deploy-check: deploy-lint deploy-rules deploy-smoke
 
 deploy-venv: $(DEPLOY_STAMP)
 
@@ -34,6 +40,26 @@ $(DEPLOY_STAMP): requirements-deploy.txt
 
 deploy-lint: $(DEPLOY_STAMP)
 	$(DEPLOY_PY) scripts/check-deploy.py $(addprefix --kube-version ,$(DEPLOY_KUBE_VERSIONS))
+
+# The alert rules parse and pass their unit tests (deploy-lint checks that the chart and the
+# kustomize overlay hold the same groups).
+deploy-rules: deploy-promtool
+	$(PROMTOOL) check rules $(DEPLOY_RULES)
+	$(PROMTOOL) test rules $(DEPLOY_RULES_TEST)
+
+# Installs Debian's `prometheus` package (which ships promtool) when promtool is not on PATH;
+# fails, and says why, when it cannot. Needs root (CI is root) or sudo.
+deploy-promtool:
+	@if ! command -v $(PROMTOOL) >/dev/null 2>&1; then \
+		echo "$(PROMTOOL) not found: installing the Debian package prometheus (apt-get)"; \
+		if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+		{ $$sudo apt-get update && \
+		  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends prometheus; } \
+		|| { echo "deploy-promtool: FAILED to install prometheus with apt-get; the alert rule tests need promtool" >&2; exit 1; }; \
+	fi; \
+	command -v $(PROMTOOL) >/dev/null 2>&1 \
+		|| { echo "deploy-promtool: FAILED: no $(PROMTOOL) on PATH even after installing prometheus" >&2; exit 1; }
+	@$(PROMTOOL) --version 2>&1 | head -n 1
 
 # The image builds with the same command (deploy/Dockerfile).
 deploy-build-release:

@@ -12,9 +12,11 @@ Run inside the deploy virtual environment (`make -f mk/deploy.mk deploy-lint` cr
     kubernetes-validate --strict against each pinned Kubernetes version; Prometheus Operator
     objects against the strict CRD subsets in deploy/schemas/;
   - invariants: labels, probes, security context, port names, selectors, test hook, drain time;
-  - the kustomize base agrees with the chart; the alert rules file agrees with the chart's
-    PrometheusRule; the Grafana dashboard copies are identical; every PromQL expression parses
-    (promql-parser) and uses only the server's metrics; `promtool check rules` when installed.
+  - the kustomize base agrees with the chart; the alert rules file agrees with the chart's and
+    the kustomize overlay's PrometheusRule; the Grafana dashboard copies are identical; every
+    PromQL expression parses (promql-parser) and uses only the server's metrics; `promtool
+    check rules` when installed; the promtool unit tests (deploy/prometheus/
+    arbiter.rules.test.yaml, run by `make deploy-rules`) test every alert both firing and silent.
 
 Exit status 0 when everything passes; prints one line per check and a closing summary line.
 """
@@ -42,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHART = ROOT / "helm" / "arbiter"
 KUSTOMIZE = [ROOT / "deploy" / "kustomize" / "base", ROOT / "deploy" / "kustomize" / "overlays" / "production"]
 RULES = ROOT / "deploy" / "prometheus" / "arbiter.rules.yaml"
+RULES_TEST = ROOT / "deploy" / "prometheus" / "arbiter.rules.test.yaml"
 DASHBOARD = ROOT / "deploy" / "grafana" / "arbiter-dashboard.json"
 CHART_DASHBOARD = CHART / "dashboards" / "arbiter-dashboard.json"
 SCHEMAS = ROOT / "deploy" / "schemas"
@@ -423,7 +426,7 @@ def check_expr(expr: str, where: str) -> None:
     assert not unknown, f"{where}: unknown metrics {unknown}"
 
 
-@check("alert rules: PromQL parses, known metrics only, same groups as the chart's PrometheusRule")
+@check("alert rules: PromQL parses, known metrics only, same groups as the chart's and the overlay's PrometheusRule")
 def check_rules() -> None:
     rules = yaml.safe_load(RULES.read_text())
     alerts = [r for g in rules["groups"] for r in g["rules"]]
@@ -436,11 +439,31 @@ def check_rules() -> None:
     objects, _ = render({"metrics": {"prometheusRule": {"enabled": True}}})
     assert one(objects, "PrometheusRule")["spec"]["groups"] == rules["groups"], \
         "deploy/prometheus/arbiter.rules.yaml differs from the chart's PrometheusRule with default values"
+    # check_kustomize_matches_chart drops every `labels` key, the alerts' severity included.
+    overlay = one(kustomize(KUSTOMIZE[1]), "PrometheusRule")
+    assert overlay["spec"]["groups"] == rules["groups"], \
+        "deploy/prometheus/arbiter.rules.yaml differs from the kustomize overlay's PrometheusRule"
     promtool = shutil.which("promtool")
     if promtool:
         run([promtool, "check", "rules", str(RULES)])
     else:
-        print("     (promtool not installed: `apt-get install prometheus` adds `promtool check rules`)", flush=True)
+        print("     (promtool not installed: `make deploy-rules` installs it and runs the rule tests)", flush=True)
+
+
+@check("alert rule tests: every alert is tested both firing and silent")
+def check_rule_tests() -> None:
+    alerts = {r["alert"] for g in yaml.safe_load(RULES.read_text())["groups"] for r in g["rules"] if "alert" in r}
+    tests = yaml.safe_load(RULES_TEST.read_text())
+    assert tests["rule_files"] == [RULES.name], f"{RULES_TEST.name} tests {tests['rule_files']}, not {RULES.name}"
+    fires: set[str] = set()
+    silent: set[str] = set()
+    for group in tests["tests"]:
+        for case in group.get("alert_rule_test", []):
+            (fires if case.get("exp_alerts") else silent).add(case["alertname"])
+    problems = [f"{a}: no case where it fires" for a in sorted(alerts - fires)]
+    problems += [f"{a}: no case where it stays silent" for a in sorted(alerts - silent)]
+    problems += [f"{a}: tested but not a rule" for a in sorted((fires | silent) - alerts)]
+    assert not problems, "\n".join(problems)
 
 
 def dashboard_exprs(dash: dict[str, Any]) -> list[tuple[str, str]]:
@@ -506,6 +529,7 @@ def main() -> int:
             check_kustomize_valid(str(directory.relative_to(ROOT)), kube)
     check_kustomize_matches_chart()
     check_rules()
+    check_rule_tests()
     check_dashboard()
 
     print(f"deploy-lint: {len(PASSED)} passed, {len(FAILED)} failed")

@@ -17,7 +17,7 @@
 //! | `tests/games.rs` | real lichess games (CC0) replayed through ApplyMove and ApplyMoves |
 //! | `tests/chess960.rs` | Chess960 by number, X-FEN and Shredder-FEN; king-takes-rook castling; the shared corpus's Chess960 games (`ARBITER_CORPUS_DIR`, default `../shared/data/games`, skipped when absent); `perft --chess960`; `buf curl` |
 //! | `tests/languages.rs` | SAN read and written in Spanish, German, French, Italian, Dutch, figurine |
-//! | `tests/metrics.rs` | exact `/metrics` counters and labels after known calls, request ids |
+//! | `tests/metrics.rs` | exact `/metrics` counters and labels after known calls, request ids, one `unknown` series for made-up paths, the alert tests' input series as the server writes them |
 //! | `tests/limits.rs` | concurrency limit (RESOURCE_EXHAUSTED), request timeout, drain on SIGTERM |
 //! | `tests/tls.rs` | TLS and mutual TLS with certificates made by `rcgen`, health-check over TLS |
 //!

@@ -130,7 +130,7 @@ async fn calls_over_the_concurrency_limit_are_shed() {
     assert!(
         sample(
             &text,
-            "grpc_server_handled_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ListLegalMoves\",grpc_code=\"RESOURCE_EXHAUSTED\"}"
+            "grpc_server_handled_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ListLegalMoves\",grpc_code=\"ResourceExhausted\"}"
         )
         .is_some_and(|count| count >= 1.0),
         "{text}"
@@ -162,7 +162,7 @@ async fn calls_past_the_request_timeout_get_deadline_exceeded() {
     assert_eq!(
         sample(
             &text,
-            "grpc_server_handled_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ApplyMoves\",grpc_code=\"DEADLINE_EXCEEDED\"}"
+            "grpc_server_handled_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ApplyMoves\",grpc_code=\"DeadlineExceeded\"}"
         ),
         Some(1.0),
         "{text}"

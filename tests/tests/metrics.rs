@@ -1,7 +1,11 @@
 //! `/metrics` of the real binary: exact counter values and labels after known calls, histogram
-//! buckets, build info, domain counters, and the `x-request-id` echo.
+//! buckets, build info, domain counters, the `x-request-id` echo, one `unknown` series for
+//! made-up paths, and the input series of the alert rules' promtool tests as the server writes
+//! them.
 
-use arbiter_e2e::{sample, server::Server, within};
+use std::collections::{BTreeMap, BTreeSet};
+
+use arbiter_e2e::{sample, server::Server, within, workspace_root};
 use arbiter_proto::v1::{
     AdjudicateGameRequest, ApplyMovesRequest, Game, ListLegalMovesRequest, Position,
     ValidatePositionRequest, adjudicate_game_request, position,
@@ -65,7 +69,7 @@ async fn grpc_counters_are_exact() {
     assert_eq!(
         sample(
             &text,
-            &format!("grpc_server_handled_total{{{list},grpc_code=\"INVALID_ARGUMENT\"}}")
+            &format!("grpc_server_handled_total{{{list},grpc_code=\"InvalidArgument\"}}")
         ),
         Some(1.0),
         "{text}"
@@ -154,10 +158,7 @@ async fn calls_no_handler_answers_are_counted() {
     assert_eq!(
         sample(
             &text,
-            &format!(
-                "grpc_server_handled_total{{{},grpc_code=\"UNIMPLEMENTED\"}}",
-                labels("NoSuchMethod")
-            )
+            "grpc_server_handled_total{grpc_type=\"unary\",grpc_service=\"unknown\",grpc_method=\"unknown\",grpc_code=\"Unimplemented\"}"
         ),
         Some(1.0),
         "{text}"
@@ -166,13 +167,223 @@ async fn calls_no_handler_answers_are_counted() {
         sample(
             &text,
             &format!(
-                "grpc_server_handled_total{{{},grpc_code=\"RESOURCE_EXHAUSTED\"}}",
+                "grpc_server_handled_total{{{},grpc_code=\"ResourceExhausted\"}}",
                 labels("ApplyMoves")
             )
         ),
         Some(1.0),
         "{text}"
     );
+}
+
+/// Calls a made-up `path` (any path tonic accepts) and expects `Unimplemented`.
+async fn call_made_up_path(channel: tonic::transport::Channel, path: &'static str) {
+    let mut grpc = tonic::client::Grpc::new(channel);
+    within("ready", grpc.ready()).await.expect("ready");
+    let status = within(
+        path,
+        grpc.unary::<_, tonic_health::pb::HealthCheckResponse, _>(
+            tonic::Request::new(tonic_health::pb::HealthCheckRequest::default()),
+            http::uri::PathAndQuery::from_static(path),
+            tonic_prost::ProstCodec::default(),
+        ),
+    )
+    .await
+    .expect_err("a made-up path");
+    assert_eq!(status.code(), Code::Unimplemented, "{path}");
+}
+
+/// Clients choose the paths they call: if each made-up service or method became label values,
+/// any client could create series without bound. They all land in one `unknown` series.
+#[tokio::test]
+async fn made_up_paths_create_no_series() {
+    let server = Server::start();
+    let channel = server.channel().await;
+    let made_up = [
+        "/evil.Svc1/Method1",
+        "/arbiter.v1.ArbiterService/NoSuchMethod7",
+        "/garbage-path-9",
+    ];
+    for path in made_up {
+        call_made_up_path(channel.clone(), path).await;
+    }
+    let text = server.scrape();
+    for name in ["evil", "Svc1", "Method1", "NoSuchMethod7", "garbage"] {
+        assert!(
+            !text.contains(name),
+            "{name} made it into the metrics:\n{text}"
+        );
+    }
+    let unknown = "grpc_type=\"unary\",grpc_service=\"unknown\",grpc_method=\"unknown\"";
+    assert_eq!(
+        sample(
+            &text,
+            &format!("grpc_server_handled_total{{{unknown},grpc_code=\"Unimplemented\"}}")
+        ),
+        Some(3.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, &format!("grpc_server_started_total{{{unknown}}}")),
+        Some(3.0),
+        "{text}"
+    );
+}
+
+/// The promtool unit tests of the alert rules, whose input series must be what the server writes.
+const RULES_TEST: &str = "deploy/prometheus/arbiter.rules.test.yaml";
+
+/// Labels that Prometheus adds when it scrapes a target (job, instance, and the Kubernetes
+/// metadata of the Prometheus Operator's ServiceMonitor), not written by the server.
+const TARGET_LABELS: [&str; 7] = [
+    "job",
+    "instance",
+    "namespace",
+    "pod",
+    "service",
+    "container",
+    "endpoint",
+];
+
+/// A series: metric name and labels.
+type Series = (String, BTreeMap<String, String>);
+
+/// Parses `name{label="value",...}` (the form of the exposition format and of promtool input
+/// series) up to the closing brace; `None` for anything else. Values may hold `\"`, `\\`, `\n`.
+fn parse_series(text: &str) -> Option<Series> {
+    let text = text.trim();
+    let Some((name, rest)) = text.split_once('{') else {
+        let name = text.split_whitespace().next()?;
+        return Some((name.to_owned(), BTreeMap::new()));
+    };
+    let mut labels = BTreeMap::new();
+    let mut rest = rest.trim_start_matches([',', ' ']);
+    while !rest.starts_with('}') {
+        let (label, after) = rest.split_once("=\"")?;
+        let mut value = String::new();
+        let mut chars = after.char_indices();
+        let end = loop {
+            match chars.next()? {
+                (at, '"') => break at,
+                (_, '\\') => match chars.next()?.1 {
+                    'n' => value.push('\n'),
+                    other => value.push(other),
+                },
+                (_, other) => value.push(other),
+            }
+        };
+        labels.insert(label.trim().to_owned(), value);
+        rest = after[end + 1..].trim_start_matches([',', ' ']);
+    }
+    Some((name.trim().to_owned(), labels))
+}
+
+/// The input series of the promtool test file: the quoted value of each `- series:` line.
+fn rules_test_series() -> Vec<Series> {
+    let path = workspace_root().join(RULES_TEST);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("- series:"))
+        .map(|value| {
+            let quoted = value.trim();
+            let inner = quoted
+                .strip_prefix('\'')
+                .and_then(|v| v.strip_suffix('\''))
+                .unwrap_or_else(|| panic!("{RULES_TEST}: keep series in single quotes: {quoted}"));
+            parse_series(inner).unwrap_or_else(|| panic!("{RULES_TEST}: not a series: {inner}"))
+        })
+        .collect()
+}
+
+/// The value of `version` is the crate's, which the test file cannot follow: compared as
+/// present, not by value.
+fn comparable((name, mut labels): Series) -> Series {
+    if let Some(version) = labels.get_mut("version") {
+        "*".clone_into(version);
+    }
+    (name, labels)
+}
+
+#[test]
+fn series_parse_as_prometheus_writes_them() {
+    let (name, labels) = parse_series(r#"m{a="x",b="q\"uo\\te",le="+Inf"} 3"#).expect("parses");
+    assert_eq!(name, "m");
+    assert_eq!(labels["a"], "x");
+    assert_eq!(labels["b"], r#"q"uo\te"#);
+    assert_eq!(labels["le"], "+Inf");
+    assert_eq!(
+        parse_series("arbiter_up 1").expect("parses").0,
+        "arbiter_up"
+    );
+}
+
+/// The alert tests prove the alerts right only for the series they are fed: a label the server
+/// spells differently (`RESOURCE_EXHAUSTED`, a bucket bound it does not have, a missing label)
+/// would make them pass while the real alerts never fire. After the calls that produce every
+/// code the alerts look at, each input series of the test file, less the labels Prometheus adds,
+/// must be a series the server exports.
+#[tokio::test]
+async fn alert_test_series_are_the_series_the_server_emits() {
+    let wanted = rules_test_series();
+    assert!(wanted.len() >= 10, "{RULES_TEST}: {wanted:?}");
+    let server = Server::start_with(&["--max-message-bytes", "2048", "--request-timeout", "1s"]);
+    let channel = server.channel().await;
+    let mut client =
+        arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient::new(channel.clone());
+    let list = |text: &str| ListLegalMovesRequest {
+        position: fen(text),
+        ..ListLegalMovesRequest::default()
+    };
+    // OK, InvalidArgument, and ResourceExhausted (a request above --max-message-bytes).
+    within("OK", client.list_legal_moves(list("startpos")))
+        .await
+        .expect("OK");
+    for (request, code) in [
+        (list("not a fen"), Code::InvalidArgument),
+        (list(&"8/".repeat(2000)), Code::ResourceExhausted),
+    ] {
+        let status = within("ListLegalMoves", client.list_legal_moves(request))
+            .await
+            .expect_err("an error");
+        assert_eq!(status.code(), code, "{status:?}");
+    }
+    // DeadlineExceeded: the request message never comes, and --request-timeout passes (a
+    // client deadline would end the call on the client's side as well, as Cancelled).
+    let mut grpc = tonic::client::Grpc::new(channel.clone());
+    within("ready", grpc.ready()).await.expect("ready");
+    let stalled =
+        tonic::Request::new(tonic::codegen::tokio_stream::pending::<ListLegalMovesRequest>());
+    let status = within(
+        "stalled ListLegalMoves",
+        grpc.client_streaming::<_, _, arbiter_proto::v1::ListLegalMovesResponse, _>(
+            stalled,
+            http::uri::PathAndQuery::from_static("/arbiter.v1.ArbiterService/ListLegalMoves"),
+            tonic_prost::ProstCodec::default(),
+        ),
+    )
+    .await
+    .expect_err("past the deadline");
+    assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+    // Unimplemented: a method the server does not have.
+    call_made_up_path(channel, "/arbiter.v1.ArbiterService/NoSuchMethod").await;
+
+    let text = server.scrape();
+    let emitted: BTreeSet<Series> = text
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .filter_map(parse_series)
+        .map(comparable)
+        .collect();
+    for (name, mut labels) in wanted {
+        for target in TARGET_LABELS {
+            labels.remove(target);
+        }
+        let series = comparable((name, labels));
+        assert!(
+            emitted.contains(&series),
+            "{RULES_TEST} feeds the alerts {series:?}, which the server does not write:\n{text}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@
 //! | metric | type | labels |
 //! |---|---|---|
 //! | `grpc_server_started_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
-//! | `grpc_server_handled_total` | counter | the same and `grpc_code` (e.g. `OK`, `INVALID_ARGUMENT`) |
+//! | `grpc_server_handled_total` | counter | the same and `grpc_code` (e.g. `OK`, `InvalidArgument`) |
 //! | `grpc_server_handling_seconds` | histogram (seconds) | `grpc_type`, `grpc_service`, `grpc_method` |
 //! | `grpc_server_msg_received_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
 //! | `grpc_server_msg_sent_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
@@ -17,11 +17,19 @@
 //! | `arbiter_tls_reloads_total` | counter | `result` (`ok`, `error`): certificate rotations by [`crate::tls::ReloadingTls::watch`] |
 //! | `arbiter_build_info` | gauge, always 1 | `version` |
 //!
+//! `grpc_code` values are grpc-go's names of the status codes ([`code_name`]: `OK`, `Canceled`,
+//! `Unknown`, `InvalidArgument`, `DeadlineExceeded`, `NotFound`, `AlreadyExists`,
+//! `PermissionDenied`, `ResourceExhausted`, `FailedPrecondition`, `Aborted`, `OutOfRange`,
+//! `Unimplemented`, `Internal`, `Unavailable`, `DataLoss`, `Unauthenticated`), as
+//! go-grpc-prometheus writes them. `grpc_service` and `grpc_method` name only the methods served
+//! ([`KNOWN_METHODS`]); a call to any other path is counted as `grpc_service="unknown"`,
+//! `grpc_method="unknown"`, `grpc_type="unary"` ([`UNKNOWN`]), so that clients cannot create
+//! series.
+//!
 //! The status of a call is read from the `grpc-status` response header (trailers-only answers:
 //! errors, load shedding, deadlines) or from the trailers, so calls that never reach a handler
-//! (UNIMPLEMENTED, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED, OUT_OF_RANGE) are counted too. A call
-//! whose response body is dropped before its trailers (the client went away) counts as
-//! `CANCELLED`.
+//! (`Unimplemented`, `ResourceExhausted`, `DeadlineExceeded`) are counted too. A call whose
+//! response body is dropped before its trailers (the client went away) counts as `Canceled`.
 //!
 //! A process has a single global recorder ([`install`]); the end-to-end tests scrape a real
 //! server process.
@@ -262,19 +270,40 @@ pub fn record_validation(valid: bool) {
     metrics::counter!("arbiter_positions_validated_total", "valid" => valid).increment(1);
 }
 
-/// The call type of a method of `arbiter.v1.ArbiterService` (or any service it wraps), as the
-/// `grpc_type` label names it. Every method is unary except the ones listed here: a new
-/// streaming method must be added.
-fn grpc_type(service: &str, method: &str) -> &'static str {
-    match (service, method) {
-        ("grpc.health.v1.Health", "Watch") => "server_stream",
-        ("arbiter.v1.ArbiterService", "AdjudicateGames") => "bidi_stream",
-        ("grpc.reflection.v1.ServerReflection" | "grpc.reflection.v1alpha.ServerReflection", _) => {
-            "bidi_stream"
-        }
-        _ => "unary",
-    }
-}
+/// The label value of `grpc_service` and `grpc_method` for a call to a method this server does not
+/// serve (an unknown service, an unknown method of a known service, or a path that is not
+/// `/<service>/<method>` at all). Clients choose paths: one fixed value keeps them from creating
+/// series without bound. Such calls are `grpc_type="unary"` and end `Unimplemented`.
+pub const UNKNOWN: &str = "unknown";
+
+/// Every method this server serves, as `(grpc_service, grpc_method, grpc_type)` label values:
+/// `arbiter.v1.ArbiterService`, `grpc.health.v1.Health` and both versions of server reflection.
+/// The unit tests compare it with the services' file descriptor sets, so an RPC added to
+/// `arbiter.proto` without a line here fails them.
+pub const KNOWN_METHODS: [(&str, &str, &str); 10] = [
+    ("arbiter.v1.ArbiterService", "ListLegalMoves", "unary"),
+    ("arbiter.v1.ArbiterService", "ApplyMove", "unary"),
+    ("arbiter.v1.ArbiterService", "ApplyMoves", "unary"),
+    ("arbiter.v1.ArbiterService", "AdjudicateGame", "unary"),
+    ("arbiter.v1.ArbiterService", "ValidatePosition", "unary"),
+    (
+        "arbiter.v1.ArbiterService",
+        "AdjudicateGames",
+        "bidi_stream",
+    ),
+    ("grpc.health.v1.Health", "Check", "unary"),
+    ("grpc.health.v1.Health", "Watch", "server_stream"),
+    (
+        "grpc.reflection.v1.ServerReflection",
+        "ServerReflectionInfo",
+        "bidi_stream",
+    ),
+    (
+        "grpc.reflection.v1alpha.ServerReflection",
+        "ServerReflectionInfo",
+        "bidi_stream",
+    ),
+];
 
 /// The outermost layer: counts every call and times it, whatever answers it.
 #[derive(Debug, Clone, Copy, Default)]
@@ -302,29 +331,40 @@ impl<S: NamedService> NamedService for Metered<S> {
 #[derive(Debug, Clone)]
 struct CallLabels {
     grpc_type: &'static str,
-    service: String,
-    method: String,
+    service: &'static str,
+    method: &'static str,
     span: tracing::Span,
 }
 
 impl CallLabels {
+    /// The labels of a call to `path` (`/<service>/<method>`): those of a [`KNOWN_METHODS`]
+    /// entry, or [`UNKNOWN`] for anything else. No allocation.
     fn from_path(path: &str) -> Self {
-        let mut parts = path.trim_start_matches('/').splitn(2, '/');
-        let service = parts.next().unwrap_or_default().to_owned();
-        let method = parts.next().unwrap_or_default().to_owned();
+        let (grpc_type, service, method) = path
+            .strip_prefix('/')
+            .and_then(|rest| rest.split_once('/'))
+            .and_then(|(service, method)| {
+                KNOWN_METHODS
+                    .iter()
+                    .find(|known| known.0 == service && known.1 == method)
+            })
+            .map_or(
+                ("unary", UNKNOWN, UNKNOWN),
+                |&(service, method, grpc_type)| (grpc_type, service, method),
+            );
         Self {
-            grpc_type: grpc_type(&service, &method),
+            grpc_type,
             service,
             method,
             span: tracing::Span::none(),
         }
     }
 
-    fn labels(&self) -> [(&'static str, String); 3] {
+    fn labels(&self) -> [(&'static str, &'static str); 3] {
         [
-            ("grpc_type", self.grpc_type.to_owned()),
-            ("grpc_service", self.service.clone()),
-            ("grpc_method", self.method.clone()),
+            ("grpc_type", self.grpc_type),
+            ("grpc_service", self.service),
+            ("grpc_method", self.method),
         ]
     }
 
@@ -333,10 +373,10 @@ impl CallLabels {
         metrics::counter!("grpc_server_msg_sent_total", &labels).increment(messages_sent);
         metrics::histogram!("grpc_server_handling_seconds", &labels)
             .record(started.elapsed().as_secs_f64());
-        let mut handled = labels.to_vec();
-        handled.push(("grpc_code", code_name(code).to_owned()));
-        metrics::counter!("grpc_server_handled_total", &handled).increment(1);
         let code = code_name(code);
+        let [grpc_type, grpc_service, grpc_method] = labels;
+        let handled = [grpc_type, grpc_service, grpc_method, ("grpc_code", code)];
+        metrics::counter!("grpc_server_handled_total", &handled).increment(1);
         let elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         self.span.in_scope(|| {
             tracing::info!(grpc_status = code, elapsed_us, "call finished");
@@ -344,27 +384,31 @@ impl CallLabels {
     }
 }
 
-/// The upper-case name of a gRPC status code, as in `grpc_code="INVALID_ARGUMENT"`.
+/// The name of a gRPC status code as grpc-go's `codes.Code.String()` writes it, which is the
+/// `grpc_code` label value of the go-grpc-prometheus conventions (`OK`, `Canceled`,
+/// `InvalidArgument`, `ResourceExhausted`, ...): dashboards and alerts written for other gRPC
+/// servers work unchanged. The `grpc_status` field of the call's log line uses the same names,
+/// so that a value seen on a dashboard can be searched for in the logs as it is.
 #[must_use]
 pub fn code_name(code: Code) -> &'static str {
     match code {
         Code::Ok => "OK",
-        Code::Cancelled => "CANCELLED",
-        Code::Unknown => "UNKNOWN",
-        Code::InvalidArgument => "INVALID_ARGUMENT",
-        Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
-        Code::NotFound => "NOT_FOUND",
-        Code::AlreadyExists => "ALREADY_EXISTS",
-        Code::PermissionDenied => "PERMISSION_DENIED",
-        Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
-        Code::FailedPrecondition => "FAILED_PRECONDITION",
-        Code::Aborted => "ABORTED",
-        Code::OutOfRange => "OUT_OF_RANGE",
-        Code::Unimplemented => "UNIMPLEMENTED",
-        Code::Internal => "INTERNAL",
-        Code::Unavailable => "UNAVAILABLE",
-        Code::DataLoss => "DATA_LOSS",
-        Code::Unauthenticated => "UNAUTHENTICATED",
+        Code::Cancelled => "Canceled",
+        Code::Unknown => "Unknown",
+        Code::InvalidArgument => "InvalidArgument",
+        Code::DeadlineExceeded => "DeadlineExceeded",
+        Code::NotFound => "NotFound",
+        Code::AlreadyExists => "AlreadyExists",
+        Code::PermissionDenied => "PermissionDenied",
+        Code::ResourceExhausted => "ResourceExhausted",
+        Code::FailedPrecondition => "FailedPrecondition",
+        Code::Aborted => "Aborted",
+        Code::OutOfRange => "OutOfRange",
+        Code::Unimplemented => "Unimplemented",
+        Code::Internal => "Internal",
+        Code::Unavailable => "Unavailable",
+        Code::DataLoss => "DataLoss",
+        Code::Unauthenticated => "Unauthenticated",
     }
 }
 
@@ -569,14 +613,197 @@ mod tests {
     }
 
     #[test]
-    fn paths_give_labels() {
+    fn served_methods_keep_their_own_labels() {
         let call = CallLabels::from_path("/arbiter.v1.ArbiterService/ListLegalMoves");
-        assert_eq!(call.service, "arbiter.v1.ArbiterService");
-        assert_eq!(call.method, "ListLegalMoves");
-        assert_eq!(call.grpc_type, "unary");
+        assert_eq!(
+            call.labels(),
+            [
+                ("grpc_type", "unary"),
+                ("grpc_service", "arbiter.v1.ArbiterService"),
+                ("grpc_method", "ListLegalMoves"),
+            ]
+        );
         assert_eq!(
             CallLabels::from_path("/grpc.health.v1.Health/Watch").grpc_type,
             "server_stream"
+        );
+        assert_eq!(
+            CallLabels::from_path("/arbiter.v1.ArbiterService/AdjudicateGames").grpc_type,
+            "bidi_stream"
+        );
+        for (service, method, grpc_type) in KNOWN_METHODS {
+            let call = CallLabels::from_path(&format!("/{service}/{method}"));
+            assert_eq!(
+                (call.service, call.method, call.grpc_type),
+                (service, method, grpc_type)
+            );
+        }
+    }
+
+    /// Clients choose the path: any path that is not a served method must land in the one
+    /// `unknown` series, or each made-up name would create series without bound.
+    #[test]
+    fn client_chosen_paths_cannot_create_series() {
+        for path in [
+            "/evil.Svc1/Method1",
+            "/arbiter.v1.ArbiterService/NoSuchMethod",
+            "/arbiter.v1.ArbiterService/ListLegalMoves/extra",
+            "/arbiter.v1.ArbiterService/listlegalmoves",
+            "//arbiter.v1.ArbiterService/ListLegalMoves",
+            "/arbiter.v1.ArbiterService/",
+            "/arbiter.v1.ArbiterService",
+            "/grpc.health.v1.Health/ServerReflectionInfo",
+            "arbiter.v1.ArbiterService/ListLegalMoves",
+            "/",
+            "",
+            "/%00/\u{1F600}",
+        ] {
+            assert_eq!(
+                CallLabels::from_path(path).labels(),
+                [
+                    ("grpc_type", "unary"),
+                    ("grpc_service", UNKNOWN),
+                    ("grpc_method", UNKNOWN),
+                ],
+                "{path:?}"
+            );
+        }
+    }
+
+    /// The `(grpc_service, grpc_method, grpc_type)` of every method in encoded file descriptor
+    /// sets, for the services named.
+    fn described_methods(
+        file_descriptor_set: &[u8],
+        services: &[&str],
+    ) -> Vec<(String, String, &'static str)> {
+        use prost::Message as _;
+        let set = prost_types::FileDescriptorSet::decode(file_descriptor_set).expect("decodes");
+        let mut methods = Vec::new();
+        for file in &set.file {
+            for service in &file.service {
+                let name = format!("{}.{}", file.package(), service.name());
+                if !services.contains(&name.as_str()) {
+                    continue;
+                }
+                for method in &service.method {
+                    let grpc_type = match (method.client_streaming(), method.server_streaming()) {
+                        (false, false) => "unary",
+                        (true, false) => "client_stream",
+                        (false, true) => "server_stream",
+                        (true, true) => "bidi_stream",
+                    };
+                    methods.push((name.clone(), method.name().to_owned(), grpc_type));
+                }
+            }
+        }
+        methods
+    }
+
+    /// An RPC added to arbiter.proto (or a service added to the server) without a
+    /// [`KNOWN_METHODS`] line would be counted as `unknown`: the list must be exactly what the
+    /// served services' descriptors declare, with the call type they declare.
+    #[test]
+    fn known_methods_are_exactly_the_served_descriptors() {
+        let mut described = Vec::new();
+        described.extend(described_methods(
+            arbiter_proto::FILE_DESCRIPTOR_SET,
+            &[arbiter_proto::SERVICE_NAME],
+        ));
+        described.extend(described_methods(
+            tonic_health::pb::FILE_DESCRIPTOR_SET,
+            &[tonic_health::pb::health_server::SERVICE_NAME],
+        ));
+        described.extend(described_methods(
+            tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET,
+            &["grpc.reflection.v1.ServerReflection"],
+        ));
+        described.extend(described_methods(
+            tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
+            &["grpc.reflection.v1alpha.ServerReflection"],
+        ));
+        let mut described: Vec<(String, String, &str)> = described;
+        described.sort();
+        let mut known: Vec<(String, String, &str)> = KNOWN_METHODS
+            .iter()
+            .map(|&(service, method, grpc_type)| (service.to_owned(), method.to_owned(), grpc_type))
+            .collect();
+        known.sort();
+        assert_eq!(known, described);
+        assert!(described.iter().any(|m| m.0 == arbiter_proto::SERVICE_NAME));
+    }
+
+    /// go-grpc-prometheus writes grpc-go's `codes.Code.String()`; dashboards and alerts match
+    /// those exact strings (one `l` in `Canceled`), in the order of the code numbers.
+    #[test]
+    fn code_labels_are_grpc_go_code_names() {
+        let grpc_go = [
+            "OK",
+            "Canceled",
+            "Unknown",
+            "InvalidArgument",
+            "DeadlineExceeded",
+            "NotFound",
+            "AlreadyExists",
+            "PermissionDenied",
+            "ResourceExhausted",
+            "FailedPrecondition",
+            "Aborted",
+            "OutOfRange",
+            "Unimplemented",
+            "Internal",
+            "Unavailable",
+            "DataLoss",
+            "Unauthenticated",
+        ];
+        for (number, name) in (0..).zip(grpc_go) {
+            assert_eq!(code_name(Code::from_i32(number)), name, "code {number}");
+        }
+    }
+
+    /// The `grpc_code` values that a PromQL text (or a JSON file holding PromQL) matches on,
+    /// `|`-separated alternatives split.
+    fn grpc_code_values(text: &str) -> Vec<String> {
+        let mut values = Vec::new();
+        for (at, _) in text.match_indices("grpc_code") {
+            let rest = text[at + "grpc_code".len()..].trim_start_matches([' ', '=', '!', '~']);
+            let Some(rest) = rest.strip_prefix("\\\"").or_else(|| rest.strip_prefix('"')) else {
+                continue; // `by (grpc_code)`, a legend, ...
+            };
+            let value = rest.split(['"', '\\']).next().unwrap_or_default();
+            values.extend(value.split('|').map(str::to_owned));
+        }
+        values
+    }
+
+    /// An alert or panel matching a code name the server never writes (`RESOURCE_EXHAUSTED`,
+    /// `Cancelled`) would silently never fire or always show zero.
+    #[test]
+    fn alerts_and_dashboards_match_only_emitted_code_names() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let emitted: Vec<&str> = (0..17).map(|n| code_name(Code::from_i32(n))).collect();
+        let mut seen = 0;
+        for file in [
+            "deploy/prometheus/arbiter.rules.yaml",
+            "deploy/kustomize/overlays/production/prometheusrule.yaml",
+            "helm/arbiter/templates/prometheusrule.yaml",
+            "deploy/grafana/arbiter-dashboard.json",
+            "helm/arbiter/dashboards/arbiter-dashboard.json",
+        ] {
+            let text = std::fs::read_to_string(root.join(file)).expect(file);
+            let values = grpc_code_values(&text);
+            assert!(!values.is_empty(), "{file} matches no grpc_code");
+            for value in values {
+                assert!(
+                    emitted.contains(&value.as_str()),
+                    "{file}: grpc_code {value:?} is never emitted"
+                );
+                seen += 1;
+            }
+        }
+        assert!(seen > 0);
+        assert_eq!(
+            grpc_code_values(r#"rate(x{grpc_code=~"Internal|Unknown"}[5m]) by (grpc_code)"#),
+            ["Internal", "Unknown"]
         );
     }
 
@@ -586,6 +813,6 @@ mod tests {
         assert_eq!(status_in(&headers), None);
         headers.insert("grpc-status", http::HeaderValue::from_static("8"));
         assert_eq!(status_in(&headers), Some(Code::ResourceExhausted));
-        assert_eq!(code_name(Code::ResourceExhausted), "RESOURCE_EXHAUSTED");
+        assert_eq!(code_name(Code::ResourceExhausted), "ResourceExhausted");
     }
 }
