@@ -464,7 +464,7 @@ async fn domain_counters_are_exact() {
 
 #[tokio::test]
 async fn request_ids_are_echoed_and_logged() {
-    let server = Server::start();
+    let server = Server::start_with(&["--access-log", "all"]);
     let mut client = server.client().await;
     let mut request = tonic::Request::new(ListLegalMovesRequest {
         position: fen("startpos"),
@@ -522,6 +522,44 @@ async fn request_ids_are_echoed_and_logged() {
         assert!(std::time::Instant::now() < deadline, "no log line:\n{logs}");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
+}
+
+/// Issue 10 item 5: access logs are a setting, off by default, so that a loaded server does not
+/// write a line per call; sampled logs one call in N.
+#[tokio::test]
+async fn access_log_is_off_by_default_and_sampled_when_asked() {
+    async fn calls(server: &Server, count: usize) {
+        let mut client = server.client().await;
+        for _ in 0..count {
+            within(
+                "ListLegalMoves",
+                client.list_legal_moves(ListLegalMovesRequest {
+                    position: fen("startpos"),
+                    ..ListLegalMovesRequest::default()
+                }),
+            )
+            .await
+            .expect("ListLegalMoves");
+        }
+    }
+    let count_lines = |server: &Server| {
+        server
+            .stderr_tail()
+            .lines()
+            .filter(|line| line.contains("call finished"))
+            .count()
+    };
+    let quiet = Server::start();
+    calls(&quiet, 20).await;
+    let sampled = Server::start_with(&["--access-log", "sampled", "--access-log-sample", "5"]);
+    calls(&sampled, 20).await;
+    // Wait until the sampled server's lines are written: 20 calls, one in 5 logged.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while count_lines(&sampled) < 4 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(count_lines(&sampled), 4, "{}", sampled.stderr_tail());
+    assert_eq!(count_lines(&quiet), 0, "{}", quiet.stderr_tail());
 }
 
 #[tokio::test]

@@ -189,6 +189,17 @@ pub struct ServeArgs {
     #[arg(long, env = "ARBITER_TLS_RELOAD_INTERVAL", default_value = "30s", value_parser = parse_duration)]
     pub tls_reload_interval: Duration,
 
+    /// Access log: a "call finished" line (method, peer, request id, status, microseconds) for
+    /// no call, one call in `--access-log-sample`, or every call. Calls are always counted in
+    /// the metrics; refused calls and connections are summarised at most once a second.
+    #[arg(long, env = "ARBITER_ACCESS_LOG", value_enum, default_value_t = AccessLogMode::Off)]
+    pub access_log: AccessLogMode,
+
+    /// With `--access-log sampled`: log one call in this many.
+    #[arg(long, env = "ARBITER_ACCESS_LOG_SAMPLE", default_value_t = 100,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub access_log_sample: u64,
+
     /// Log format; default: text on a terminal, JSON otherwise. The filter comes from RUST_LOG
     /// (default "info").
     #[arg(long, env = "ARBITER_LOG_FORMAT")]
@@ -227,6 +238,29 @@ impl From<Analysis> for arbiter_rules::AnalysisBudget {
             Analysis::Material => Self::Material,
             Analysis::Fast => Self::Fast,
             Analysis::Full => Self::Full,
+        }
+    }
+}
+
+/// The `--access-log` setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AccessLogMode {
+    /// No access log lines.
+    Off,
+    /// One call in `--access-log-sample`.
+    Sampled,
+    /// Every call.
+    All,
+}
+
+impl ServeArgs {
+    /// The access log setting of `--access-log` and `--access-log-sample`.
+    #[must_use]
+    pub fn access_log(&self) -> crate::logging::AccessLog {
+        match self.access_log {
+            AccessLogMode::Off => crate::logging::AccessLog::Off,
+            AccessLogMode::Sampled => crate::logging::AccessLog::Sampled(self.access_log_sample),
+            AccessLogMode::All => crate::logging::AccessLog::All,
         }
     }
 }
@@ -426,6 +460,8 @@ mod tests {
         assert_eq!(args.max_concurrent_streams, 128);
         assert_eq!(args.health_addr.0.map(|addr| addr.port()), Some(50052));
         assert_eq!(args.tls_reload_interval, Duration::from_secs(30));
+        assert_eq!(args.access_log, AccessLogMode::Off);
+        assert_eq!(args.access_log_sample, 100);
     }
 
     #[test]

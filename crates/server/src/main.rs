@@ -16,6 +16,49 @@ use clap::Parser as _;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc settings for `arbiter serve`, read by mimalloc from the environment when the process
+/// starts (each is left alone when already set):
+/// - no transparent huge pages: with them, every thread heap and every analysis keeps whole
+///   2 MiB pages resident (idle RSS 19 MiB instead of 9 MiB, measured in BENCHMARKS.md);
+/// - memory freed is returned to the system at once: otherwise a worker thread that goes idle
+///   after an analysis keeps the analysis's tens of MiB resident until it allocates again.
+///
+/// The adjudication CLI keeps mimalloc's defaults, which are faster for one short-lived batch.
+const SERVER_ALLOCATOR_ENV: [(&str, &str); 2] =
+    [("MIMALLOC_ALLOW_THP", "0"), ("MIMALLOC_PURGE_DELAY", "0")];
+
+/// Runs this program again, same arguments, with [`SERVER_ALLOCATOR_ENV`] set (the allocator
+/// reads its settings before `main`, and setting them needs no unsafe code this way). Returns
+/// when they are already set, or when the program cannot be run again (then the server runs
+/// with mimalloc's defaults, and says so).
+fn use_server_allocator_settings() {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt as _;
+        let missing: Vec<(&str, &str)> = SERVER_ALLOCATOR_ENV
+            .into_iter()
+            .filter(|(name, _)| std::env::var_os(name).is_none())
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        let mut argv = std::env::args_os();
+        let (Some(argv0), Ok(exe)) = (argv.next(), std::env::current_exe()) else {
+            return;
+        };
+        let error = std::process::Command::new(exe)
+            .arg0(argv0)
+            .args(argv)
+            .envs(missing)
+            .exec();
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "arbiter: cannot restart with the server's allocator settings ({error}): memory freed \
+             may stay resident"
+        );
+    }
+}
+
 /// Exit status of a command line that cannot be parsed (sysexits' EX_USAGE), so that 2 keeps
 /// meaning "a game has an illegal move or a result the rules contradict" for `adjudicate`.
 const EXIT_USAGE: u8 = 64;
@@ -34,6 +77,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Serve(args) => {
+            use_server_allocator_settings();
             logging::init(args.log_format);
             // Chess work runs on the blocking pool, one thread per worker: the pool never grows
             // with the number of calls.

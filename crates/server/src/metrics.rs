@@ -377,10 +377,12 @@ impl CallLabels {
         let [grpc_type, grpc_service, grpc_method] = labels;
         let handled = [grpc_type, grpc_service, grpc_method, ("grpc_code", code)];
         metrics::counter!("grpc_server_handled_total", &handled).increment(1);
-        let elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        self.span.in_scope(|| {
-            tracing::info!(grpc_status = code, elapsed_us, "call finished");
-        });
+        if crate::logging::log_this_call() {
+            let elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+            self.span.in_scope(|| {
+                tracing::info!(grpc_status = code, elapsed_us, "call finished");
+            });
+        }
     }
 }
 

@@ -235,6 +235,7 @@ impl Bound {
             vec![format!("/{SERVICE_NAME}/AdjudicateGames")],
             args.request_timeout,
         );
+        crate::logging::set_access_log(args.access_log());
         let overload_task = tokio::spawn(crate::overload::summarise(OVERLOAD_LOG_INTERVAL));
 
         // Outermost: the metrics layer sees every call, even those no service answers
