@@ -63,6 +63,7 @@ ALL_ON: dict[str, Any] = {
         "enabled": True,
         "grpcFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "games"}}}],
         "metricsFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}],
+        "healthFrom": [{"ipBlock": {"cidr": "10.0.0.0/16"}}],
     },
     "grafanaDashboard": {"enabled": True},
     "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
@@ -79,6 +80,7 @@ BAD_VALUES: dict[str, dict[str, Any]] = {
     "misspelled top-level key": {"replicas": 3},
     "bad duration": {"config": {"requestTimeout": "ten seconds"}},
     "port out of range": {"ports": {"grpc": 70000}},
+    "health port on the gRPC port": {"ports": {"health": 50051}},
     "PDB as a list": {"podDisruptionBudget": {"minAvailable": [1]}},
 }
 
@@ -316,13 +318,19 @@ def check_invariants(label: str) -> None:
     need(sc.get("seccompProfile", {}).get("type") == "RuntimeDefault", "container seccomp RuntimeDefault")
     need(bool(c.get("resources", {}).get("requests")) and bool(c["resources"].get("limits")), "resources")
     ports = {p["name"]: p["containerPort"] for p in c["ports"]}
-    need(set(ports) == {"grpc", "metrics"}, f"container ports {ports}")
+    need(set(ports) == {"grpc", "metrics", "health"}, f"container ports {ports}")
+    need(len(set(ports.values())) == len(ports), f"container ports collide: {ports}")
     env = {e["name"]: e.get("value") for e in c.get("env", [])}
-    need(env.get("ARBITER_GRPC_ADDR", "").endswith(f":{ports.get('grpc')}"), "ARBITER_GRPC_ADDR port differs from the grpc containerPort")
-    need(env.get("ARBITER_METRICS_ADDR", "").endswith(f":{ports.get('metrics')}"), "ARBITER_METRICS_ADDR port differs from the metrics containerPort")
+    for name, addr in (("grpc", "ARBITER_GRPC_ADDR"), ("metrics", "ARBITER_METRICS_ADDR")):
+        need((env.get(addr) or "").endswith(f":{ports.get(name)}"), f"{addr} port differs from the {name} containerPort")
+    # The health address is an argument: `arbiter health-check` reads ARBITER_HEALTH_ADDR.
+    need("ARBITER_HEALTH_ADDR" not in env, "ARBITER_HEALTH_ADDR in the env breaks `arbiter health-check` in the pod")
+    need(f"--health-addr=[::]:{ports.get('health')}" in c.get("args", []), "no --health-addr argument on the health containerPort")
+    # Probes go to the plaintext health port: they must work when the gRPC port speaks TLS or is
+    # at its connection cap.
     for probe, service in (("startupProbe", "liveness"), ("livenessProbe", "liveness"), ("readinessProbe", "readiness")):
         grpc = c.get(probe, {}).get("grpc", {})
-        need(isinstance(grpc.get("port"), int) and grpc.get("port") == ports.get("grpc"), f"{probe} needs the numeric grpc port")
+        need(isinstance(grpc.get("port"), int) and grpc.get("port") == ports.get("health"), f"{probe} needs the numeric health port")
         need(grpc.get("service") == service, f"{probe} asks for service {grpc.get('service')!r}, not {service!r}")
     drain = duration_seconds(merged["config"]["drainTimeout"])
     need(spec["terminationGracePeriodSeconds"] > drain, f"terminationGracePeriodSeconds <= drainTimeout ({drain}s)")
@@ -335,7 +343,7 @@ def check_invariants(label: str) -> None:
             need(p["name"] in ("grpc", "metrics") and p.get("targetPort") in ports, f"Service port {p}")
             need(bool(p.get("appProtocol")), f"Service port {p['name']} lacks appProtocol")
     main = one(objects, "Service", dep["metadata"]["name"])
-    need({p["name"] for p in main["spec"]["ports"]} == {"grpc", "metrics"}, "Service ports must be grpc and metrics")
+    need({p["name"] for p in main["spec"]["ports"]} == {"grpc", "metrics"}, "Service ports must be grpc and metrics (the health port is the kubelet's)")
     headless = [s for s in services if s["spec"].get("clusterIP") == "None"]
     need(len(headless) == (1 if merged["headlessService"]["enabled"] else 0), "headless Service")
 
@@ -351,6 +359,12 @@ def check_invariants(label: str) -> None:
         need(pdb["spec"]["selector"]["matchLabels"] == selector, "PDB selector")
     for np in by_kind(objects, "NetworkPolicy"):
         need(np["spec"]["podSelector"]["matchLabels"] == selector, "NetworkPolicy podSelector")
+        opened = {p["port"] for rule in np["spec"].get("ingress", []) for p in rule.get("ports", [])}
+        wanted = {"grpc", "metrics"} | ({"health"} if merged["networkPolicy"].get("healthFrom") else set())
+        need(opened == wanted, f"NetworkPolicy opens ports {sorted(opened)}, not {sorted(wanted)}")
+        for rule in np["spec"].get("ingress", []):
+            if any(p["port"] == "health" for p in rule["ports"]):
+                need(bool(rule.get("from")), "NetworkPolicy opens the health port to any source")
     for sm in by_kind(objects, "ServiceMonitor"):
         need(sm["spec"]["selector"]["matchLabels"] == selector, "ServiceMonitor selector")
         need(all(e["port"] == "metrics" for e in sm["spec"]["endpoints"]), "ServiceMonitor port")

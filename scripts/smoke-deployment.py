@@ -7,9 +7,9 @@ overrides), and starts the binary with exactly those, on the same numeric ports.
 it starts it the way the pod's securityContext asks: as uid/gid 65532 (setpriv) with every mount
 but /tmp, /proc, /dev and /sys read-only (a private mount namespace from unshare). Then:
 
-  - waits for the gRPC port (startup probe), runs the probes' equivalents
-    (`arbiter health-check --service liveness|readiness`) and the `helm test` pod's commands
-    against 127.0.0.1;
+  - waits for the gRPC and health ports (startup probe), runs the probes' equivalents
+    (`arbiter health-check --service liveness|readiness`) on the port the probes name, which must
+    be the container port named `health`, and the `helm test` pod's commands against 127.0.0.1;
   - scrapes /metrics on the rendered metrics port (ARBITER_METRICS_ADDR): status 200, the
     build-info gauge, and the gRPC counters of the health checks just made;
   - checks that the logs are JSON (the pod sets ARBITER_LOG_FORMAT=json);
@@ -155,6 +155,7 @@ def main() -> int:
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", **image_env(), **pod_env}
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     grpc_port, metrics_port = ports["grpc"], ports["metrics"]
+    health_port = ports.get("health")
     probes = {k: container[k] for k in ("startupProbe", "livenessProbe", "readinessProbe") if k in container}
     print(f"arbiter {' '.join(cmd_args)}  (ports {ports}; env {' '.join(f'{k}={v}' for k, v in pod_env.items())})", flush=True)
 
@@ -185,14 +186,17 @@ def main() -> int:
     try:
         startup = probes.get("startupProbe", {})
         budget = startup.get("periodSeconds", 1) * startup.get("failureThreshold", 30) + startup.get("timeoutSeconds", 1)
-        up = wait_port(grpc_port, proc, budget)
-        if not result(up, f"gRPC port {grpc_port} accepts connections within the startup probe's {budget}s",
-                      f"exit {proc.poll()}; log:\n{Path(log.name).read_text(errors='replace')[-2000:]}"):
-            return 1
+        for name, port in (("gRPC", grpc_port), ("health", health_port)):
+            up = port is not None and wait_port(port, proc, budget)
+            if not result(up, f"{name} port {port} accepts connections within the startup probe's {budget}s",
+                          f"exit {proc.poll()}; log:\n{Path(log.name).read_text(errors='replace')[-2000:]}"):
+                return 1
         print(f"     up after {time.monotonic() - start:.2f}s (pid {proc.pid})", flush=True)
         for probe, spec in probes.items():
             grpc = spec["grpc"]
-            assert grpc["port"] == grpc_port
+            if not result(grpc["port"] == health_port, f"{probe} asks the health port ({health_port})",
+                          f"it asks port {grpc['port']}"):
+                continue
             out = health(binary, grpc["port"], grpc.get("service", ""), f"{spec.get('timeoutSeconds', 1)}s")
             result(out.returncode == 0, f"{probe}: health-check --service {grpc.get('service', '')!r} exits 0",
                    f"exit {out.returncode}: {out.stdout}{out.stderr}")
@@ -204,7 +208,7 @@ def main() -> int:
                 out = subprocess.run([binary, *targs], capture_output=True, text=True)
                 result(out.returncode == 0, f"helm test container {tc['name']}: arbiter {' '.join(targs)}",
                        f"exit {out.returncode}: {out.stdout}{out.stderr}")
-        out = health(binary, grpc_port, "no.such.Service")
+        out = health(binary, health_port, "no.such.Service")
         result(out.returncode != 0, "an unknown health service name is not SERVING")
 
         if not metrics_supported:
@@ -229,8 +233,8 @@ def main() -> int:
         sigterm = time.monotonic()
         time.sleep(0.3)
         if proc.poll() is None:
-            ready = health(binary, grpc_port, "readiness", "1s")
-            live = health(binary, grpc_port, "liveness", "1s")
+            ready = health(binary, health_port, "readiness", "1s")
+            live = health(binary, health_port, "liveness", "1s")
             result(ready.returncode != 0, "after SIGTERM, readiness is NOT_SERVING (lame duck)",
                    f"readiness exit {ready.returncode}")
             if live.returncode != 0 and proc.poll() is not None:
