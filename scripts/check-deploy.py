@@ -5,13 +5,15 @@ Run inside the deploy virtual environment (`make -f mk/deploy.mk deploy-lint` cr
 
   - hadolint on deploy/Dockerfile; the .dockerignore'd build context holds the whole Cargo
     workspace (cargo metadata --locked --offline in a copy of it);
-  - helm lint (helm-python-sdk, Helm's own Go code) with default values and with every optional
-    part enabled, for each Kubernetes version;
+  - helm lint (helm-python-sdk, Helm's own Go code) with default values, with every optional
+    part enabled, with TLS from a Secret, and with mutual TLS from a cert-manager Certificate, for
+    each Kubernetes version;
   - helm render of the same value sets; values.schema.json rejects misspelled keys;
   - every rendered object, and the kustomize renders (kubectl kustomize), validated with
-    kubernetes-validate --strict against each pinned Kubernetes version; Prometheus Operator
-    objects against the strict CRD subsets in deploy/schemas/;
-  - invariants: labels, probes, security context, port names, selectors, test hook, drain time;
+    kubernetes-validate --strict against each pinned Kubernetes version; Prometheus Operator and
+    cert-manager objects against the strict CRD subsets in deploy/schemas/;
+  - invariants: labels, probes on the health port, security context, port names, selectors, test
+    hook, drain time, TLS (the Secret mounted whole, never subPath; paths; Certificate names);
   - the kustomize base agrees with the chart; the alert rules file agrees with the chart's and
     the kustomize overlay's PrometheusRule; the Grafana dashboard copies are identical; every
     PromQL expression parses (promql-parser) and uses only the server's metrics; `promtool
@@ -72,7 +74,16 @@ ALL_ON: dict[str, Any] = {
     "imagePullSecrets": [{"name": "registry"}],
     "priorityClassName": "high",
 }
-VALUE_SETS: dict[str, dict[str, Any]] = {"default": {}, "all-optional-parts": ALL_ON}
+# TLS from a Secret made outside the chart; and from cert-manager, with mutual TLS.
+TLS: dict[str, Any] = {"tls": {"enabled": True, "secretName": "arbiter-grpc-tls"}}
+TLS_CERT_MANAGER: dict[str, Any] = {
+    **ALL_ON,
+    "tls": {"enabled": True, "clientCA": {"enabled": True},
+            "certManager": {"enabled": True, "issuerRef": {"name": "internal-ca", "kind": "ClusterIssuer"},
+                            "duration": "720h", "renewBefore": "240h"}},
+}
+VALUE_SETS: dict[str, dict[str, Any]] = {"default": {}, "all-optional-parts": ALL_ON, "tls": TLS,
+                                         "tls-cert-manager-mtls": TLS_CERT_MANAGER}
 
 # Values that values.schema.json must reject.
 BAD_VALUES: dict[str, dict[str, Any]] = {
@@ -81,6 +92,11 @@ BAD_VALUES: dict[str, dict[str, Any]] = {
     "bad duration": {"config": {"requestTimeout": "ten seconds"}},
     "port out of range": {"ports": {"grpc": 70000}},
     "health port on the gRPC port": {"ports": {"health": 50051}},
+    "certManager without tls.enabled": {"tls": {"certManager": {"enabled": True, "issuerRef": {"name": "ca"}}}},
+    "certManager without an issuer": {"tls": {"enabled": True, "certManager": {"enabled": True}}},
+    "clientCA without tls.enabled": {"tls": {"clientCA": {"enabled": True}}},
+    "workers neither a number nor \"\"": {"config": {"workers": "auto"}},
+    "bad Go duration for cert-manager": {"tls": {"enabled": True, "certManager": {"enabled": True, "issuerRef": {"name": "ca"}, "duration": "90d"}}},
     "PDB as a list": {"podDisruptionBudget": {"minAvailable": [1]}},
 }
 
@@ -251,7 +267,8 @@ def check_bad_values(label: str) -> None:
 
 
 def validate_objects(objects: list[dict[str, Any]], kube: str, what: str) -> None:
-    """kubernetes-validate --strict for built-in kinds, deploy/schemas/ for Prometheus Operator kinds."""
+    """kubernetes-validate --strict for built-in kinds, deploy/schemas/ for Prometheus Operator and
+    cert-manager kinds."""
     crd_schemas = {
         (s["properties"]["apiVersion"]["const"], s["properties"]["kind"]["const"]): s
         for s in (json.loads(p.read_text()) for p in SCHEMAS.glob("*.json"))
@@ -369,14 +386,68 @@ def check_invariants(label: str) -> None:
         need(sm["spec"]["selector"]["matchLabels"] == selector, "ServiceMonitor selector")
         need(all(e["port"] == "metrics" for e in sm["spec"]["endpoints"]), "ServiceMonitor port")
 
+    tls = merged["tls"]
     tests = [o for o in objects if o["metadata"].get("annotations", {}).get("helm.sh/hook") == "test"]
     need(len(tests) == 1 and tests[0]["kind"] == "Pod", "one helm test Pod")
-    target = f"http://{main['metadata']['name']}.{NAMESPACE}.svc:{[p['port'] for p in main['spec']['ports'] if p['name'] == 'grpc'][0]}"
+    service_host = f"{main['metadata']['name']}.{NAMESPACE}.svc"
+    target = f"{'https' if tls['enabled'] else 'http'}://{service_host}:{[p['port'] for p in main['spec']['ports'] if p['name'] == 'grpc'][0]}"
     for tc in tests[0]["spec"]["containers"] if tests else []:
         need(tc["args"][:3] == ["health-check", "--addr", target], f"test container args {tc['args']}")
         need(tc["securityContext"].get("readOnlyRootFilesystem") is True, "test pod securityContext")
+        need(("--tls-ca" in tc["args"]) == tls["enabled"], "test container: --tls-ca exactly when tls.enabled")
+        need(("--tls-cert" in tc["args"]) == (tls["enabled"] and tls["clientCA"]["enabled"]),
+             "test container: a client certificate exactly with mutual TLS")
+        test_mounts = {m["mountPath"]: m for m in tc.get("volumeMounts", [])}
+        for flag in ("--tls-ca", "--tls-cert", "--tls-key"):
+            if flag in tc["args"]:
+                path = tc["args"][tc["args"].index(flag) + 1]
+                need(any(path.startswith(mp + "/") for mp in test_mounts), f"test container {flag} {path} is on no volume")
+    check_tls(objects, merged, c, spec, need)
     if problems:
         raise AssertionError("\n".join(problems))
+
+
+def check_tls(objects: list[dict[str, Any]], merged: dict[str, Any], c: dict[str, Any], spec: dict[str, Any],
+              need: Callable[[bool, str], None]) -> None:
+    """TLS: the Secret is mounted whole (never subPath), the ARBITER_TLS_* paths point into it, the
+    Services say which protocol, and the Certificate writes the Secret the pods mount."""
+    tls = merged["tls"]
+    env = {e["name"]: e.get("value") for e in c.get("env", [])}
+    volumes = {v["name"]: v for v in spec.get("volumes", [])}
+    mounts = {m["name"]: m for m in c.get("volumeMounts", [])}
+    pods = [spec] + [o["spec"] for o in objects if o["kind"] == "Pod"]
+    need(not [m for p in pods for ct in p["containers"] for m in ct.get("volumeMounts", []) if "subPath" in m or "subPathExpr" in m],
+         "a subPath mount (it never receives Secret updates)")
+    need(env.get("ARBITER_TLS_RELOAD_INTERVAL") == tls["reloadInterval"], "ARBITER_TLS_RELOAD_INTERVAL is not tls.reloadInterval")
+    grpc_protocols = {p.get("appProtocol") for s in by_kind(objects, "Service") for p in s["spec"]["ports"] if p["name"] == "grpc"}
+    certificates = by_kind(objects, "Certificate")
+    if not tls["enabled"]:
+        need(not [k for k in env if k in ("ARBITER_TLS_CERT", "ARBITER_TLS_KEY", "ARBITER_TLS_CLIENT_CA")], "TLS files set with tls.enabled false")
+        need("tls" not in volumes and not certificates, "TLS volume or Certificate with tls.enabled false")
+        need(grpc_protocols == {"kubernetes.io/h2c"}, f"gRPC Service ports say {grpc_protocols}, not kubernetes.io/h2c")
+        return
+    secret = tls["secretName"] or f"{one(objects, 'Deployment')['metadata']['name']}-tls"
+    need(volumes.get("tls", {}).get("secret", {}).get("secretName") == secret, f"no Secret volume tls of Secret {secret}")
+    mount = mounts.get("tls", {})
+    need(mount.get("mountPath") == tls["mountPath"] and mount.get("readOnly") is True, f"TLS volume mount {mount}")
+    files = {"ARBITER_TLS_CERT": "tls.crt", "ARBITER_TLS_KEY": "tls.key"}
+    if tls["clientCA"]["enabled"]:
+        files["ARBITER_TLS_CLIENT_CA"] = tls["clientCA"]["key"]
+    for name, key in files.items():
+        need(env.get(name) == f"{tls['mountPath']}/{key}", f"{name} is {env.get(name)!r}, not {tls['mountPath']}/{key}")
+    need("ARBITER_TLS_CLIENT_CA" in env or not tls["clientCA"]["enabled"], "mutual TLS without ARBITER_TLS_CLIENT_CA")
+    need(grpc_protocols == {"https"}, f"gRPC Service ports say {grpc_protocols}, not https")
+    if not tls["certManager"]["enabled"]:
+        need(not certificates, "a Certificate with tls.certManager.enabled false")
+        return
+    need(len(certificates) == 1, "no Certificate with tls.certManager.enabled")
+    for cert in certificates:
+        cs = cert["spec"]
+        need(cs["secretName"] == secret, f"the Certificate writes {cs['secretName']}, the pods mount {secret}")
+        wanted = {f"{s['metadata']['name']}.{NAMESPACE}.svc" for s in by_kind(objects, "Service")}
+        need(wanted <= set(cs["dnsNames"]), f"the Certificate lacks Service names {sorted(wanted - set(cs['dnsNames']))}")
+        need(("client auth" in cs["usages"]) == tls["clientCA"]["enabled"], "client auth usage exactly with mutual TLS")
+        need("server auth" in cs["usages"], "no server auth usage")
 
 
 # ---- kustomize ----------------------------------------------------------------------------------
@@ -403,6 +474,19 @@ def strip_for_compare(obj: Any) -> Any:
     return obj
 
 
+def first_difference(a: Any, b: Any, path: str = "") -> str:
+    """Where two JSON-like values first differ, as "path: chart X, kustomize Y"."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if a.get(k, "<absent>") != b.get(k, "<absent>"):
+                return first_difference(a.get(k, "<absent>"), b.get(k, "<absent>"), f"{path}.{k}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return first_difference(x, y, f"{path}[{i}]")
+    return f"{path or '.'}: chart {json.dumps(a, sort_keys=True)[:300]}, kustomize {json.dumps(b, sort_keys=True)[:300]}"
+
+
 @check("kustomize base and overlay agree with the chart")
 def check_kustomize_matches_chart() -> None:
     chart_objects, _ = render({"headlessService": {"enabled": True}, "autoscaling": {"enabled": True},
@@ -418,7 +502,7 @@ def check_kustomize_matches_chart() -> None:
         if key[0] == "ServiceMonitor":
             a["spec"].pop("namespaceSelector", None)
         if a != b:
-            diffs.append(f"{key}: chart {json.dumps(a, sort_keys=True)[:400]}\n  kustomize {json.dumps(b, sort_keys=True)[:400]}")
+            diffs.append(f"{key}: {first_difference(a, b)}")
     base = {o["kind"] for o in kustomize(KUSTOMIZE[0])}
     assert {"Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "ServiceAccount"} <= base, base
     assert not diffs, "\n".join(diffs)

@@ -86,3 +86,13 @@ there is no limit), at least 1. Quantities: 2, 1.5, "1500m".
 {{- max 1 ($cores | ceil | int64) -}}
 {{- end -}}
 {{- end }}
+
+{{/* The kubernetes.io/tls Secret of the gRPC port (written by the Certificate when certManager). */}}
+{{- define "arbiter.tlsSecretName" -}}
+{{- .Values.tls.secretName | default (printf "%s-tls" (include "arbiter.fullname" . | trunc 59 | trimSuffix "-")) }}
+{{- end }}
+
+{{/* The Service's appProtocol for the gRPC port: HTTP/2 in the clear, or over TLS. */}}
+{{- define "arbiter.grpcAppProtocol" -}}
+{{- if .Values.tls.enabled }}https{{ else }}kubernetes.io/h2c{{ end }}
+{{- end }}
