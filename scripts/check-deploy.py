@@ -14,6 +14,10 @@ Run inside the deploy virtual environment (`make -f mk/deploy.mk deploy-lint` cr
     cert-manager objects against the strict CRD subsets in deploy/schemas/;
   - invariants: labels, probes on the health port, security context, port names, selectors, test
     hook, drain time, TLS (the Secret mounted whole, never subPath; paths; Certificate names);
+  - the chart exposes every setting `arbiter serve --help` lists (the binary given by --binary,
+    default target/release/arbiter) as a value with the binary's default, and its Deployment and
+    the kustomize base pass it (exceptions, each with its reason: DIFFERENT_DEFAULTS); each
+    config.* value reaches its own ARBITER_* variable;
   - the kustomize base agrees with the chart; the alert rules file agrees with the chart's and
     the kustomize overlay's PrometheusRule; the Grafana dashboard copies are identical; every
     PromQL expression parses (promql-parser) and uses only the server's metrics; `promtool
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import os
 import re
 import shutil
@@ -508,6 +513,190 @@ def check_kustomize_matches_chart() -> None:
     assert not diffs, "\n".join(diffs)
 
 
+# ---- the chart and the kustomize base against `arbiter serve --help` ----------------------------
+
+# Where the chart keeps each `arbiter serve` setting: config.<camelCase of the name after
+# ARBITER_> unless listed here.
+VALUE_PATHS = {
+    # Addresses: the chart holds the port; the address is "[::]:<port>" (compared with the default).
+    "ARBITER_GRPC_ADDR": "ports.grpc",
+    "ARBITER_METRICS_ADDR": "ports.metrics",
+    "ARBITER_HEALTH_ADDR": "ports.health",
+    "ARBITER_TLS_RELOAD_INTERVAL": "tls.reloadInterval",
+    # TLS files: no default; paths into the tls.secretName volume when tls.enabled (checked below).
+    "ARBITER_TLS_CERT": "tls.enabled",
+    "ARBITER_TLS_KEY": "tls.enabled",
+    "ARBITER_TLS_CLIENT_CA": "tls.clientCA.enabled",
+}
+# The only settings whose chart default differs from the binary's, and why. Everything else the
+# binary prints a default for must be a chart value with that default, passed by the Deployment.
+DIFFERENT_DEFAULTS = {
+    # Log settings: the binary picks text on a terminal and JSON otherwise (it prints no default);
+    # a pod always logs JSON for the log collector.
+    "ARBITER_LOG_FORMAT": "json whatever stderr is",
+    # 0 is one worker per core the process sees: without a CPU limit every core of the node, so
+    # memory would depend on the node. The chart's "" follows the CPU limit (checked below).
+    "ARBITER_WORKERS": "resources.limits.cpu rounded up",
+}
+# Chart values that are no `arbiter serve` flag.
+NOT_FLAGS = {"config.logLevel"}  # RUST_LOG
+
+
+def serve_options(binary: Path) -> dict[str, dict[str, Any]]:
+    """`arbiter serve --help`, parsed: ARBITER_* name -> flag, default (None if none), values."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARBITER_")}  # else help shows them
+    text = run([str(binary), "serve", "--help"], env=env).stdout
+    options: dict[str, dict[str, Any]] = {}
+    current: dict[str, Any] | None = None
+    for line in text.splitlines():
+        flag = re.match(r"^\s+(?:-\w, )?--([a-z0-9-]+)(?: <\w+>)?\s*$", line)
+        if flag:
+            current = {"flag": flag.group(1), "default": None, "values": []}
+            continue
+        if current is None:
+            continue
+        if m := re.search(r"\[env: (ARBITER_\w+)=[^\]]*\]", line):
+            options[m.group(1)] = current
+        elif m := re.search(r"\[default: (.*)\]\s*$", line):
+            current["default"] = m.group(1)
+        elif m := re.match(r"^\s+- ([\w-]+):", line):
+            current["values"].append(m.group(1))
+    if "ARBITER_GRPC_ADDR" not in options or len(options) < 10:
+        raise AssertionError(f"could not parse `{binary} serve --help`:\n{text[:500]}")
+    return options
+
+
+def value_path(name: str) -> str:
+    words = name.removeprefix("ARBITER_").lower().split("_")
+    return VALUE_PATHS.get(name, "config." + words[0] + "".join(w.capitalize() for w in words[1:]))
+
+
+def lookup(values: dict[str, Any], path: str) -> Any:
+    for key in path.split("."):
+        if not isinstance(values, dict) or key not in values:
+            raise KeyError(path)
+        values = values[key]
+    return values
+
+
+def canonical(value: Any) -> Any:
+    """Compares durations by length ("1m" == "60s"), integers as integers, anything else as text."""
+    text = str(value).strip()
+    if re.fullmatch(r"[0-9]+", text):
+        return int(text)
+    if re.fullmatch(r"[0-9.]+(ms|s|m|h)", text):
+        return ("duration", duration_seconds(text))
+    return text
+
+
+def setting(container: dict[str, Any], name: str, flag: str) -> str | None:
+    """What a container passes for a setting: its env variable, else its --flag argument."""
+    for e in container.get("env", []):
+        if e["name"] == name:
+            return e.get("value")
+    args = container.get("args", [])
+    for i, arg in enumerate(args):
+        if arg.startswith(f"--{flag}="):
+            return arg.split("=", 1)[1]
+        if arg == f"--{flag}" and i + 1 < len(args):
+            return args[i + 1]
+    return None
+
+
+def cpu_cores(quantity: Any) -> float:
+    text = str(quantity)
+    return float(text[:-1]) / 1000 if text.endswith("m") else float(text)
+
+
+def container_of(objects: list[dict[str, Any]]) -> dict[str, Any]:
+    (container,) = one(objects, "Deployment")["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+@check("chart and kustomize base: every `arbiter serve` setting, with the binary's default ({0})")
+def check_serve_defaults(binary: Path) -> None:
+    options = serve_options(binary)
+    with helm.Chart.load(CHART) as chart:
+        values = chart.merge_values({})
+    schema = json.loads((CHART / "values.schema.json").read_text())
+    chart_c = container_of(render({})[0])
+    tls_c = container_of(render(TLS_CERT_MANAGER)[0])
+    base_c = container_of([o for o in kustomize(KUSTOMIZE[0]) if o["kind"] == "Deployment"])
+    problems: list[str] = []
+    for name, opt in sorted(options.items()):
+        path, flag, default = value_path(name), opt["flag"], opt["default"]
+        try:
+            value = lookup(values, path)
+        except KeyError:
+            problems.append(f"{name} (--{flag}): the chart does not expose it (no value {path})")
+            continue
+        if path.startswith("ports."):
+            value = f"[::]:{value}"
+        if opt["values"]:
+            enum = lookup(schema["properties"], path.replace(".", ".properties.")).get("enum")
+            if sorted(enum or []) != sorted(opt["values"]):
+                problems.append(f"{path}: the schema allows {enum}, the binary {opt['values']}")
+        if default is None and name not in DIFFERENT_DEFAULTS:
+            # TLS files: set exactly when TLS is on, into the Secret volume.
+            if setting(chart_c, name, flag) is not None:
+                problems.append(f"{name} is set with default values")
+            passed = setting(tls_c, name, flag)
+            if not (passed or "").startswith(values["tls"]["mountPath"] + "/"):
+                problems.append(f"{name} is {passed!r} with {path}: not a file of the TLS Secret volume")
+            continue
+        for where, container in (("chart", chart_c), ("kustomize base", base_c)):
+            passed = setting(container, name, flag)
+            if passed is None:
+                problems.append(f"{name} (--{flag}): the {where} Deployment does not pass it")
+            elif name == "ARBITER_WORKERS":
+                cpu = container.get("resources", {}).get("limits", {}).get("cpu")
+                wanted = max(1, math.ceil(cpu_cores(cpu))) if cpu is not None else None
+                if wanted is None or canonical(passed) != wanted:
+                    problems.append(f"{name}: the {where} passes {passed}, not its CPU limit rounded up ({cpu})")
+            elif name in DIFFERENT_DEFAULTS:
+                pass
+            elif canonical(passed) != canonical(default):
+                problems.append(f"{name}: the {where} passes {passed!r}, the binary's default is {default!r}")
+        if name not in DIFFERENT_DEFAULTS and canonical(value) != canonical(default):
+            problems.append(f"{path} is {value!r} in values.yaml, the binary's default ({name}) is {default!r}")
+    exposed = {value_path(name) for name in options}
+    stale = sorted(f"config.{k}" for k in values["config"] if f"config.{k}" not in exposed | NOT_FLAGS)
+    if stale:
+        problems.append(f"values the binary has no flag for: {stale}")
+    print(f"     {len(options)} settings of `arbiter serve`; different on purpose: {', '.join(DIFFERENT_DEFAULTS)}", flush=True)
+    assert not problems, "\n".join(problems)
+
+
+@check("every config.* value reaches its own ARBITER_* variable")
+def check_values_wiring(binary: Path) -> None:
+    """Renders with every config value changed to a value of its own and finds each in the env."""
+    options = serve_options(binary)
+    with helm.Chart.load(CHART) as chart:
+        values = chart.merge_values({})
+    changed: dict[str, Any] = {}
+    expected: dict[str, str] = {}
+    for i, (name, opt) in enumerate(sorted(options.items())):
+        path = value_path(name)
+        if not path.startswith("config."):
+            continue
+        key = path.split(".", 1)[1]
+        if key not in values["config"]:
+            continue  # check_serve_defaults reports it
+        default = values["config"][key]
+        if opt["values"]:
+            new = next(v for v in opt["values"] if v != default)
+        elif isinstance(canonical(default), int) or default == "":
+            new = 100_000 + i  # above every minimum, one of its own
+        else:
+            new = f"{11 + i}s"
+        changed[key] = new
+        expected[name] = str(new)
+    container = container_of(render({"config": changed})[0])
+    wrong = [f"{name}: expected {want!r}, got {setting(container, name, options[name]['flag'])!r}"
+             for name, want in expected.items() if setting(container, name, options[name]["flag"]) != want]
+    assert not wrong, "\n".join(wrong)
+
+
 # ---- Prometheus rules and Grafana dashboard ------------------------------------------------------
 
 
@@ -608,6 +797,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kube-version", action="append", dest="kube_versions",
                         help="Kubernetes version to validate against (repeatable); default 1.27.0 and 1.37.0")
+    parser.add_argument("--binary", type=Path, default=ROOT / "target" / "release" / "arbiter",
+                        help="the arbiter binary whose `serve --help` defaults the chart must match")
     args = parser.parse_args()
     kube_versions = args.kube_versions or ["1.27.0", "1.37.0"]
     print(f"helm-python-sdk {helm.__version__} (helm-c {helm.helm_c_version()}, Helm {helm.helm_sdk_version()}); "
@@ -626,6 +817,8 @@ def main() -> int:
         for kube in kube_versions:
             check_kustomize_valid(str(directory.relative_to(ROOT)), kube)
     check_kustomize_matches_chart()
+    check_serve_defaults(args.binary)
+    check_values_wiring(args.binary)
     check_rules()
     check_rule_tests()
     check_dashboard()
