@@ -10,6 +10,7 @@ but /tmp, /proc, /dev and /sys read-only (a private mount namespace from unshare
   - waits for the gRPC and health ports (startup probe), runs the probes' equivalents
     (`arbiter health-check --service liveness|readiness`) on the port the probes name, which must
     be the container port named `health`, and the `helm test` pod's commands against 127.0.0.1;
+  - reads the idle process's RSS, which must be below the container's memory request;
   - scrapes /metrics on the rendered metrics port (ARBITER_METRICS_ADDR): status 200, the
     build-info gauge, and the gRPC counters of the health checks just made;
   - checks that the logs are JSON (the pod sets ARBITER_LOG_FORMAT=json);
@@ -168,6 +169,25 @@ def make_tls_secret(directory: Path, dns_names: list[str]) -> None:
         f.chmod(0o644)
 
 
+def rss_bytes(pid: int) -> int | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    match = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
+    return int(match.group(1)) * 1024 if match else None
+
+
+def quantity_bytes(quantity: Any) -> float:
+    """A Kubernetes memory quantity ("128Mi", "1G", 134217728) in bytes."""
+    match = re.fullmatch(r"([0-9.]+)([KMGT]i?)?", str(quantity))
+    if not match:
+        raise ValueError(f"not a memory quantity: {quantity!r}")
+    unit = match.group(2) or ""
+    power = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4}[unit[:1]]
+    return float(match.group(1)) * (1024 if unit.endswith("i") else 1000) ** power
+
+
 def secret_mounts(pod: dict[str, Any], container: dict[str, Any]) -> list[str]:
     """mountPaths of the container's Secret volumes."""
     secrets = {v["name"] for v in pod.get("volumes", []) if "secret" in v}
@@ -296,6 +316,11 @@ def smoke(binary: str, args: argparse.Namespace, values: dict[str, Any] | None, 
                            f"exit {out.returncode}: {out.stdout}")
         out = health(binary, health_port, "no.such.Service")
         result(out.returncode != 0, f"{tag}an unknown health service name is not SERVING")
+        # The resources are sized from an idle process (~20 MiB) plus analyses: check the first term.
+        request = container.get("resources", {}).get("requests", {}).get("memory")
+        rss = rss_bytes(proc.pid)
+        if request and rss is not None:
+            result(rss < quantity_bytes(request), f"{tag}idle RSS {rss / 2**20:.1f} MiB is below the memory request ({request})")
 
         if not metrics_supported:
             result(False, f"{tag}the binary reads ARBITER_METRICS_ADDR", "`arbiter serve --help` does not list it")
