@@ -38,8 +38,9 @@ $(DEPLOY_STAMP): requirements-deploy.txt
 	$(DEPLOY_PY) -m pip install --quiet --disable-pip-version-check --requirement requirements-deploy.txt
 	@touch $@
 
-deploy-lint: $(DEPLOY_STAMP)
-	$(DEPLOY_PY) scripts/check-deploy.py $(addprefix --kube-version ,$(DEPLOY_KUBE_VERSIONS))
+# Needs the binary: the chart's defaults are compared with those `arbiter serve --help` prints.
+deploy-lint: $(DEPLOY_STAMP) deploy-build-release
+	$(DEPLOY_PY) scripts/check-deploy.py --binary $(DEPLOY_ARBITER) $(addprefix --kube-version ,$(DEPLOY_KUBE_VERSIONS))
 
 # The alert rules parse and pass their unit tests (deploy-lint checks that the chart and the
 # kustomize overlay hold the same groups).

@@ -5,13 +5,19 @@ Run inside the deploy virtual environment (`make -f mk/deploy.mk deploy-lint` cr
 
   - hadolint on deploy/Dockerfile; the .dockerignore'd build context holds the whole Cargo
     workspace (cargo metadata --locked --offline in a copy of it);
-  - helm lint (helm-python-sdk, Helm's own Go code) with default values and with every optional
-    part enabled, for each Kubernetes version;
+  - helm lint (helm-python-sdk, Helm's own Go code) with default values, with every optional
+    part enabled, with TLS from a Secret, and with mutual TLS from a cert-manager Certificate, for
+    each Kubernetes version;
   - helm render of the same value sets; values.schema.json rejects misspelled keys;
   - every rendered object, and the kustomize renders (kubectl kustomize), validated with
-    kubernetes-validate --strict against each pinned Kubernetes version; Prometheus Operator
-    objects against the strict CRD subsets in deploy/schemas/;
-  - invariants: labels, probes, security context, port names, selectors, test hook, drain time;
+    kubernetes-validate --strict against each pinned Kubernetes version; Prometheus Operator and
+    cert-manager objects against the strict CRD subsets in deploy/schemas/;
+  - invariants: labels, probes on the health port, security context, port names, selectors, test
+    hook, drain time, TLS (the Secret mounted whole, never subPath; paths; Certificate names);
+  - the chart exposes every setting `arbiter serve --help` lists (the binary given by --binary,
+    default target/release/arbiter) as a value with the binary's default, and its Deployment and
+    the kustomize base pass it (exceptions, each with its reason: DIFFERENT_DEFAULTS); each
+    config.* value reaches its own ARBITER_* variable;
   - the kustomize base agrees with the chart; the alert rules file agrees with the chart's and
     the kustomize overlay's PrometheusRule; the Grafana dashboard copies are identical; every
     PromQL expression parses (promql-parser) and uses only the server's metrics; `promtool
@@ -26,6 +32,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import os
 import re
 import shutil
@@ -63,6 +70,7 @@ ALL_ON: dict[str, Any] = {
         "enabled": True,
         "grpcFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "games"}}}],
         "metricsFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}],
+        "healthFrom": [{"ipBlock": {"cidr": "10.0.0.0/16"}}],
     },
     "grafanaDashboard": {"enabled": True},
     "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
@@ -71,7 +79,16 @@ ALL_ON: dict[str, Any] = {
     "imagePullSecrets": [{"name": "registry"}],
     "priorityClassName": "high",
 }
-VALUE_SETS: dict[str, dict[str, Any]] = {"default": {}, "all-optional-parts": ALL_ON}
+# TLS from a Secret made outside the chart; and from cert-manager, with mutual TLS.
+TLS: dict[str, Any] = {"tls": {"enabled": True, "secretName": "arbiter-grpc-tls"}}
+TLS_CERT_MANAGER: dict[str, Any] = {
+    **ALL_ON,
+    "tls": {"enabled": True, "clientCA": {"enabled": True},
+            "certManager": {"enabled": True, "issuerRef": {"name": "internal-ca", "kind": "ClusterIssuer"},
+                            "duration": "720h", "renewBefore": "240h"}},
+}
+VALUE_SETS: dict[str, dict[str, Any]] = {"default": {}, "all-optional-parts": ALL_ON, "tls": TLS,
+                                         "tls-cert-manager-mtls": TLS_CERT_MANAGER}
 
 # Values that values.schema.json must reject.
 BAD_VALUES: dict[str, dict[str, Any]] = {
@@ -79,6 +96,12 @@ BAD_VALUES: dict[str, dict[str, Any]] = {
     "misspelled top-level key": {"replicas": 3},
     "bad duration": {"config": {"requestTimeout": "ten seconds"}},
     "port out of range": {"ports": {"grpc": 70000}},
+    "health port on the gRPC port": {"ports": {"health": 50051}},
+    "certManager without tls.enabled": {"tls": {"certManager": {"enabled": True, "issuerRef": {"name": "ca"}}}},
+    "certManager without an issuer": {"tls": {"enabled": True, "certManager": {"enabled": True}}},
+    "clientCA without tls.enabled": {"tls": {"clientCA": {"enabled": True}}},
+    "workers neither a number nor \"\"": {"config": {"workers": "auto"}},
+    "bad Go duration for cert-manager": {"tls": {"enabled": True, "certManager": {"enabled": True, "issuerRef": {"name": "ca"}, "duration": "90d"}}},
     "PDB as a list": {"podDisruptionBudget": {"minAvailable": [1]}},
 }
 
@@ -249,7 +272,8 @@ def check_bad_values(label: str) -> None:
 
 
 def validate_objects(objects: list[dict[str, Any]], kube: str, what: str) -> None:
-    """kubernetes-validate --strict for built-in kinds, deploy/schemas/ for Prometheus Operator kinds."""
+    """kubernetes-validate --strict for built-in kinds, deploy/schemas/ for Prometheus Operator and
+    cert-manager kinds."""
     crd_schemas = {
         (s["properties"]["apiVersion"]["const"], s["properties"]["kind"]["const"]): s
         for s in (json.loads(p.read_text()) for p in SCHEMAS.glob("*.json"))
@@ -316,13 +340,19 @@ def check_invariants(label: str) -> None:
     need(sc.get("seccompProfile", {}).get("type") == "RuntimeDefault", "container seccomp RuntimeDefault")
     need(bool(c.get("resources", {}).get("requests")) and bool(c["resources"].get("limits")), "resources")
     ports = {p["name"]: p["containerPort"] for p in c["ports"]}
-    need(set(ports) == {"grpc", "metrics"}, f"container ports {ports}")
+    need(set(ports) == {"grpc", "metrics", "health"}, f"container ports {ports}")
+    need(len(set(ports.values())) == len(ports), f"container ports collide: {ports}")
     env = {e["name"]: e.get("value") for e in c.get("env", [])}
-    need(env.get("ARBITER_GRPC_ADDR", "").endswith(f":{ports.get('grpc')}"), "ARBITER_GRPC_ADDR port differs from the grpc containerPort")
-    need(env.get("ARBITER_METRICS_ADDR", "").endswith(f":{ports.get('metrics')}"), "ARBITER_METRICS_ADDR port differs from the metrics containerPort")
+    for name, addr in (("grpc", "ARBITER_GRPC_ADDR"), ("metrics", "ARBITER_METRICS_ADDR")):
+        need((env.get(addr) or "").endswith(f":{ports.get(name)}"), f"{addr} port differs from the {name} containerPort")
+    # The health address is an argument: `arbiter health-check` reads ARBITER_HEALTH_ADDR.
+    need("ARBITER_HEALTH_ADDR" not in env, "ARBITER_HEALTH_ADDR in the env breaks `arbiter health-check` in the pod")
+    need(f"--health-addr=[::]:{ports.get('health')}" in c.get("args", []), "no --health-addr argument on the health containerPort")
+    # Probes go to the plaintext health port: they must work when the gRPC port speaks TLS or is
+    # at its connection cap.
     for probe, service in (("startupProbe", "liveness"), ("livenessProbe", "liveness"), ("readinessProbe", "readiness")):
         grpc = c.get(probe, {}).get("grpc", {})
-        need(isinstance(grpc.get("port"), int) and grpc.get("port") == ports.get("grpc"), f"{probe} needs the numeric grpc port")
+        need(isinstance(grpc.get("port"), int) and grpc.get("port") == ports.get("health"), f"{probe} needs the numeric health port")
         need(grpc.get("service") == service, f"{probe} asks for service {grpc.get('service')!r}, not {service!r}")
     drain = duration_seconds(merged["config"]["drainTimeout"])
     need(spec["terminationGracePeriodSeconds"] > drain, f"terminationGracePeriodSeconds <= drainTimeout ({drain}s)")
@@ -335,7 +365,7 @@ def check_invariants(label: str) -> None:
             need(p["name"] in ("grpc", "metrics") and p.get("targetPort") in ports, f"Service port {p}")
             need(bool(p.get("appProtocol")), f"Service port {p['name']} lacks appProtocol")
     main = one(objects, "Service", dep["metadata"]["name"])
-    need({p["name"] for p in main["spec"]["ports"]} == {"grpc", "metrics"}, "Service ports must be grpc and metrics")
+    need({p["name"] for p in main["spec"]["ports"]} == {"grpc", "metrics"}, "Service ports must be grpc and metrics (the health port is the kubelet's)")
     headless = [s for s in services if s["spec"].get("clusterIP") == "None"]
     need(len(headless) == (1 if merged["headlessService"]["enabled"] else 0), "headless Service")
 
@@ -351,18 +381,78 @@ def check_invariants(label: str) -> None:
         need(pdb["spec"]["selector"]["matchLabels"] == selector, "PDB selector")
     for np in by_kind(objects, "NetworkPolicy"):
         need(np["spec"]["podSelector"]["matchLabels"] == selector, "NetworkPolicy podSelector")
+        opened = {p["port"] for rule in np["spec"].get("ingress", []) for p in rule.get("ports", [])}
+        wanted = {"grpc", "metrics"} | ({"health"} if merged["networkPolicy"].get("healthFrom") else set())
+        need(opened == wanted, f"NetworkPolicy opens ports {sorted(opened)}, not {sorted(wanted)}")
+        for rule in np["spec"].get("ingress", []):
+            if any(p["port"] == "health" for p in rule["ports"]):
+                need(bool(rule.get("from")), "NetworkPolicy opens the health port to any source")
     for sm in by_kind(objects, "ServiceMonitor"):
         need(sm["spec"]["selector"]["matchLabels"] == selector, "ServiceMonitor selector")
         need(all(e["port"] == "metrics" for e in sm["spec"]["endpoints"]), "ServiceMonitor port")
 
+    tls = merged["tls"]
     tests = [o for o in objects if o["metadata"].get("annotations", {}).get("helm.sh/hook") == "test"]
     need(len(tests) == 1 and tests[0]["kind"] == "Pod", "one helm test Pod")
-    target = f"http://{main['metadata']['name']}.{NAMESPACE}.svc:{[p['port'] for p in main['spec']['ports'] if p['name'] == 'grpc'][0]}"
+    service_host = f"{main['metadata']['name']}.{NAMESPACE}.svc"
+    target = f"{'https' if tls['enabled'] else 'http'}://{service_host}:{[p['port'] for p in main['spec']['ports'] if p['name'] == 'grpc'][0]}"
     for tc in tests[0]["spec"]["containers"] if tests else []:
         need(tc["args"][:3] == ["health-check", "--addr", target], f"test container args {tc['args']}")
         need(tc["securityContext"].get("readOnlyRootFilesystem") is True, "test pod securityContext")
+        need(("--tls-ca" in tc["args"]) == tls["enabled"], "test container: --tls-ca exactly when tls.enabled")
+        need(("--tls-cert" in tc["args"]) == (tls["enabled"] and tls["clientCA"]["enabled"]),
+             "test container: a client certificate exactly with mutual TLS")
+        test_mounts = {m["mountPath"]: m for m in tc.get("volumeMounts", [])}
+        for flag in ("--tls-ca", "--tls-cert", "--tls-key"):
+            if flag in tc["args"]:
+                path = tc["args"][tc["args"].index(flag) + 1]
+                need(any(path.startswith(mp + "/") for mp in test_mounts), f"test container {flag} {path} is on no volume")
+    check_tls(objects, merged, c, spec, need)
     if problems:
         raise AssertionError("\n".join(problems))
+
+
+def check_tls(objects: list[dict[str, Any]], merged: dict[str, Any], c: dict[str, Any], spec: dict[str, Any],
+              need: Callable[[bool, str], None]) -> None:
+    """TLS: the Secret is mounted whole (never subPath), the ARBITER_TLS_* paths point into it, the
+    Services say which protocol, and the Certificate writes the Secret the pods mount."""
+    tls = merged["tls"]
+    env = {e["name"]: e.get("value") for e in c.get("env", [])}
+    volumes = {v["name"]: v for v in spec.get("volumes", [])}
+    mounts = {m["name"]: m for m in c.get("volumeMounts", [])}
+    pods = [spec] + [o["spec"] for o in objects if o["kind"] == "Pod"]
+    need(not [m for p in pods for ct in p["containers"] for m in ct.get("volumeMounts", []) if "subPath" in m or "subPathExpr" in m],
+         "a subPath mount (it never receives Secret updates)")
+    need(env.get("ARBITER_TLS_RELOAD_INTERVAL") == tls["reloadInterval"], "ARBITER_TLS_RELOAD_INTERVAL is not tls.reloadInterval")
+    grpc_protocols = {p.get("appProtocol") for s in by_kind(objects, "Service") for p in s["spec"]["ports"] if p["name"] == "grpc"}
+    certificates = by_kind(objects, "Certificate")
+    if not tls["enabled"]:
+        need(not [k for k in env if k in ("ARBITER_TLS_CERT", "ARBITER_TLS_KEY", "ARBITER_TLS_CLIENT_CA")], "TLS files set with tls.enabled false")
+        need("tls" not in volumes and not certificates, "TLS volume or Certificate with tls.enabled false")
+        need(grpc_protocols == {"kubernetes.io/h2c"}, f"gRPC Service ports say {grpc_protocols}, not kubernetes.io/h2c")
+        return
+    secret = tls["secretName"] or f"{one(objects, 'Deployment')['metadata']['name']}-tls"
+    need(volumes.get("tls", {}).get("secret", {}).get("secretName") == secret, f"no Secret volume tls of Secret {secret}")
+    mount = mounts.get("tls", {})
+    need(mount.get("mountPath") == tls["mountPath"] and mount.get("readOnly") is True, f"TLS volume mount {mount}")
+    files = {"ARBITER_TLS_CERT": "tls.crt", "ARBITER_TLS_KEY": "tls.key"}
+    if tls["clientCA"]["enabled"]:
+        files["ARBITER_TLS_CLIENT_CA"] = tls["clientCA"]["key"]
+    for name, key in files.items():
+        need(env.get(name) == f"{tls['mountPath']}/{key}", f"{name} is {env.get(name)!r}, not {tls['mountPath']}/{key}")
+    need("ARBITER_TLS_CLIENT_CA" in env or not tls["clientCA"]["enabled"], "mutual TLS without ARBITER_TLS_CLIENT_CA")
+    need(grpc_protocols == {"https"}, f"gRPC Service ports say {grpc_protocols}, not https")
+    if not tls["certManager"]["enabled"]:
+        need(not certificates, "a Certificate with tls.certManager.enabled false")
+        return
+    need(len(certificates) == 1, "no Certificate with tls.certManager.enabled")
+    for cert in certificates:
+        cs = cert["spec"]
+        need(cs["secretName"] == secret, f"the Certificate writes {cs['secretName']}, the pods mount {secret}")
+        wanted = {f"{s['metadata']['name']}.{NAMESPACE}.svc" for s in by_kind(objects, "Service")}
+        need(wanted <= set(cs["dnsNames"]), f"the Certificate lacks Service names {sorted(wanted - set(cs['dnsNames']))}")
+        need(("client auth" in cs["usages"]) == tls["clientCA"]["enabled"], "client auth usage exactly with mutual TLS")
+        need("server auth" in cs["usages"], "no server auth usage")
 
 
 # ---- kustomize ----------------------------------------------------------------------------------
@@ -389,6 +479,19 @@ def strip_for_compare(obj: Any) -> Any:
     return obj
 
 
+def first_difference(a: Any, b: Any, path: str = "") -> str:
+    """Where two JSON-like values first differ, as "path: chart X, kustomize Y"."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if a.get(k, "<absent>") != b.get(k, "<absent>"):
+                return first_difference(a.get(k, "<absent>"), b.get(k, "<absent>"), f"{path}.{k}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return first_difference(x, y, f"{path}[{i}]")
+    return f"{path or '.'}: chart {json.dumps(a, sort_keys=True)[:300]}, kustomize {json.dumps(b, sort_keys=True)[:300]}"
+
+
 @check("kustomize base and overlay agree with the chart")
 def check_kustomize_matches_chart() -> None:
     chart_objects, _ = render({"headlessService": {"enabled": True}, "autoscaling": {"enabled": True},
@@ -404,10 +507,194 @@ def check_kustomize_matches_chart() -> None:
         if key[0] == "ServiceMonitor":
             a["spec"].pop("namespaceSelector", None)
         if a != b:
-            diffs.append(f"{key}: chart {json.dumps(a, sort_keys=True)[:400]}\n  kustomize {json.dumps(b, sort_keys=True)[:400]}")
+            diffs.append(f"{key}: {first_difference(a, b)}")
     base = {o["kind"] for o in kustomize(KUSTOMIZE[0])}
     assert {"Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "ServiceAccount"} <= base, base
     assert not diffs, "\n".join(diffs)
+
+
+# ---- the chart and the kustomize base against `arbiter serve --help` ----------------------------
+
+# Where the chart keeps each `arbiter serve` setting: config.<camelCase of the name after
+# ARBITER_> unless listed here.
+VALUE_PATHS = {
+    # Addresses: the chart holds the port; the address is "[::]:<port>" (compared with the default).
+    "ARBITER_GRPC_ADDR": "ports.grpc",
+    "ARBITER_METRICS_ADDR": "ports.metrics",
+    "ARBITER_HEALTH_ADDR": "ports.health",
+    "ARBITER_TLS_RELOAD_INTERVAL": "tls.reloadInterval",
+    # TLS files: no default; paths into the tls.secretName volume when tls.enabled (checked below).
+    "ARBITER_TLS_CERT": "tls.enabled",
+    "ARBITER_TLS_KEY": "tls.enabled",
+    "ARBITER_TLS_CLIENT_CA": "tls.clientCA.enabled",
+}
+# The only settings whose chart default differs from the binary's, and why. Everything else the
+# binary prints a default for must be a chart value with that default, passed by the Deployment.
+DIFFERENT_DEFAULTS = {
+    # Log settings: the binary picks text on a terminal and JSON otherwise (it prints no default);
+    # a pod always logs JSON for the log collector.
+    "ARBITER_LOG_FORMAT": "json whatever stderr is",
+    # 0 is one worker per core the process sees: without a CPU limit every core of the node, so
+    # memory would depend on the node. The chart's "" follows the CPU limit (checked below).
+    "ARBITER_WORKERS": "resources.limits.cpu rounded up",
+}
+# Chart values that are no `arbiter serve` flag.
+NOT_FLAGS = {"config.logLevel"}  # RUST_LOG
+
+
+def serve_options(binary: Path) -> dict[str, dict[str, Any]]:
+    """`arbiter serve --help`, parsed: ARBITER_* name -> flag, default (None if none), values."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARBITER_")}  # else help shows them
+    text = run([str(binary), "serve", "--help"], env=env).stdout
+    options: dict[str, dict[str, Any]] = {}
+    current: dict[str, Any] | None = None
+    for line in text.splitlines():
+        flag = re.match(r"^\s+(?:-\w, )?--([a-z0-9-]+)(?: <\w+>)?\s*$", line)
+        if flag:
+            current = {"flag": flag.group(1), "default": None, "values": []}
+            continue
+        if current is None:
+            continue
+        if m := re.search(r"\[env: (ARBITER_\w+)=[^\]]*\]", line):
+            options[m.group(1)] = current
+        elif m := re.search(r"\[default: (.*)\]\s*$", line):
+            current["default"] = m.group(1)
+        elif m := re.match(r"^\s+- ([\w-]+):", line):
+            current["values"].append(m.group(1))
+    if "ARBITER_GRPC_ADDR" not in options or len(options) < 10:
+        raise AssertionError(f"could not parse `{binary} serve --help`:\n{text[:500]}")
+    return options
+
+
+def value_path(name: str) -> str:
+    words = name.removeprefix("ARBITER_").lower().split("_")
+    return VALUE_PATHS.get(name, "config." + words[0] + "".join(w.capitalize() for w in words[1:]))
+
+
+def lookup(values: dict[str, Any], path: str) -> Any:
+    for key in path.split("."):
+        if not isinstance(values, dict) or key not in values:
+            raise KeyError(path)
+        values = values[key]
+    return values
+
+
+def canonical(value: Any) -> Any:
+    """Compares durations by length ("1m" == "60s"), integers as integers, anything else as text."""
+    text = str(value).strip()
+    if re.fullmatch(r"[0-9]+", text):
+        return int(text)
+    if re.fullmatch(r"[0-9.]+(ms|s|m|h)", text):
+        return ("duration", duration_seconds(text))
+    return text
+
+
+def setting(container: dict[str, Any], name: str, flag: str) -> str | None:
+    """What a container passes for a setting: its env variable, else its --flag argument."""
+    for e in container.get("env", []):
+        if e["name"] == name:
+            return e.get("value")
+    args = container.get("args", [])
+    for i, arg in enumerate(args):
+        if arg.startswith(f"--{flag}="):
+            return arg.split("=", 1)[1]
+        if arg == f"--{flag}" and i + 1 < len(args):
+            return args[i + 1]
+    return None
+
+
+def cpu_cores(quantity: Any) -> float:
+    text = str(quantity)
+    return float(text[:-1]) / 1000 if text.endswith("m") else float(text)
+
+
+def container_of(objects: list[dict[str, Any]]) -> dict[str, Any]:
+    (container,) = one(objects, "Deployment")["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+@check("chart and kustomize base: every `arbiter serve` setting, with the binary's default ({0})")
+def check_serve_defaults(binary: Path) -> None:
+    options = serve_options(binary)
+    with helm.Chart.load(CHART) as chart:
+        values = chart.merge_values({})
+    schema = json.loads((CHART / "values.schema.json").read_text())
+    chart_c = container_of(render({})[0])
+    tls_c = container_of(render(TLS_CERT_MANAGER)[0])
+    base_c = container_of([o for o in kustomize(KUSTOMIZE[0]) if o["kind"] == "Deployment"])
+    problems: list[str] = []
+    for name, opt in sorted(options.items()):
+        path, flag, default = value_path(name), opt["flag"], opt["default"]
+        try:
+            value = lookup(values, path)
+        except KeyError:
+            problems.append(f"{name} (--{flag}): the chart does not expose it (no value {path})")
+            continue
+        if path.startswith("ports."):
+            value = f"[::]:{value}"
+        if opt["values"]:
+            enum = lookup(schema["properties"], path.replace(".", ".properties.")).get("enum")
+            if sorted(enum or []) != sorted(opt["values"]):
+                problems.append(f"{path}: the schema allows {enum}, the binary {opt['values']}")
+        if default is None and name not in DIFFERENT_DEFAULTS:
+            # TLS files: set exactly when TLS is on, into the Secret volume.
+            if setting(chart_c, name, flag) is not None:
+                problems.append(f"{name} is set with default values")
+            passed = setting(tls_c, name, flag)
+            if not (passed or "").startswith(values["tls"]["mountPath"] + "/"):
+                problems.append(f"{name} is {passed!r} with {path}: not a file of the TLS Secret volume")
+            continue
+        for where, container in (("chart", chart_c), ("kustomize base", base_c)):
+            passed = setting(container, name, flag)
+            if passed is None:
+                problems.append(f"{name} (--{flag}): the {where} Deployment does not pass it")
+            elif name == "ARBITER_WORKERS":
+                cpu = container.get("resources", {}).get("limits", {}).get("cpu")
+                wanted = max(1, math.ceil(cpu_cores(cpu))) if cpu is not None else None
+                if wanted is None or canonical(passed) != wanted:
+                    problems.append(f"{name}: the {where} passes {passed}, not its CPU limit rounded up ({cpu})")
+            elif name in DIFFERENT_DEFAULTS:
+                pass
+            elif canonical(passed) != canonical(default):
+                problems.append(f"{name}: the {where} passes {passed!r}, the binary's default is {default!r}")
+        if name not in DIFFERENT_DEFAULTS and canonical(value) != canonical(default):
+            problems.append(f"{path} is {value!r} in values.yaml, the binary's default ({name}) is {default!r}")
+    exposed = {value_path(name) for name in options}
+    stale = sorted(f"config.{k}" for k in values["config"] if f"config.{k}" not in exposed | NOT_FLAGS)
+    if stale:
+        problems.append(f"values the binary has no flag for: {stale}")
+    print(f"     {len(options)} settings of `arbiter serve`; different on purpose: {', '.join(DIFFERENT_DEFAULTS)}", flush=True)
+    assert not problems, "\n".join(problems)
+
+
+@check("every config.* value reaches its own ARBITER_* variable")
+def check_values_wiring(binary: Path) -> None:
+    """Renders with every config value changed to a value of its own and finds each in the env."""
+    options = serve_options(binary)
+    with helm.Chart.load(CHART) as chart:
+        values = chart.merge_values({})
+    changed: dict[str, Any] = {}
+    expected: dict[str, str] = {}
+    for i, (name, opt) in enumerate(sorted(options.items())):
+        path = value_path(name)
+        if not path.startswith("config."):
+            continue
+        key = path.split(".", 1)[1]
+        if key not in values["config"]:
+            continue  # check_serve_defaults reports it
+        default = values["config"][key]
+        if opt["values"]:
+            new = next(v for v in opt["values"] if v != default)
+        elif isinstance(canonical(default), int) or default == "":
+            new = 100_000 + i  # above every minimum, one of its own
+        else:
+            new = f"{11 + i}s"
+        changed[key] = new
+        expected[name] = str(new)
+    container = container_of(render({"config": changed})[0])
+    wrong = [f"{name}: expected {want!r}, got {setting(container, name, options[name]['flag'])!r}"
+             for name, want in expected.items() if setting(container, name, options[name]["flag"]) != want]
+    assert not wrong, "\n".join(wrong)
 
 
 # ---- Prometheus rules and Grafana dashboard ------------------------------------------------------
@@ -510,6 +797,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kube-version", action="append", dest="kube_versions",
                         help="Kubernetes version to validate against (repeatable); default 1.27.0 and 1.37.0")
+    parser.add_argument("--binary", type=Path, default=ROOT / "target" / "release" / "arbiter",
+                        help="the arbiter binary whose `serve --help` defaults the chart must match")
     args = parser.parse_args()
     kube_versions = args.kube_versions or ["1.27.0", "1.37.0"]
     print(f"helm-python-sdk {helm.__version__} (helm-c {helm.helm_c_version()}, Helm {helm.helm_sdk_version()}); "
@@ -528,6 +817,8 @@ def main() -> int:
         for kube in kube_versions:
             check_kustomize_valid(str(directory.relative_to(ROOT)), kube)
     check_kustomize_matches_chart()
+    check_serve_defaults(args.binary)
+    check_values_wiring(args.binary)
     check_rules()
     check_rule_tests()
     check_dashboard()

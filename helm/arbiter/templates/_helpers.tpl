@@ -62,3 +62,37 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "arbiter.clientLabel" -}}
 {{ include "arbiter.fullname" . | trunc 56 | trimSuffix "-" }}-client
 {{- end }}
+
+{{/*
+ARBITER_WORKERS: config.workers, or when it is "" the CPU limit rounded up (the CPU request when
+there is no limit), at least 1. Quantities: 2, 1.5, "1500m".
+*/}}
+{{- define "arbiter.workers" -}}
+{{- $workers := .Values.config.workers -}}
+{{- if ne (toString $workers) "" -}}
+{{- $workers | int64 -}}
+{{- else -}}
+{{- $resources := .Values.resources | default dict -}}
+{{- $cpu := dig "limits" "cpu" "" $resources | default (dig "requests" "cpu" "" $resources) | toString -}}
+{{- if not $cpu -}}
+{{- fail "config.workers is \"\" (follow the CPU limit), but resources has no CPU limit or request: set config.workers" -}}
+{{- end -}}
+{{- $cores := 0.0 -}}
+{{- if hasSuffix "m" $cpu -}}
+{{- $cores = divf (trimSuffix "m" $cpu | float64) 1000 -}}
+{{- else -}}
+{{- $cores = $cpu | float64 -}}
+{{- end -}}
+{{- max 1 ($cores | ceil | int64) -}}
+{{- end -}}
+{{- end }}
+
+{{/* The kubernetes.io/tls Secret of the gRPC port (written by the Certificate when certManager). */}}
+{{- define "arbiter.tlsSecretName" -}}
+{{- .Values.tls.secretName | default (printf "%s-tls" (include "arbiter.fullname" . | trunc 59 | trimSuffix "-")) }}
+{{- end }}
+
+{{/* The Service's appProtocol for the gRPC port: HTTP/2 in the clear, or over TLS. */}}
+{{- define "arbiter.grpcAppProtocol" -}}
+{{- if .Values.tls.enabled }}https{{ else }}kubernetes.io/h2c{{ end }}
+{{- end }}
