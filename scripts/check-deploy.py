@@ -345,8 +345,6 @@ def check_invariants(label: str) -> None:
     env = {e["name"]: e.get("value") for e in c.get("env", [])}
     for name, addr in (("grpc", "ARBITER_GRPC_ADDR"), ("metrics", "ARBITER_METRICS_ADDR")):
         need((env.get(addr) or "").endswith(f":{ports.get(name)}"), f"{addr} port differs from the {name} containerPort")
-    # The health address is an argument: `arbiter health-check` reads ARBITER_HEALTH_ADDR.
-    need("ARBITER_HEALTH_ADDR" not in env, "ARBITER_HEALTH_ADDR in the env breaks `arbiter health-check` in the pod")
     need(f"--health-addr=[::]:{ports.get('health')}" in c.get("args", []), "no --health-addr argument on the health containerPort")
     # Probes go to the plaintext health port: they must work when the gRPC port speaks TLS or is
     # at its connection cap.

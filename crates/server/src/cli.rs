@@ -355,7 +355,7 @@ pub struct HealthCheckArgs {
     /// The server to ask.
     #[arg(
         long,
-        env = "ARBITER_HEALTH_ADDR",
+        env = "ARBITER_HEALTH_CHECK_ADDR",
         default_value = "http://127.0.0.1:50051"
     )]
     pub addr: String,
@@ -367,16 +367,16 @@ pub struct HealthCheckArgs {
     pub timeout: Duration,
     /// PEM CA certificate(s) to trust for a TLS server (an `https://` address uses TLS; this
     /// flag implies it).
-    #[arg(long, env = "ARBITER_HEALTH_TLS_CA")]
+    #[arg(long, env = "ARBITER_HEALTH_CHECK_TLS_CA")]
     pub tls_ca: Option<PathBuf>,
     /// PEM client certificate chain, for a server that asks for mutual TLS.
-    #[arg(long, env = "ARBITER_HEALTH_TLS_CERT", requires = "tls_key")]
+    #[arg(long, env = "ARBITER_HEALTH_CHECK_TLS_CERT", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
     /// PEM private key of `--tls-cert`.
-    #[arg(long, env = "ARBITER_HEALTH_TLS_KEY", requires = "tls_cert")]
+    #[arg(long, env = "ARBITER_HEALTH_CHECK_TLS_KEY", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
     /// The name the server certificate must carry (default: the host of `--addr`).
-    #[arg(long, env = "ARBITER_HEALTH_TLS_DOMAIN")]
+    #[arg(long, env = "ARBITER_HEALTH_CHECK_TLS_DOMAIN")]
     pub tls_domain: Option<String>,
 }
 
