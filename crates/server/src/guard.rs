@@ -329,4 +329,55 @@ mod tests {
         let Ok(after) = second.call(Request::new(Body::default())).await;
         assert_eq!(grpc_status(&after), None);
     }
+
+    /// A service that keeps the admission of each call, as the stream handler moves it into the
+    /// stream's task, and answers at once.
+    #[derive(Clone, Default)]
+    struct KeepsAdmission(Arc<std::sync::Mutex<Vec<Admission>>>);
+
+    impl Service<Request<Body>> for KeepsAdmission {
+        type Response = Response<Body>;
+        type Error = Infallible;
+        type Future = BoxFuture<Result<Response<Body>, Infallible>>;
+
+        fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, request: Request<Body>) -> Self::Future {
+            if let Some(admission) = request.extensions().get::<Admission>() {
+                self.0.lock().expect("not poisoned").push(admission.clone());
+            }
+            Box::pin(async { Ok(Response::new(Body::default())) })
+        }
+    }
+
+    /// Issue 10 item 4: a stream's share of the stream limit is held for the stream's life, not
+    /// only until its response headers exist (the handler returns at once).
+    #[tokio::test]
+    async fn a_stream_holds_its_admission_until_it_ends() {
+        let kept = KeepsAdmission::default();
+        let layer = GuardLayer::new(8, 1, vec!["/s".to_owned()], Duration::from_secs(5));
+        let mut service = layer.layer(kept.clone());
+        let stream = || {
+            Request::builder()
+                .uri("/s")
+                .body(Body::default())
+                .expect("request")
+        };
+        let Ok(first) = service.call(stream()).await;
+        assert_eq!(grpc_status(&first), None);
+        let Ok(second) = service.call(stream()).await;
+        assert_eq!(
+            grpc_status(&second),
+            Some("8"),
+            "the first stream is still open"
+        );
+        // Unary calls have their own limit.
+        let Ok(unary) = service.call(Request::new(Body::default())).await;
+        assert_eq!(grpc_status(&unary), None);
+        kept.0.lock().expect("not poisoned").clear(); // the first stream ends
+        let Ok(third) = service.call(stream()).await;
+        assert_eq!(grpc_status(&third), None);
+    }
 }
