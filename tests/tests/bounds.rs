@@ -187,7 +187,13 @@ impl RawClient {
         message: &Req,
         timeout: Option<&str>,
     ) -> Result<Resp, Status> {
-        let transport = |error: h2::Error| Status::unavailable(format!("HTTP/2: {error}"));
+        let mut call = self.start(method, timeout).await?;
+        call.finish(message).await
+    }
+
+    /// Starts a call of `method`: the server has it in progress, waiting for the request
+    /// message, until [`RawCall::finish`] sends it.
+    async fn start(&self, method: &str, timeout: Option<&str>) -> Result<RawCall, Status> {
         let mut request = http::Request::post(format!(
             "http://{}/arbiter.v1.ArbiterService/{method}",
             self.authority
@@ -198,15 +204,32 @@ impl RawClient {
             request = request.header("grpc-timeout", timeout);
         }
         let request = request.body(()).expect("a valid request");
+        let mut send = self.send.clone().ready().await.map_err(transport)?;
+        let (response, body) = send.send_request(request, false).map_err(transport)?;
+        Ok(RawCall { response, body })
+    }
+}
+
+/// A call of [`RawClient`] whose request message is not sent yet.
+struct RawCall {
+    response: h2::client::ResponseFuture,
+    body: h2::SendStream<Bytes>,
+}
+
+impl RawCall {
+    /// Sends the request message, ends the request and reads the answer.
+    async fn finish<Req: prost::Message, Resp: prost::Message + Default>(
+        &mut self,
+        message: &Req,
+    ) -> Result<Resp, Status> {
         let mut frame = BytesMut::new();
         frame.put_u8(0);
         frame.put_u32(u32::try_from(message.encoded_len()).expect("a small message"));
         message.encode(&mut frame).expect("encode");
-
-        let mut send = self.send.clone().ready().await.map_err(transport)?;
-        let (response, mut body) = send.send_request(request, false).map_err(transport)?;
-        body.send_data(frame.freeze(), true).map_err(transport)?;
-        let (head, mut body) = response.await.map_err(transport)?.into_parts();
+        self.body
+            .send_data(frame.freeze(), true)
+            .map_err(transport)?;
+        let (head, mut body) = (&mut self.response).await.map_err(transport)?.into_parts();
         // Trailers-only: the status is in the headers.
         if let Some(status) = grpc_status(&head.headers) {
             return Err(status);
@@ -236,6 +259,11 @@ impl RawClient {
                 .map_err(|error| Status::internal(error.to_string()))
         })
     }
+}
+
+/// A transport failure of [`RawClient`], as UNAVAILABLE.
+fn transport(error: h2::Error) -> Status {
+    Status::unavailable(format!("HTTP/2: {error}"))
 }
 
 /// The `grpc-status` (and `grpc-message`) of `headers`, OK included.
@@ -693,9 +721,10 @@ fn outcome(result: Result<(), Status>) -> Outcome {
     }
 }
 
-/// Issue 10 item 8: SIGTERM under load. Unary calls in flight from several tasks and two open
-/// streams: every call the server took completes OK and none hangs; calls made after the drain
-/// are not taken (UNAVAILABLE); the streams end with a status when the drain times out; the
+/// Issue 10 item 8: SIGTERM under load. Unary calls in flight from several tasks, a call whose
+/// request is still arriving, and two open streams: every call the server took completes OK and
+/// none hangs; calls made after the drain are not taken (UNAVAILABLE); the streams are ended
+/// with UNAVAILABLE; the drain finishes by itself once the last call has completed, and the
 /// process exits 0 within `--drain-timeout` (plus slack for the exit itself).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_under_load_ends_every_call_and_exits_zero() {
@@ -734,6 +763,17 @@ async fn sigterm_under_load_ends_every_call_and_exits_zero() {
         stream.round_trip().await;
         streams.push(stream);
     }
+    // A call in progress (its request message held back) keeps the drain going, so that
+    // /metrics can still be read after the load has stopped.
+    let held = RawClient::connect(&server).await;
+    let mut held = held.start("ListLegalMoves", None).await.expect("started");
+    settle("the held call in progress", || {
+        metric(
+            &server,
+            "grpc_server_started_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ListLegalMoves\"}",
+        ) >= 1.0
+    })
+    .await;
     settle("calls under way", || {
         calls_made.load(Ordering::SeqCst) >= 20
     })
@@ -751,8 +791,8 @@ async fn sigterm_under_load_ends_every_call_and_exits_zero() {
         assert_eq!(*last, Outcome::NotSent, "after the drain: {outcomes:?}");
         answered += u32::try_from(before.len()).expect("a few");
     }
-    // The open streams keep the drain going: the server still answers /metrics. Every call it
-    // took was answered OK, and it took no other.
+    // The held call keeps the drain going: the server still answers /metrics. Every
+    // ApplyMoves call it took was answered OK, and it took no other.
     let text = server.scrape();
     let apply_moves =
         "grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ApplyMoves\"";
@@ -772,7 +812,8 @@ async fn sigterm_under_load_ends_every_call_and_exits_zero() {
         Some(f64::from(answered)),
         "{text}"
     );
-    // The streams end when the drain does, with a status.
+    // The open streams, waiting for their next game, are ended by the server with UNAVAILABLE
+    // (retry elsewhere) once the lame-duck period is over, so the drain need not time out.
     for mut stream in streams {
         let end = tokio::time::timeout(SETTLE, async {
             loop {
@@ -785,13 +826,24 @@ async fn sigterm_under_load_ends_every_call_and_exits_zero() {
         })
         .await
         .expect("the stream ends");
-        assert!(
-            end.is_some(),
-            "a stream cut by the drain ends with a status"
-        );
+        let status = end.expect("a stream ended by the drain ends with a status");
+        assert_eq!(status.code(), Code::Unavailable, "{status:?}");
     }
+    // The held call, still in progress, completes.
+    let moves: ListLegalMovesResponse = held
+        .finish(&fast_call())
+        .await
+        .expect("a call in progress completes during the drain");
+    assert_eq!(moves.moves.len(), 20);
     let status = server.exited(DRAIN + Duration::from_secs(10)).await;
     assert_eq!(status.code(), Some(0), "{}", server.stderr_tail());
+    assert_eq!(
+        server.log_count("drained: all calls finished"),
+        1,
+        "{}",
+        server.stderr_tail()
+    );
+    assert_eq!(server.log_count("drain timeout reached"), 0);
     // After the drain, calls are refused.
     for client in &mut clients {
         let status = within(

@@ -22,7 +22,7 @@ use arbiter_proto::v1::{
 use arbiter_rules::{AdjudicationRequest, AnalysisBudget, CastlingMode};
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status, Streaming};
 
@@ -79,7 +79,12 @@ pub struct Arbiter {
     limits: Limits,
     workers: Workers,
     stream_times: StreamTimes,
+    /// Turns true when the server stops taking calls (see [`Arbiter::with_drain`]).
+    draining: watch::Receiver<bool>,
 }
+
+/// Why an AdjudicateGames stream ends when the server shuts down.
+const STREAM_DRAINED: &str = "the server is shutting down: every game of the messages answered so far has its response; send the others on a new stream";
 
 impl Arbiter {
     /// A service enforcing `limits`, doing its work on `workers`.
@@ -89,7 +94,20 @@ impl Arbiter {
             limits,
             workers,
             stream_times,
+            // Never draining: the sender is gone and the value stays false.
+            draining: watch::channel(false).1,
         }
+    }
+
+    /// Ends open AdjudicateGames streams once `draining` turns true (the server's drain, after
+    /// its lame-duck period): a stream waiting for its next request message ends at once with
+    /// UNAVAILABLE, a stream working on a message first sends that message's responses. Without
+    /// it, a client that keeps its stream open would hold every shutdown until the drain
+    /// timeout, and then lose the connection without a status.
+    #[must_use]
+    pub fn with_drain(mut self, draining: watch::Receiver<bool>) -> Self {
+        self.draining = draining;
+        self
     }
 
     /// The limits this service enforces.
@@ -439,8 +457,15 @@ async fn run_stream(
     let (limits, times) = (service.limits, service.stream_times);
     let idle_secs = times.idle.as_secs_f64();
     let mut first = Place::default();
+    let mut draining = service.draining.clone();
     let ended = loop {
-        let message = match tokio::time::timeout(times.idle, inbound.message()).await {
+        let received = tokio::select! {
+            // A drain ends the stream between messages, even one whose next message is ready.
+            biased;
+            () = drained(&mut draining) => break Some(Status::unavailable(STREAM_DRAINED)),
+            received = tokio::time::timeout(times.idle, inbound.message()) => received,
+        };
+        let message = match received {
             Ok(Ok(Some(message))) => message,
             Ok(Ok(None)) => break None,
             Ok(Err(status)) => break Some(status),
@@ -494,6 +519,13 @@ async fn run_stream(
     };
     if let Some(status) = ended {
         let _ = end.send(status);
+    }
+}
+
+/// Completes once `draining` is true; never when its sender is gone while it is false.
+async fn drained(draining: &mut watch::Receiver<bool>) {
+    if draining.wait_for(|draining| *draining).await.is_err() {
+        std::future::pending::<()>().await;
     }
 }
 
