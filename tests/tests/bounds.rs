@@ -629,6 +629,35 @@ async fn a_silent_stream_is_ended_with_deadline_exceeded() {
     next.round_trip().await;
 }
 
+/// Issue 10 item 7: a client's deadline covers the whole call, streams included. A stream
+/// still open when its `grpc-timeout` passes is ended by the server with DEADLINE_EXCEEDED (tonic
+/// enforces the deadline only until the response headers: the status seen is the server's),
+/// however long `--stream-idle-timeout` is, and its slot is free again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_past_its_client_deadline_is_ended_with_deadline_exceeded() {
+    let server = Server::start_with(&["--max-streams", "1"]);
+    let mut client = server.client().await;
+    let (requests, rx) = mpsc::channel(4);
+    let mut request = tonic::Request::new(ReceiverStream::new(rx));
+    request.set_timeout(Duration::from_millis(500));
+    let mut responses = within("AdjudicateGames", client.adjudicate_games(request))
+        .await
+        .expect("admitted")
+        .into_inner();
+    requests.send(games_message()).await.expect("open");
+    within("a response", responses.message())
+        .await
+        .expect("a verdict before the deadline")
+        .expect("not the end");
+    let status = within("the end at the deadline", responses.message())
+        .await
+        .expect_err("ended by the server");
+    assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+    drop(requests);
+    let mut next = open_stream(&mut client).await.expect("the slot is free");
+    next.round_trip().await;
+}
+
 /// Issue 10 item 4: a client that sends games but reads no response cannot hold a stream (and
 /// its buffers) forever. Its stream is ended after `--stream-idle-timeout` without a read: the
 /// stream slot is free again (a new stream is admitted under `--max-streams 1`), and when the

@@ -27,7 +27,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::adjudicate::{self, Place, Settings};
-use crate::guard::Admission;
+use crate::guard::{Admission, CallDeadline};
 use crate::workers::Workers;
 
 /// Request limits enforced by the handlers.
@@ -445,20 +445,46 @@ impl Stream for ResponseStream {
 /// life; reads the request messages (ending the stream after `times.idle` without one), answers
 /// each on a worker (at most `times.message` of work per message, interrupted when the client
 /// goes away), and sends the responses in order (ending the stream when the client reads none
-/// for `times.idle`: no thread ever waits for a client).
+/// for `times.idle`: no thread ever waits for a client). The client's deadline, if it sent one,
+/// ends the stream with DEADLINE_EXCEEDED wherever it is.
 async fn run_stream(
-    mut inbound: Streaming<AdjudicateGamesRequest>,
+    inbound: Streaming<AdjudicateGamesRequest>,
     service: Arbiter,
     admission: Option<Admission>,
+    deadline: Option<CallDeadline>,
     tx: mpsc::Sender<AdjudicateGamesResponse>,
     end: oneshot::Sender<Status>,
 ) {
     let _admission = admission;
+    let answering = answer_stream(inbound, &service, &tx);
+    let ended = match deadline {
+        // Past the client's deadline, the work in progress is dropped (and so interrupted).
+        Some(CallDeadline(deadline)) => tokio::time::timeout_at(deadline, answering)
+            .await
+            .unwrap_or_else(|_| {
+                Some(Status::deadline_exceeded(
+                    "the call's deadline (grpc-timeout) passed: the stream is closed",
+                ))
+            }),
+        None => answering.await,
+    };
+    if let Some(status) = ended {
+        let _ = end.send(status);
+    }
+}
+
+/// The messages of one AdjudicateGames stream, answered in order until the stream ends: `None`
+/// when it ended cleanly or its client is gone, else the status to end it with.
+async fn answer_stream(
+    mut inbound: Streaming<AdjudicateGamesRequest>,
+    service: &Arbiter,
+    tx: &mpsc::Sender<AdjudicateGamesResponse>,
+) -> Option<Status> {
     let (limits, times) = (service.limits, service.stream_times);
     let idle_secs = times.idle.as_secs_f64();
     let mut first = Place::default();
     let mut draining = service.draining.clone();
-    let ended = loop {
+    loop {
         let received = tokio::select! {
             // A drain ends the stream between messages, even one whose next message is ready.
             biased;
@@ -482,7 +508,7 @@ async fn run_stream(
         let answered = tokio::select! {
             answered = tokio::time::timeout(times.message, work) => answered,
             // Dropping the work interrupts it.
-            () = tx.closed() => return,
+            () = tx.closed() => return None,
         };
         let (responses, stop) = match answered {
             Ok(Ok(answered)) => answered,
@@ -499,12 +525,11 @@ async fn run_stream(
         for response in responses {
             match tokio::time::timeout(times.idle, tx.send(response)).await {
                 Ok(Ok(())) => {}
-                Ok(Err(_)) => return, // the client is gone
+                Ok(Err(_)) => return None, // the client is gone
                 Err(_) => {
-                    let _ = end.send(Status::deadline_exceeded(format!(
+                    return Some(Status::deadline_exceeded(format!(
                         "the client read no response for {idle_secs} s: the stream is closed"
                     )));
-                    return;
                 }
             }
         }
@@ -516,9 +541,6 @@ async fn run_stream(
                 limits.max_games_per_stream
             )));
         }
-    };
-    if let Some(status) = ended {
-        let _ = end.send(status);
     }
 }
 
@@ -606,12 +628,14 @@ impl ArbiterService for Arbiter {
         request: Request<Streaming<AdjudicateGamesRequest>>,
     ) -> Result<Response<Self::AdjudicateGamesStream>, Status> {
         let admission = request.extensions().get::<Admission>().cloned();
+        let deadline = request.extensions().get::<CallDeadline>().copied();
         let (tx, responses) = mpsc::channel(STREAM_BUFFER);
         let (end_tx, end) = oneshot::channel();
         tokio::spawn(run_stream(
             request.into_inner(),
             self.clone(),
             admission,
+            deadline,
             tx,
             end_tx,
         ));
