@@ -1,6 +1,7 @@
 //! A running `arbiter serve` process on an ephemeral loopback port.
 
 use std::{
+    collections::BTreeMap,
     io::{BufRead, BufReader, Read},
     net::SocketAddr,
     process::{Child, Command, ExitStatus, Stdio},
@@ -27,6 +28,21 @@ pub const HEALTH_PREFIX: &str = "arbiter health on ";
 /// How much of the server's standard error is kept for failure messages.
 const STDERR_KEPT: usize = 16 * 1024;
 
+/// How many distinct log messages [`Server::log_count`] tells apart; the lines of any further
+/// message are counted under one key, so that the count stays bounded whatever the server logs.
+const MESSAGES_KEPT: usize = 1024;
+
+/// The key under which lines of messages beyond [`MESSAGES_KEPT`] are counted.
+const OTHER_MESSAGES: &str = "<other messages>";
+
+/// What the server wrote on standard error: the last few KiB, and how many lines each message
+/// had (the `message` of a JSON line, or the whole line), over the life of the process.
+#[derive(Debug, Default)]
+struct Log {
+    tail: String,
+    lines_by_message: BTreeMap<String, usize>,
+}
+
 /// A running `arbiter serve --grpc-addr 127.0.0.1:0`. Dropping it kills the process if it still
 /// runs, so no test leaves a server behind, even when an assertion fails.
 #[derive(Debug)]
@@ -35,7 +51,7 @@ pub struct Server {
     addr: SocketAddr,
     metrics_addr: Arc<Mutex<Option<SocketAddr>>>,
     health_addr: Arc<Mutex<Option<SocketAddr>>>,
-    stderr: Arc<Mutex<String>>,
+    stderr: Arc<Mutex<Log>>,
 }
 
 impl Server {
@@ -78,7 +94,7 @@ impl Server {
             .spawn()
             .unwrap_or_else(|error| panic!("cannot start {}: {error}", binary.display()));
 
-        let stderr = Arc::new(Mutex::new(String::new()));
+        let stderr = Arc::new(Mutex::new(Log::default()));
         if let Some(pipe) = child.stderr.take() {
             let kept = Arc::clone(&stderr);
             thread::spawn(move || keep_tail(pipe, &kept));
@@ -215,7 +231,26 @@ impl Server {
     /// Panics if the log reader thread panicked.
     #[must_use]
     pub fn stderr_tail(&self) -> String {
-        self.stderr.lock().expect("stderr buffer").clone()
+        self.stderr.lock().expect("stderr buffer").tail.clone()
+    }
+
+    /// How many lines the server has written on standard error so far whose message (the
+    /// `message` of a JSON log line, the whole line otherwise) contains `needle`. Unlike
+    /// [`Server::stderr_tail`], this counts every line since the start, however many there were.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the log reader thread panicked.
+    #[must_use]
+    pub fn log_count(&self, needle: &str) -> usize {
+        self.stderr
+            .lock()
+            .expect("stderr buffer")
+            .lines_by_message
+            .iter()
+            .filter(|(message, _)| message.contains(needle))
+            .map(|(_, lines)| lines)
+            .sum()
     }
 
     /// A connected channel to the server.
@@ -315,19 +350,41 @@ impl Drop for Server {
     }
 }
 
-/// Copies `pipe` into `kept`, keeping only the last [`STDERR_KEPT`] bytes or so.
-fn keep_tail(pipe: impl Read, kept: &Mutex<String>) {
+/// Copies `pipe` into `log`, keeping only the last [`STDERR_KEPT`] bytes or so of text, and
+/// counting the lines of each message.
+fn keep_tail(pipe: impl Read, log: &Mutex<Log>) {
     for line in BufReader::new(pipe).lines() {
         let Ok(line) = line else { break };
-        let Ok(mut kept) = kept.lock() else { break };
-        kept.push_str(&line);
-        kept.push('\n');
-        if kept.len() > 2 * STDERR_KEPT {
-            let mut cut = kept.len() - STDERR_KEPT;
-            while !kept.is_char_boundary(cut) {
+        let message = serde_json::from_str::<serde_json::Value>(&line)
+            .ok()
+            .and_then(|json| {
+                // tracing's JSON lines put the message at the top, or under "fields".
+                json.get("message")
+                    .or_else(|| json.get("fields").and_then(|fields| fields.get("message")))
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| line.clone());
+        let Ok(mut log) = log.lock() else { break };
+        let Log {
+            tail,
+            lines_by_message,
+        } = &mut *log;
+        let key =
+            if lines_by_message.len() < MESSAGES_KEPT || lines_by_message.contains_key(&message) {
+                message
+            } else {
+                OTHER_MESSAGES.to_owned()
+            };
+        *lines_by_message.entry(key).or_default() += 1;
+        tail.push_str(&line);
+        tail.push('\n');
+        if tail.len() > 2 * STDERR_KEPT {
+            let mut cut = tail.len() - STDERR_KEPT;
+            while !tail.is_char_boundary(cut) {
                 cut += 1;
             }
-            kept.drain(..cut);
+            tail.drain(..cut);
         }
     }
 }

@@ -1,10 +1,16 @@
 //! TLS and mutual TLS of the real binary, with certificates made here by `rcgen`: plaintext
 //! clients are refused, TLS clients trusting the CA are served, a server asking for client
-//! certificates refuses clients without one, and `arbiter health-check` probes over TLS.
+//! certificates refuses clients without one, `arbiter health-check` probes over TLS, and a
+//! certificate rotated on disk is served to new connections without a restart.
 
-use std::{path::Path, process::Command, time::Duration};
+use std::{
+    path::Path,
+    process::Command,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
-use arbiter_e2e::{binary, command, server::Server, within};
+use arbiter_e2e::{binary, command, sample, server::Server, within};
 use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
 use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
 use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
@@ -14,6 +20,10 @@ use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 struct Pki {
     dir: std::path::PathBuf,
     ca: String,
+    ca_der: Vec<u8>,
+    /// The DER of the server certificate written to `server.pem`.
+    server_der: Vec<u8>,
+    issuer: Issuer<'static, KeyPair>,
     client_cert: String,
     client_key: String,
 }
@@ -29,12 +39,7 @@ impl Pki {
         let ca_cert = ca_params.self_signed(&ca_key).expect("CA certificate");
         let issuer = Issuer::new(ca_params, ca_key);
 
-        let server_key = KeyPair::generate().expect("server key");
-        let server_cert =
-            CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
-                .expect("server params")
-                .signed_by(&server_key, &issuer)
-                .expect("server certificate");
+        let (server_cert, server_key) = server_certificate(&issuer);
         let client_key = KeyPair::generate().expect("client key");
         let client_cert = CertificateParams::new(vec!["client".to_owned()])
             .expect("client params")
@@ -49,15 +54,44 @@ impl Pki {
         write("client.key", &client_key.serialize_pem());
         Self {
             ca: ca_cert.pem(),
+            ca_der: ca_cert.der().to_vec(),
+            server_der: server_cert.der().to_vec(),
+            issuer,
             client_cert: client_cert.pem(),
             client_key: client_key.serialize_pem(),
             dir,
         }
     }
 
+    /// Writes a new server certificate and key over `server.pem` and `server.key` (each file
+    /// replaced at once, by a rename) and returns the certificate's DER.
+    fn rotate(&self) -> Vec<u8> {
+        let (cert, key) = server_certificate(&self.issuer);
+        self.replace("server.key", &key.serialize_pem());
+        self.replace("server.pem", &cert.pem());
+        cert.der().to_vec()
+    }
+
+    /// Replaces `file` with `text` at once (written aside, then renamed).
+    fn replace(&self, file: &str, text: &str) {
+        let aside = self.dir.join(format!("{file}.new"));
+        std::fs::write(&aside, text).expect("write");
+        std::fs::rename(&aside, self.dir.join(file)).expect("rename");
+    }
+
     fn path(&self, file: &str) -> String {
         self.dir.join(file).display().to_string()
     }
+}
+
+/// A server certificate for "localhost" and 127.0.0.1 signed by `issuer`, and its key.
+fn server_certificate(issuer: &Issuer<'static, KeyPair>) -> (rcgen::Certificate, KeyPair) {
+    let key = KeyPair::generate().expect("server key");
+    let cert = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+        .expect("server params")
+        .signed_by(&key, issuer)
+        .expect("server certificate");
+    (cert, key)
 }
 
 impl Drop for Pki {
@@ -195,4 +229,139 @@ async fn mutual_tls_needs_a_client_certificate() {
     with_cert.extend(["--tls-cert", &cert, "--tls-key", &key]);
     let (code, out) = health_check(&with_cert);
     assert_eq!(code, Some(0), "{out}");
+}
+
+/// The DER of the certificate the server presents to a new TLS connection (a handshake of our
+/// own with tokio-rustls: tonic does not expose the peer certificate), trusting only the CA of
+/// `pki`.
+async fn served_certificate(server: &Server, pki: &Pki) -> Vec<u8> {
+    use tokio_rustls::{
+        TlsConnector,
+        rustls::{
+            ClientConfig, RootCertStore,
+            crypto::ring,
+            pki_types::{CertificateDer, ServerName},
+        },
+    };
+    let mut roots = RootCertStore::empty();
+    roots
+        .add(CertificateDer::from(pki.ca_der.clone()))
+        .expect("the CA certificate");
+    let mut config = ClientConfig::builder_with_provider(Arc::new(ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    let tcp = within("connect", tokio::net::TcpStream::connect(server.addr()))
+        .await
+        .expect("connect");
+    let name = ServerName::try_from("localhost").expect("a name");
+    let tls = within(
+        "TLS handshake",
+        TlsConnector::from(Arc::new(config)).connect(name, tcp),
+    )
+    .await
+    .expect("a certificate the CA signed");
+    let (_, session) = tls.get_ref();
+    session
+        .peer_certificates()
+        .and_then(|chain| chain.first())
+        .expect("a server certificate")
+        .to_vec()
+}
+
+/// Issue 10 item 10: certificates rotate without a restart. The server reads its TLS files
+/// again every `--tls-reload-interval`: a new certificate on disk is presented to new
+/// connections while a connection made before keeps working; a broken file is refused, logged
+/// ("keeping the previous certificate") and counted, and new connections keep getting the last
+/// good certificate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rotated_certificate_is_served_to_new_connections_and_a_broken_one_is_not() {
+    const KEEPING: &str = "keeping the previous certificate";
+    let pki = Pki::new("rotate");
+    let server = Server::start_with(&[
+        "--tls-cert",
+        &pki.path("server.pem"),
+        "--tls-key",
+        &pki.path("server.key"),
+        "--tls-reload-interval",
+        "200ms",
+    ]);
+    let accepted = || {
+        sample(
+            &server.scrape(),
+            "arbiter_connections_accepted_total{listener=\"grpc\"}",
+        )
+        .unwrap_or(0.0)
+    };
+    let first = pki.server_der.clone();
+    assert_eq!(
+        served_certificate(&server, &pki).await,
+        first,
+        "certificate A"
+    );
+    // A connection made before the rotation.
+    let tls = ClientTlsConfig::new()
+        .ca_certificate(Certificate::from_pem(&pki.ca))
+        .domain_name("localhost");
+    let url = format!("https://127.0.0.1:{}", server.addr().port());
+    let old = within(
+        "connect",
+        endpoint(url).tls_config(tls).expect("tls").connect(),
+    )
+    .await
+    .expect("a TLS connection");
+    let mut old = HealthClient::new(old);
+    within("Health/Check", old.check(HealthCheckRequest::default()))
+        .await
+        .expect("served");
+    let before_rotation = accepted();
+
+    let second = pki.rotate();
+    assert_ne!(first, second);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut probes = 1.0;
+    while served_certificate(&server, &pki).await != second {
+        assert!(Instant::now() < deadline, "certificate B is not served");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        probes += 1.0;
+    }
+    // The old connection still works, and is still the same connection: the only connections
+    // accepted since are the probes.
+    within("Health/Check", old.check(HealthCheckRequest::default()))
+        .await
+        .expect("the old connection is served after the rotation");
+    assert_eq!(accepted(), before_rotation + probes);
+
+    // A broken certificate file is refused and the last good one kept.
+    let refused_before = server.log_count(KEEPING);
+    pki.replace(
+        "server.pem",
+        "-----BEGIN CERTIFICATE-----\nbroken\n-----END CERTIFICATE-----\n",
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while server.log_count(KEEPING) <= refused_before {
+        assert!(
+            Instant::now() < deadline,
+            "no log line says the broken file was refused:\n{}",
+            server.stderr_tail()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        sample(
+            &server.scrape(),
+            "arbiter_tls_reloads_total{result=\"error\"}"
+        )
+        .is_some_and(|errors| errors >= 1.0)
+    );
+    assert_eq!(
+        served_certificate(&server, &pki).await,
+        second,
+        "still certificate B"
+    );
+    within("Health/Check", old.check(HealthCheckRequest::default()))
+        .await
+        .expect("the old connection is still served");
 }

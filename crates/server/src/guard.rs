@@ -37,6 +37,12 @@ use crate::workers::{ShedReason, record_shed};
 #[derive(Debug, Clone)]
 pub struct Admission(#[allow(dead_code)] Arc<OwnedSemaphorePermit>);
 
+/// The client's deadline of a stream (its `grpc-timeout`, from the moment the call arrived): the
+/// stream's task ends the stream with `DEADLINE_EXCEEDED` when it passes. Unary calls get their
+/// deadline here, in the layer.
+#[derive(Debug, Clone, Copy)]
+pub struct CallDeadline(pub tokio::time::Instant);
+
 /// Limits applied by [`GuardLayer`].
 #[derive(Debug, Clone)]
 pub struct GuardLayer {
@@ -147,8 +153,14 @@ where
         };
         let admission = Admission(Arc::new(permit));
         request.extensions_mut().insert(admission.clone());
+        if stream && let Some(client) = client_timeout(request.headers()) {
+            request
+                .extensions_mut()
+                .insert(CallDeadline(tokio::time::Instant::now() + client));
+        }
         // A stream's handler returns at once; the stream bounds its own messages' work and idle
-        // time (see `service`), so the call deadline covers unary calls only.
+        // time, and its client's deadline ([`CallDeadline`], see `service`), so the deadline here
+        // covers unary calls only.
         let timeout = (!stream).then(|| {
             client_timeout(request.headers())
                 .map_or(self.timeout, |client| client.min(self.timeout))

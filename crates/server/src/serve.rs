@@ -226,9 +226,14 @@ impl Bound {
             message: args.request_timeout,
         };
         let max_bytes = usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX);
-        let arbiter = ArbiterServiceServer::new(Arbiter::new(limits, workers, stream_times))
-            .max_decoding_message_size(max_bytes)
-            .max_encoding_message_size(max_bytes);
+        // Turns true when the lame-duck period is over: no new connections, a GOAWAY on open
+        // ones, and open streams end between messages.
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        let arbiter = ArbiterServiceServer::new(
+            Arbiter::new(limits, workers, stream_times).with_drain(stop.clone()),
+        )
+        .max_decoding_message_size(max_bytes)
+        .max_encoding_message_size(max_bytes);
         let guard = GuardLayer::new(
             usize::try_from(args.concurrency_limit).unwrap_or(usize::MAX),
             usize::try_from(args.max_streams).unwrap_or(usize::MAX),
@@ -248,7 +253,6 @@ impl Bound {
                 .prepare(),
         );
         let limits = connection_limits(&args, args.max_connections);
-        let (stop_tx, stop) = tokio::sync::watch::channel(false);
         let grpc = Listener::new(
             listener,
             "grpc",
@@ -287,6 +291,7 @@ impl Bound {
             // Health Watch calls last until ended: end them, or the drain waits out its timeout.
             drain_reporter.end_watches();
             tracing::info!("lame-duck period over: no new connections, GOAWAY on open ones");
+            // Also ends the AdjudicateGames streams between messages, for the same reason.
             let _ = stop_tx.send(true);
             // The drain as a whole, lame duck included, ends here at the latest.
             tokio::time::sleep(drain_timeout.saturating_sub(lame_duck)).await;

@@ -22,12 +22,12 @@ use arbiter_proto::v1::{
 use arbiter_rules::{AdjudicationRequest, AnalysisBudget, CastlingMode};
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::adjudicate::{self, Place, Settings};
-use crate::guard::Admission;
+use crate::guard::{Admission, CallDeadline};
 use crate::workers::Workers;
 
 /// Request limits enforced by the handlers.
@@ -79,7 +79,12 @@ pub struct Arbiter {
     limits: Limits,
     workers: Workers,
     stream_times: StreamTimes,
+    /// Turns true when the server stops taking calls (see [`Arbiter::with_drain`]).
+    draining: watch::Receiver<bool>,
 }
+
+/// Why an AdjudicateGames stream ends when the server shuts down.
+const STREAM_DRAINED: &str = "the server is shutting down: every game of the messages answered so far has its response; send the others on a new stream";
 
 impl Arbiter {
     /// A service enforcing `limits`, doing its work on `workers`.
@@ -89,7 +94,20 @@ impl Arbiter {
             limits,
             workers,
             stream_times,
+            // Never draining: the sender is gone and the value stays false.
+            draining: watch::channel(false).1,
         }
+    }
+
+    /// Ends open AdjudicateGames streams once `draining` turns true (the server's drain, after
+    /// its lame-duck period): a stream waiting for its next request message ends at once with
+    /// UNAVAILABLE, a stream working on a message first sends that message's responses. Without
+    /// it, a client that keeps its stream open would hold every shutdown until the drain
+    /// timeout, and then lose the connection without a status.
+    #[must_use]
+    pub fn with_drain(mut self, draining: watch::Receiver<bool>) -> Self {
+        self.draining = draining;
+        self
     }
 
     /// The limits this service enforces.
@@ -427,20 +445,53 @@ impl Stream for ResponseStream {
 /// life; reads the request messages (ending the stream after `times.idle` without one), answers
 /// each on a worker (at most `times.message` of work per message, interrupted when the client
 /// goes away), and sends the responses in order (ending the stream when the client reads none
-/// for `times.idle`: no thread ever waits for a client).
+/// for `times.idle`: no thread ever waits for a client). The client's deadline, if it sent one,
+/// ends the stream with DEADLINE_EXCEEDED wherever it is.
 async fn run_stream(
-    mut inbound: Streaming<AdjudicateGamesRequest>,
+    inbound: Streaming<AdjudicateGamesRequest>,
     service: Arbiter,
     admission: Option<Admission>,
+    deadline: Option<CallDeadline>,
     tx: mpsc::Sender<AdjudicateGamesResponse>,
     end: oneshot::Sender<Status>,
 ) {
     let _admission = admission;
+    let answering = answer_stream(inbound, &service, &tx);
+    let ended = match deadline {
+        // Past the client's deadline, the work in progress is dropped (and so interrupted).
+        Some(CallDeadline(deadline)) => tokio::time::timeout_at(deadline, answering)
+            .await
+            .unwrap_or_else(|_| {
+                Some(Status::deadline_exceeded(
+                    "the call's deadline (grpc-timeout) passed: the stream is closed",
+                ))
+            }),
+        None => answering.await,
+    };
+    if let Some(status) = ended {
+        let _ = end.send(status);
+    }
+}
+
+/// The messages of one AdjudicateGames stream, answered in order until the stream ends: `None`
+/// when it ended cleanly or its client is gone, else the status to end it with.
+async fn answer_stream(
+    mut inbound: Streaming<AdjudicateGamesRequest>,
+    service: &Arbiter,
+    tx: &mpsc::Sender<AdjudicateGamesResponse>,
+) -> Option<Status> {
     let (limits, times) = (service.limits, service.stream_times);
     let idle_secs = times.idle.as_secs_f64();
     let mut first = Place::default();
-    let ended = loop {
-        let message = match tokio::time::timeout(times.idle, inbound.message()).await {
+    let mut draining = service.draining.clone();
+    loop {
+        let received = tokio::select! {
+            // A drain ends the stream between messages, even one whose next message is ready.
+            biased;
+            () = drained(&mut draining) => break Some(Status::unavailable(STREAM_DRAINED)),
+            received = tokio::time::timeout(times.idle, inbound.message()) => received,
+        };
+        let message = match received {
             Ok(Ok(Some(message))) => message,
             Ok(Ok(None)) => break None,
             Ok(Err(status)) => break Some(status),
@@ -457,7 +508,7 @@ async fn run_stream(
         let answered = tokio::select! {
             answered = tokio::time::timeout(times.message, work) => answered,
             // Dropping the work interrupts it.
-            () = tx.closed() => return,
+            () = tx.closed() => return None,
         };
         let (responses, stop) = match answered {
             Ok(Ok(answered)) => answered,
@@ -474,12 +525,11 @@ async fn run_stream(
         for response in responses {
             match tokio::time::timeout(times.idle, tx.send(response)).await {
                 Ok(Ok(())) => {}
-                Ok(Err(_)) => return, // the client is gone
+                Ok(Err(_)) => return None, // the client is gone
                 Err(_) => {
-                    let _ = end.send(Status::deadline_exceeded(format!(
+                    return Some(Status::deadline_exceeded(format!(
                         "the client read no response for {idle_secs} s: the stream is closed"
                     )));
-                    return;
                 }
             }
         }
@@ -491,9 +541,13 @@ async fn run_stream(
                 limits.max_games_per_stream
             )));
         }
-    };
-    if let Some(status) = ended {
-        let _ = end.send(status);
+    }
+}
+
+/// Completes once `draining` is true; never when its sender is gone while it is false.
+async fn drained(draining: &mut watch::Receiver<bool>) {
+    if draining.wait_for(|draining| *draining).await.is_err() {
+        std::future::pending::<()>().await;
     }
 }
 
@@ -574,12 +628,14 @@ impl ArbiterService for Arbiter {
         request: Request<Streaming<AdjudicateGamesRequest>>,
     ) -> Result<Response<Self::AdjudicateGamesStream>, Status> {
         let admission = request.extensions().get::<Admission>().cloned();
+        let deadline = request.extensions().get::<CallDeadline>().copied();
         let (tx, responses) = mpsc::channel(STREAM_BUFFER);
         let (end_tx, end) = oneshot::channel();
         tokio::spawn(run_stream(
             request.into_inner(),
             self.clone(),
             admission,
+            deadline,
             tx,
             end_tx,
         ));
