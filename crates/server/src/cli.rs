@@ -74,7 +74,7 @@ pub struct ServeArgs {
 
     /// Longest time a call may take before it fails with DEADLINE_EXCEEDED (e.g. "10s",
     /// "500ms"); a shorter `grpc-timeout` from the client wins.
-    #[arg(long, env = "ARBITER_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_positive_duration)]
     pub request_timeout: Duration,
 
     /// Threads that do the chess work of calls (0: one per available core). Memory and CPU of
@@ -101,7 +101,7 @@ pub struct ServeArgs {
 
     /// A stream that sends no request message for this long, or whose client reads no response
     /// for this long, is ended with DEADLINE_EXCEEDED.
-    #[arg(long, env = "ARBITER_STREAM_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_STREAM_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_positive_duration)]
     pub stream_idle_timeout: Duration,
 
     /// Most "can this side still checkmate?" analyzer runs at once in the process (each holds
@@ -116,7 +116,8 @@ pub struct ServeArgs {
     pub drain_timeout: Duration,
 
     /// How long the server keeps accepting calls after a shutdown signal while health already
-    /// reports NOT_SERVING, so that load balancers stop sending new calls first.
+    /// reports NOT_SERVING, so that load balancers stop sending new calls first; at most half of
+    /// `--drain-timeout`.
     #[arg(long, env = "ARBITER_LAME_DUCK", default_value = "2s", value_parser = parse_duration)]
     pub lame_duck: Duration,
 
@@ -140,7 +141,7 @@ pub struct ServeArgs {
 
     /// Longest time from accepting a connection to its HTTP/2 preface, TLS handshake included;
     /// slower connections are closed.
-    #[arg(long, env = "ARBITER_HANDSHAKE_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_HANDSHAKE_TIMEOUT", default_value = "10s", value_parser = parse_positive_duration)]
     pub handshake_timeout: Duration,
 
     /// A connection with no call in progress for this long is closed (HTTP/2 GOAWAY first).
@@ -380,6 +381,21 @@ pub struct HealthCheckArgs {
     pub tls_domain: Option<String>,
 }
 
+/// Parses a duration that must be longer than zero (a timeout of zero would fail every call).
+///
+/// # Errors
+///
+/// As [`parse_duration`], and when the duration is zero.
+pub fn parse_positive_duration(text: &str) -> Result<Duration, String> {
+    let duration = parse_duration(text)?;
+    if duration.is_zero() {
+        return Err(format!(
+            "{text:?} is zero: this timeout must be longer than 0"
+        ));
+    }
+    Ok(duration)
+}
+
 /// Parses a duration such as "250ms", "10s", "2m", "1h", or a bare number of seconds.
 ///
 /// # Errors
@@ -430,6 +446,9 @@ mod tests {
         assert!(parse_duration("ten").is_err());
         assert!(parse_duration("5d").is_err());
         assert!(parse_duration("").is_err());
+        assert_eq!(parse_duration("0s"), Ok(Duration::ZERO));
+        assert!(parse_positive_duration("0s").is_err());
+        assert_eq!(parse_positive_duration("1ms"), Ok(Duration::from_millis(1)));
     }
 
     #[test]

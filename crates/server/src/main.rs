@@ -29,9 +29,9 @@ const SERVER_ALLOCATOR_ENV: [(&str, &str); 2] =
 
 /// Runs this program again, same arguments, with [`SERVER_ALLOCATOR_ENV`] set (the allocator
 /// reads its settings before `main`, and setting them needs no unsafe code this way). Returns
-/// when they are already set, or when the program cannot be run again (then the server runs
-/// with mimalloc's defaults, and says so).
-fn use_server_allocator_settings() {
+/// `None` when they are already set, and the error when the program cannot be run again (the
+/// server then runs with mimalloc's defaults, and logs why).
+fn use_server_allocator_settings() -> Option<std::io::Error> {
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt as _;
@@ -40,23 +40,27 @@ fn use_server_allocator_settings() {
             .filter(|(name, _)| std::env::var_os(name).is_none())
             .collect();
         if missing.is_empty() {
-            return;
+            return None;
         }
         let mut argv = std::env::args_os();
-        let (Some(argv0), Ok(exe)) = (argv.next(), std::env::current_exe()) else {
-            return;
+        let argv0 = argv.next()?;
+        // The kernel's link to this very program: it works where the program's own path cannot
+        // be walked again (a directory the process may no longer search after dropping
+        // privileges, a file replaced since).
+        let this_program = if cfg!(target_os = "linux") {
+            std::path::PathBuf::from("/proc/self/exe")
+        } else {
+            std::env::current_exe().ok()?
         };
-        let error = std::process::Command::new(exe)
+        let error = std::process::Command::new(this_program)
             .arg0(argv0)
             .args(argv)
             .envs(missing)
             .exec();
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "arbiter: cannot restart with the server's allocator settings ({error}): memory freed \
-             may stay resident"
-        );
+        Some(error)
     }
+    #[cfg(not(unix))]
+    None
 }
 
 /// Exit status of a command line that cannot be parsed (sysexits' EX_USAGE), so that 2 keeps
@@ -77,8 +81,16 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Serve(args) => {
-            use_server_allocator_settings();
+            let restart_error = use_server_allocator_settings();
             logging::init(args.log_format);
+            if let Some(error) = restart_error {
+                tracing::warn!(
+                    %error,
+                    "cannot restart with the server's allocator settings \
+                     (MIMALLOC_ALLOW_THP=0, MIMALLOC_PURGE_DELAY=0): memory freed may stay \
+                     resident; set them in the environment"
+                );
+            }
             // Chess work runs on the blocking pool, one thread per worker: the pool never grows
             // with the number of calls.
             // One more for housekeeping (reading reloaded TLS files).

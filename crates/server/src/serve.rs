@@ -278,6 +278,13 @@ impl Bound {
         };
 
         let lame_duck = args.lame_duck.min(args.drain_timeout / 2);
+        if lame_duck < args.lame_duck {
+            tracing::warn!(
+                lame_duck_ms = lame_duck.as_millis(),
+                asked_ms = args.lame_duck.as_millis(),
+                "--lame-duck is capped at half of --drain-timeout, so that calls have time to finish"
+            );
+        }
         let drain_timeout = args.drain_timeout;
         let drain_reporter = reporter.clone();
         let stopping = async move {
