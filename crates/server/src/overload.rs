@@ -13,23 +13,16 @@ static SHED: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::
 /// Connections refused since the last summary (connection limit reached).
 static REFUSED_CONNECTIONS: AtomicU64 = AtomicU64::new(0);
 
+/// Every reason, in declaration order (the index of [`SHED`]).
 const REASONS: [ShedReason; 3] = [
     ShedReason::ConcurrencyLimit,
     ShedReason::QueueTimeout,
     ShedReason::StreamLimit,
 ];
 
-fn index(reason: ShedReason) -> usize {
-    match reason {
-        ShedReason::ConcurrencyLimit => 0,
-        ShedReason::QueueTimeout => 1,
-        ShedReason::StreamLimit => 2,
-    }
-}
-
 /// Adds a shed call to the next summary.
 pub fn note_shed(reason: ShedReason) {
-    SHED[index(reason)].fetch_add(1, Ordering::Relaxed);
+    SHED[reason as usize].fetch_add(1, Ordering::Relaxed);
 }
 
 /// Adds a refused connection to the next summary.
@@ -45,7 +38,7 @@ pub fn take_counts() -> (Vec<(&'static str, u64)>, u64) {
         .map(|&reason| {
             (
                 reason.label(),
-                SHED[index(reason)].swap(0, Ordering::Relaxed),
+                SHED[reason as usize].swap(0, Ordering::Relaxed),
             )
         })
         .filter(|&(_, count)| count > 0)

@@ -85,21 +85,22 @@ impl Workers {
         self.slots.available_permits()
     }
 
-    /// Waits for a worker, at most `--max-queue-wait`.
-    async fn slot(&self) -> Result<OwnedSemaphorePermit, Status> {
-        match tokio::time::timeout(self.max_queue_wait, Arc::clone(&self.slots).acquire_owned())
-            .await
-        {
-            Ok(Ok(permit)) => Ok(permit),
-            Ok(Err(_closed)) => Err(Status::unavailable("the server is shutting down")),
-            Err(_) => {
+    /// Waits for a worker: at most `--max-queue-wait` when `bounded`, else as long as it takes.
+    async fn slot(&self, bounded: bool) -> Result<OwnedSemaphorePermit, Status> {
+        let acquire = Arc::clone(&self.slots).acquire_owned();
+        let acquired = if bounded {
+            let Ok(acquired) = tokio::time::timeout(self.max_queue_wait, acquire).await else {
                 record_shed(ShedReason::QueueTimeout);
-                Err(Status::resource_exhausted(format!(
+                return Err(Status::resource_exhausted(format!(
                     "server overloaded: no worker became free within {} ms",
                     self.max_queue_wait.as_millis()
-                )))
-            }
-        }
+                )));
+            };
+            acquired
+        } else {
+            acquire.await
+        };
+        acquired.map_err(|_closed| Status::unavailable("the server is shutting down"))
     }
 
     /// Runs `work` on a worker once one is free (waiting at most `--max-queue-wait`), with an
@@ -110,20 +111,12 @@ impl Workers {
     ///
     /// `RESOURCE_EXHAUSTED` when no worker became free in time, `INTERNAL` when the work
     /// panicked, or the work's own error.
-    pub fn run<T, H>(
+    pub fn run<T: Send + 'static, H: Send + 'static>(
         &self,
         hold: H,
         work: impl FnOnce() -> Result<T, Status> + Send + 'static,
-    ) -> impl Future<Output = Result<T, Status>> + Send + 'static
-    where
-        T: Send + 'static,
-        H: Send + 'static,
-    {
-        let this = self.clone();
-        async move {
-            let slot = this.slot().await?;
-            this.run_on(slot, hold, work).await
-        }
+    ) -> impl Future<Output = Result<T, Status>> + Send + 'static {
+        self.clone().run_when_free(true, hold, work)
     }
 
     /// Like [`Workers::run`], but waits for a worker without the queue bound: for the messages
@@ -132,32 +125,21 @@ impl Workers {
     /// # Errors
     ///
     /// As [`Workers::run`], without the queue timeout.
-    pub async fn run_patiently<T, H>(
+    pub fn run_patiently<T: Send + 'static, H: Send + 'static>(
         &self,
         hold: H,
         work: impl FnOnce() -> Result<T, Status> + Send + 'static,
-    ) -> Result<T, Status>
-    where
-        T: Send + 'static,
-        H: Send + 'static,
-    {
-        let slot = Arc::clone(&self.slots)
-            .acquire_owned()
-            .await
-            .map_err(|_| Status::unavailable("the server is shutting down"))?;
-        self.run_on(slot, hold, work).await
+    ) -> impl Future<Output = Result<T, Status>> + Send + 'static {
+        self.clone().run_when_free(false, hold, work)
     }
 
-    async fn run_on<T, H>(
-        &self,
-        slot: OwnedSemaphorePermit,
+    async fn run_when_free<T: Send + 'static, H: Send + 'static>(
+        self,
+        bounded: bool,
         hold: H,
         work: impl FnOnce() -> Result<T, Status> + Send + 'static,
-    ) -> Result<T, Status>
-    where
-        T: Send + 'static,
-        H: Send + 'static,
-    {
+    ) -> Result<T, Status> {
+        let slot = self.slot(bounded).await?;
         let interrupt = Interrupt::new();
         let _interrupt_on_drop = InterruptOnDrop(interrupt.clone());
         let task = tokio::task::spawn_blocking(move || {
