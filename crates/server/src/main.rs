@@ -10,58 +10,16 @@ use arbiter_server::{
 };
 use clap::Parser as _;
 
-/// mimalloc (MIT) instead of the system allocator: games, records and responses are many small
-/// allocations made on one thread and freed on another, which glibc's malloc handles slowly
-/// (BENCHMARKS.md has the measurement).
+/// jemalloc instead of the system allocator: games, records and responses are many small
+/// allocations made on one thread and freed on another, which glibc's malloc handles slowly, and
+/// a server must give back what a load took once the load is over (BENCHMARKS.md has both
+/// measurements). Its settings are fixed at build time by `.cargo/config.toml`
+/// (`JEMALLOC_SYS_WITH_MALLOC_CONF`): a background thread returns dirty pages to the system
+/// after one second unused, whether or not the threads that freed them allocate again, and
+/// transparent huge pages are left to the system's default. They can be changed when the program
+/// starts with `_RJEM_MALLOC_CONF` (jemalloc's `MALLOC_CONF`, prefixed).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// mimalloc settings for `arbiter serve`, read by mimalloc from the environment when the process
-/// starts (each is left alone when already set):
-/// - no transparent huge pages: with them, every thread heap and every analysis keeps whole
-///   2 MiB pages resident (idle RSS 19 MiB instead of 9 MiB, measured in BENCHMARKS.md);
-/// - memory freed is returned to the system at once: otherwise a worker thread that goes idle
-///   after an analysis keeps the analysis's tens of MiB resident until it allocates again.
-///
-/// The adjudication CLI keeps mimalloc's defaults, which are faster for one short-lived batch.
-const SERVER_ALLOCATOR_ENV: [(&str, &str); 2] =
-    [("MIMALLOC_ALLOW_THP", "0"), ("MIMALLOC_PURGE_DELAY", "0")];
-
-/// Runs this program again, same arguments, with [`SERVER_ALLOCATOR_ENV`] set (the allocator
-/// reads its settings before `main`, and setting them needs no unsafe code this way). Returns
-/// `None` when they are already set, and the error when the program cannot be run again (the
-/// server then runs with mimalloc's defaults, and logs why).
-fn use_server_allocator_settings() -> Option<std::io::Error> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt as _;
-        let missing: Vec<(&str, &str)> = SERVER_ALLOCATOR_ENV
-            .into_iter()
-            .filter(|(name, _)| std::env::var_os(name).is_none())
-            .collect();
-        if missing.is_empty() {
-            return None;
-        }
-        let mut argv = std::env::args_os();
-        let argv0 = argv.next()?;
-        // The kernel's link to this very program: it works where the program's own path cannot
-        // be walked again (a directory the process may no longer search after dropping
-        // privileges, a file replaced since).
-        let this_program = if cfg!(target_os = "linux") {
-            std::path::PathBuf::from("/proc/self/exe")
-        } else {
-            std::env::current_exe().ok()?
-        };
-        let error = std::process::Command::new(this_program)
-            .arg0(argv0)
-            .args(argv)
-            .envs(missing)
-            .exec();
-        Some(error)
-    }
-    #[cfg(not(unix))]
-    None
-}
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 /// Exit status of a command line that cannot be parsed (sysexits' EX_USAGE), so that 2 keeps
 /// meaning "a game has an illegal move or a result the rules contradict" for `adjudicate`.
@@ -81,16 +39,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Serve(args) => {
-            let restart_error = use_server_allocator_settings();
             logging::init(args.log_format);
-            if let Some(error) = restart_error {
-                tracing::warn!(
-                    %error,
-                    "cannot restart with the server's allocator settings \
-                     (MIMALLOC_ALLOW_THP=0, MIMALLOC_PURGE_DELAY=0): memory freed may stay \
-                     resident; set them in the environment"
-                );
-            }
             // Chess work runs on the blocking pool, one thread per worker: the pool never grows
             // with the number of calls.
             // One more for housekeeping (reading reloaded TLS files).
@@ -210,4 +159,25 @@ fn perft(args: &PerftArgs) -> ExitCode {
         elapsed.as_secs_f64()
     );
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    /// The allocator runs with the settings `.cargo/config.toml` bakes in: without its background
+    /// thread, memory freed by idle threads stays resident after a load (issue 10).
+    #[test]
+    fn allocator_returns_memory_without_waiting_for_allocations() {
+        assert!(
+            tikv_jemalloc_ctl::opt::background_thread::read().expect("opt.background_thread"),
+            "jemalloc was built without background_thread:true (is .cargo/config.toml read?)"
+        );
+        let baked = tikv_jemalloc_ctl::config::malloc_conf::read().expect("config.malloc_conf");
+        let config = include_str!("../../../.cargo/config.toml");
+        let wanted = config
+            .lines()
+            .find_map(|line| line.strip_prefix("JEMALLOC_SYS_WITH_MALLOC_CONF = "))
+            .expect("the setting in .cargo/config.toml")
+            .trim_matches('"');
+        assert_eq!(baked.trim_end_matches('\0'), wanted);
+    }
 }
