@@ -971,3 +971,103 @@ async fn an_overload_is_counted_exactly_but_logged_in_summaries() {
         );
     }
 }
+
+/// The HTTP/2 client connection preface and an empty SETTINGS frame: what a peer sends before
+/// anything else.
+fn http2_preface() -> Vec<u8> {
+    let mut bytes = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    bytes.extend(http2_frame(0x4, 0, 0, &[]));
+    bytes
+}
+
+/// One HTTP/2 frame (RFC 9113 section 4.1): 24-bit length, type, flags, stream id, payload.
+fn http2_frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let len = u32::try_from(payload.len()).expect("a small frame");
+    let mut frame = len.to_be_bytes()[1..].to_vec();
+    frame.extend([kind, flags]);
+    frame.extend(stream.to_be_bytes());
+    frame.extend(payload);
+    frame
+}
+
+/// Reads from `tcp` until the server closes it (or [`SETTLE`] passes); returns what was read.
+async fn read_until_closed(tcp: &mut tokio::net::TcpStream) -> Vec<u8> {
+    let mut received = Vec::new();
+    let _ =
+        tokio::time::timeout(SETTLE, (&mut *tcp).take(1 << 20).read_to_end(&mut received)).await;
+    received
+}
+
+/// Issue 10 fresh-user finding: a peer that never answers the server's keepalive PINGs is closed
+/// after `--http2-keepalive-timeout`, and counted as `keepalive_timeout`, not as a client close.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_ignoring_keepalive_pings_is_closed_as_keepalive_timeout() {
+    use tokio::io::AsyncWriteExt as _;
+    let server = Server::start_with(&[
+        "--http2-keepalive-interval",
+        "200ms",
+        "--http2-keepalive-timeout",
+        "200ms",
+    ]);
+    let mut tcp = within("connect", tokio::net::TcpStream::connect(server.addr()))
+        .await
+        .expect("connect");
+    // The preface, then silence: the server's PINGs are read but never acknowledged.
+    within("write", tcp.write_all(&http2_preface()))
+        .await
+        .expect("write the preface");
+    let received = read_until_closed(&mut tcp).await;
+    assert!(
+        received.windows(2).any(|w| w == [0x6, 0x0]),
+        "a PING frame (type 6) came before the close"
+    );
+    settle("the close counted", || {
+        closed(&server, "keepalive_timeout") == 1.0
+    })
+    .await;
+    assert_eq!(closed(&server, "client"), 0.0);
+}
+
+/// Issue 10 fresh-user finding: a peer opening streams and resetting them at once (the HTTP/2
+/// "rapid reset" attack) gets a GOAWAY from the HTTP/2 layer; the close is counted as
+/// `too_many_resets` and leaves no per-connection WARN line in the log (h2's own warning is
+/// filtered out by default).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rapid_resets_are_counted_as_too_many_resets_and_not_logged_per_connection() {
+    use tokio::io::AsyncWriteExt as _;
+    let server = Server::start_with(&[]);
+    // HPACK (RFC 7541), no dynamic table: :method POST, :scheme http, :path /, and :authority
+    // as a literal without indexing.
+    let mut headers = vec![0x83, 0x86, 0x84, 0x01, 0x09];
+    headers.extend(b"localhost");
+    for _ in 0..3 {
+        let mut bytes = http2_preface();
+        for stream in (1..400u32).step_by(2) {
+            bytes.extend(http2_frame(0x1, 0x4, stream, &headers)); // HEADERS, END_HEADERS
+            bytes.extend(http2_frame(0x3, 0, stream, &8u32.to_be_bytes())); // RST_STREAM CANCEL
+        }
+        let mut tcp = within("connect", tokio::net::TcpStream::connect(server.addr()))
+            .await
+            .expect("connect");
+        // The server may close before everything is written.
+        let _ = within("write", tcp.write_all(&bytes)).await;
+        let received = read_until_closed(&mut tcp).await;
+        // GOAWAY (type 7) with ENHANCE_YOUR_CALM (0xb): 8 bytes of payload after the header.
+        let goaway = received
+            .windows(17)
+            .any(|w| w[3] == 0x7 && w[13..17] == 0xbu32.to_be_bytes());
+        assert!(goaway, "GOAWAY ENHANCE_YOUR_CALM received");
+    }
+    settle("three closes counted", || {
+        closed(&server, "too_many_resets") == 3.0
+    })
+    .await;
+    assert_eq!(closed(&server, "client"), 0.0);
+    assert_eq!(closed(&server, "protocol_error"), 0.0);
+    assert_eq!(
+        server.log_count("reached limit"),
+        0,
+        "{}",
+        server.stderr_tail()
+    );
+}

@@ -7,18 +7,47 @@ use tracing_subscriber::{EnvFilter, fmt};
 
 use crate::cli::LogFormat;
 
+/// The HTTP/2 library's own per-connection warnings (a peer's rapid resets, say) are kept out of
+/// the log unless `RUST_LOG` names the `h2` target: a client could otherwise turn each of its
+/// connections into a log line. Those closes are counted instead
+/// (`arbiter_connections_closed_total{reason="too_many_resets"}`, [`crate::transport`]).
+const QUIET_H2: &str = "h2=error";
+
+/// The log filter for a `RUST_LOG` value (`None`: unset): `info` by default, with [`QUIET_H2`]
+/// added unless the value says something about `h2` itself.
+#[must_use]
+pub fn filter_spec(rust_log: Option<&str>) -> String {
+    let spec = rust_log.map_or("info", str::trim);
+    let spec = if spec.is_empty() { "info" } else { spec };
+    if spec.contains("h2") {
+        spec.to_owned()
+    } else {
+        format!("{spec},{QUIET_H2}")
+    }
+}
+
 /// Installs the global log subscriber. Without a format, logs are text on a terminal and JSON
-/// otherwise (containers). The filter comes from `RUST_LOG`, default `info`.
+/// otherwise (containers). The filter comes from `RUST_LOG` through [`filter_spec`] (an
+/// unreadable `RUST_LOG` is reported on standard error and the default used). Text has colours
+/// only when standard error is a terminal (never in a file or a pipe).
 ///
 /// Calling it a second time leaves the first subscriber in place.
 pub fn init(format: Option<LogFormat>) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    let format = format.unwrap_or(if std::io::stderr().is_terminal() {
+    let rust_log = std::env::var("RUST_LOG").ok();
+    let filter = EnvFilter::try_new(filter_spec(rust_log.as_deref())).unwrap_or_else(|error| {
+        eprintln!("arbiter: RUST_LOG is not a valid log filter ({error}): using the default");
+        EnvFilter::new(filter_spec(None))
+    });
+    let terminal = std::io::stderr().is_terminal();
+    let format = format.unwrap_or(if terminal {
         LogFormat::Text
     } else {
         LogFormat::Json
     });
-    let builder = fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(terminal);
     // An error means a subscriber is already installed, which is fine.
     let _ = match format {
         LogFormat::Json => builder
@@ -121,6 +150,14 @@ pub fn peer<B>(request: &http::Request<B>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn h2_per_connection_warnings_are_quiet_unless_rust_log_names_h2() {
+        assert_eq!(filter_spec(None), "info,h2=error");
+        assert_eq!(filter_spec(Some("")), "info,h2=error");
+        assert_eq!(filter_spec(Some("debug")), "debug,h2=error");
+        assert_eq!(filter_spec(Some("info,h2=warn")), "info,h2=warn");
+    }
 
     #[test]
     fn access_log_sampling_logs_one_call_in_n() {

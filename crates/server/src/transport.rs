@@ -22,8 +22,11 @@
 //!
 //! Metrics, by `listener` (`grpc` or `health`): `arbiter_connections_open` (gauge),
 //! `arbiter_connections_accepted_total` and `arbiter_connections_closed_total{reason}`, reason
-//! one of `limit`, `handshake_timeout`, `tls_error`, `idle`, `max_age`, `shutdown`, `client`
-//! (the peer closed it or the connection failed).
+//! one of `limit`, `handshake_timeout`, `tls_error`, `idle`, `max_age`, `shutdown`,
+//! `keepalive_timeout` (the peer did not answer a keepalive PING in time), `too_many_resets`
+//! (the peer reset more streams than HTTP/2's rapid-reset guard allows: GOAWAY
+//! ENHANCE_YOUR_CALM), `protocol_error` (the peer broke HTTP/2: GOAWAY with another error) and
+//! `client` (the peer closed it, or its socket failed).
 
 use std::{
     convert::Infallible,
@@ -114,6 +117,9 @@ enum Closed {
     Idle,
     MaxAge,
     Shutdown,
+    KeepaliveTimeout,
+    TooManyResets,
+    ProtocolError,
     Client,
 }
 
@@ -126,8 +132,31 @@ impl Closed {
             Self::Idle => "idle",
             Self::MaxAge => "max_age",
             Self::Shutdown => "shutdown",
+            Self::KeepaliveTimeout => "keepalive_timeout",
+            Self::TooManyResets => "too_many_resets",
+            Self::ProtocolError => "protocol_error",
             Self::Client => "client",
         }
+    }
+
+    /// Why a connection that hyper ended with `error` closed: the server's own keepalive
+    /// timeout, a GOAWAY the HTTP/2 layer sent because of the peer, or the peer itself.
+    fn from_error(error: &hyper::Error) -> Self {
+        if error.is_timeout() {
+            return Self::KeepaliveTimeout;
+        }
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+        while let Some(cause) = source {
+            if let Some(h2) = cause.downcast_ref::<h2::Error>() {
+                return match h2.reason() {
+                    _ if !(h2.is_go_away() && h2.is_library()) => Self::Client,
+                    Some(h2::Reason::ENHANCE_YOUR_CALM) => Self::TooManyResets,
+                    _ => Self::ProtocolError,
+                };
+            }
+            source = cause.source();
+        }
+        Self::Client
     }
 }
 
@@ -456,10 +485,14 @@ async fn serve_connection<S>(
             .unwrap_or(far_future);
         tokio::select! {
             result = connection.as_mut() => {
-                if let Err(error) = result {
-                    tracing::debug!(%error, listener = name, "connection ended with an error");
-                }
-                break going_away.map_or(Closed::Client, |(reason, _)| reason);
+                let ended = match result {
+                    Ok(()) => Closed::Client,
+                    Err(error) => {
+                        tracing::debug!(%error, listener = name, "connection ended with an error");
+                        Closed::from_error(&error)
+                    }
+                };
+                break going_away.map_or(ended, |(reason, _)| reason);
             }
             () = tokio::time::sleep_until(handshake_deadline), if preface_pending => {
                 if read.load(Ordering::Relaxed) < PREFACE_LEN {
