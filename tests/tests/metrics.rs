@@ -611,3 +611,17 @@ async fn process_metrics_are_exported() {
         "{threads}"
     );
 }
+
+/// Issue 10 fresh-user finding: `--log-format text` wrote terminal colour codes into log files.
+/// Written to a pipe (as here, and as to a file), text logs are plain.
+#[tokio::test]
+async fn text_logs_written_to_a_pipe_have_no_colour_codes() {
+    let server = Server::start_with(&["--log-format", "text"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while server.log_count("arbiter listening") == 0 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let tail = server.stderr_tail();
+    assert!(tail.contains("INFO"), "text log lines: {tail}");
+    assert!(!tail.contains('\u{1b}'), "an escape sequence in {tail:?}");
+}
