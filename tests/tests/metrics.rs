@@ -625,3 +625,43 @@ async fn text_logs_written_to_a_pipe_have_no_colour_codes() {
     assert!(tail.contains("INFO"), "text log lines: {tail}");
     assert!(!tail.contains('\u{1b}'), "an escape sequence in {tail:?}");
 }
+
+/// Issue 10 fresh-user finding: a request that is not valid protobuf was answered `INTERNAL`
+/// (tonic's habit), which counts as a server error and feeds the error-ratio alert, so any
+/// client could page the operator. It is the client's fault: `INVALID_ARGUMENT`, counted so.
+#[tokio::test]
+async fn undecodable_requests_are_invalid_argument_not_internal() {
+    let server = Server::start();
+    let mut grpc = tonic::client::Grpc::new(server.channel().await);
+    within("ready", grpc.ready()).await.expect("ready");
+    // HealthCheckResponse's field 1 is a varint; ListLegalMovesRequest's field 1 is a message.
+    let status = within(
+        "ListLegalMoves",
+        grpc.unary::<_, tonic_health::pb::HealthCheckResponse, _>(
+            tonic::Request::new(tonic_health::pb::HealthCheckResponse { status: 1 }),
+            http::uri::PathAndQuery::from_static("/arbiter.v1.ArbiterService/ListLegalMoves"),
+            tonic_prost::ProstCodec::default(),
+        ),
+    )
+    .await
+    .expect_err("not a ListLegalMovesRequest");
+    assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+    assert!(
+        status
+            .message()
+            .contains("failed to decode Protobuf message"),
+        "{status:?}"
+    );
+    let text = server.scrape();
+    let count = |code: &str| {
+        sample(
+            &text,
+            &format!(
+                "grpc_server_handled_total{{{},grpc_code=\"{code}\"}}",
+                labels("ListLegalMoves")
+            ),
+        )
+    };
+    assert_eq!(count("InvalidArgument"), Some(1.0), "{text}");
+    assert_eq!(count("Internal"), None, "{text}");
+}

@@ -3,7 +3,8 @@
 //! with `RESOURCE_EXHAUSTED` (counted in `arbiter_calls_shed_total{reason}` and summarised in the
 //! log by [`crate::overload`], never one line per call), and a deadline that answers
 //! `DEADLINE_EXCEEDED`. It also reports oversized request messages as `RESOURCE_EXHAUSTED`, as
-//! the gRPC spec asks.
+//! the gRPC spec asks, and undecodable ones as `INVALID_ARGUMENT` (not `INTERNAL`: the client's
+//! fault must not page the operator).
 //!
 //! The admission permit travels with the request (an [`Admission`] extension): the handler hands
 //! it to the work, so that a unary call's permit is held until its work has really stopped, and a
@@ -170,12 +171,12 @@ where
             let _admission = admission;
             let Some(timeout) = timeout else {
                 let Ok(mut response) = inner.oneshot(request).await;
-                oversize_is_resource_exhausted(&mut response);
+                client_faults_are_named(&mut response);
                 return Ok(response);
             };
             let response = match tokio::time::timeout(timeout, inner.oneshot(request)).await {
                 Ok(Ok(mut response)) => {
-                    oversize_is_resource_exhausted(&mut response);
+                    client_faults_are_named(&mut response);
                     response
                 }
                 Ok(Err(never)) => match never {},
@@ -190,35 +191,64 @@ where
     }
 }
 
-/// tonic answers a request message above the size limit with `OUT_OF_RANGE`; the gRPC spec
-/// says `RESOURCE_EXHAUSTED` (as other gRPC servers answer). The status is in the headers of a
-/// trailers-only answer or in the trailers, so both are rewritten.
-fn oversize_is_resource_exhausted(response: &mut Response<Body>) {
-    rewrite_oversize(response.headers_mut());
+/// Gives the client's own faults in the request message the status that says so, where tonic
+/// answers otherwise. The status is in the headers of a trailers-only answer or in the trailers,
+/// so both are rewritten (by [`rewrite_client_faults`]).
+fn client_faults_are_named(response: &mut Response<Body>) {
+    rewrite_client_faults(response.headers_mut());
     let body = std::mem::take(response.body_mut());
-    *response.body_mut() = Body::new(RewriteOversize { inner: body });
+    *response.body_mut() = Body::new(RewriteClientFaults { inner: body });
 }
 
-/// Turns the `OUT_OF_RANGE` status of an oversized message into `RESOURCE_EXHAUSTED`.
-fn rewrite_oversize(headers: &mut HeaderMap) {
-    let oversize = headers.get("grpc-status").is_some_and(|code| code == "11")
-        && headers.get("grpc-message").is_some_and(|message| {
-            // grpc-message is percent-encoded.
-            let message = message.as_bytes();
-            message.starts_with(b"Error,%20decoded%20message%20length%20too%20large")
-                || message.starts_with(b"Error, decoded message length too large")
-        });
-    if oversize {
-        headers.insert("grpc-status", HeaderValue::from_static("8"));
+/// The statuses tonic gives to faults of the request message, and the ones given instead:
+/// - a message above the size limit: tonic says `OUT_OF_RANGE` (11), the gRPC spec
+///   `RESOURCE_EXHAUSTED` (8), as other gRPC servers answer;
+/// - a message that is not valid protobuf: tonic (like grpc-go) says `INTERNAL` (13), which is
+///   the server's fault and feeds the error-ratio alert, so any client could page the operator;
+///   it is `INVALID_ARGUMENT` (3) here, as Connect's servers answer.
+///
+/// Each is matched by its code and the start of tonic's message (`grpc-message` is
+/// percent-encoded on the wire).
+const CLIENT_FAULTS: [(&str, &[u8], &str, &str); 2] = [
+    (
+        "11",
+        b"Error, decoded message length too large",
+        "Error,%20decoded%20message%20length%20too%20large",
+        "8",
+    ),
+    (
+        "13",
+        b"failed to decode Protobuf message",
+        "failed%20to%20decode%20Protobuf%20message",
+        "3",
+    ),
+];
+
+/// Rewrites the `grpc-status` of `headers` (headers or trailers) by [`CLIENT_FAULTS`].
+fn rewrite_client_faults(headers: &mut HeaderMap) {
+    let Some(code) = headers.get("grpc-status") else {
+        return;
+    };
+    let message = headers
+        .get("grpc-message")
+        .map_or(&b""[..], HeaderValue::as_bytes);
+    let rewritten = CLIENT_FAULTS
+        .iter()
+        .find(|(from, plain, encoded, _)| {
+            code == *from && (message.starts_with(plain) || message.starts_with(encoded.as_bytes()))
+        })
+        .map(|(_, _, _, to)| *to);
+    if let Some(to) = rewritten {
+        headers.insert("grpc-status", HeaderValue::from_static(to));
     }
 }
 
-/// A response body whose trailers go through [`rewrite_oversize`].
-struct RewriteOversize {
+/// A response body whose trailers go through [`rewrite_client_faults`].
+struct RewriteClientFaults {
     inner: Body,
 }
 
-impl http_body::Body for RewriteOversize {
+impl http_body::Body for RewriteClientFaults {
     type Data = Bytes;
     type Error = Status;
 
@@ -230,7 +260,7 @@ impl http_body::Body for RewriteOversize {
             frame.map(|frame| {
                 frame.map(|frame| match frame.into_trailers() {
                     Ok(mut trailers) => {
-                        rewrite_oversize(&mut trailers);
+                        rewrite_client_faults(&mut trailers);
                         Frame::trailers(trailers)
                     }
                     Err(frame) => frame,
