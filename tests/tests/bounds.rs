@@ -1071,3 +1071,22 @@ async fn rapid_resets_are_counted_as_too_many_resets_and_not_logged_per_connecti
         server.stderr_tail()
     );
 }
+
+/// Issue 10 fresh-user finding: a second SIGTERM (or Ctrl-C) during a long drain did nothing.
+/// It now ends the process at once, logged, with 128 + 15 as a shell reports a SIGTERM kill.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_signal_during_the_drain_exits_at_once() {
+    let mut server = Server::start_with(&["--lame-duck", "60s", "--drain-timeout", "60s"]);
+    server.signal("TERM");
+    settle("the first SIGTERM logged", || {
+        server.log_count("SIGTERM received") == 1
+    })
+    .await;
+    server.signal("TERM");
+    let status = server.exited(SETTLE).await;
+    assert_eq!(status.code(), Some(143), "{}", server.stderr_tail());
+    assert_eq!(
+        server.log_count("second signal (SIGTERM) during the drain"),
+        1
+    );
+}

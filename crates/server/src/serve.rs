@@ -372,29 +372,38 @@ pub fn set_draining(reporter: &HealthReporter) {
 /// Listens for SIGTERM and SIGINT (Ctrl-C) from the moment it is called (inside a tokio
 /// runtime), and returns a future that completes on the first of them. Call it before binding,
 /// so that a signal sent as soon as the listening line is printed is not lost.
+///
+/// A second signal while the server drains ends the process at once, without waiting for the
+/// calls in progress (logged; exit status 128 + the signal's number, as a shell reports a
+/// process killed by it): an operator pressing Ctrl-C twice means it.
 pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
-        use tokio::signal::unix::{SignalKind, signal};
+        use tokio::signal::unix::{Signal, SignalKind, signal};
         let interrupt = signal(SignalKind::interrupt());
         let terminate = signal(SignalKind::terminate());
         async move {
-            let wait = |stream: std::io::Result<tokio::signal::unix::Signal>,
-                        name: &'static str| async move {
-                match stream {
-                    Ok(mut stream) => {
-                        stream.recv().await;
-                    }
-                    Err(error) => {
-                        tracing::error!(%error, "cannot listen for {name}");
-                        std::future::pending::<()>().await;
-                    }
+            let (mut interrupt, mut terminate) = match (interrupt, terminate) {
+                (Ok(interrupt), Ok(terminate)) => (interrupt, terminate),
+                (Err(error), _) | (_, Err(error)) => {
+                    tracing::error!(%error, "cannot listen for SIGINT and SIGTERM");
+                    return std::future::pending::<()>().await;
                 }
             };
-            tokio::select! {
-                () = wait(interrupt, "SIGINT") => tracing::info!("SIGINT received"),
-                () = wait(terminate, "SIGTERM") => tracing::info!("SIGTERM received"),
+            /// The next of the two signals: its name and number.
+            async fn next(interrupt: &mut Signal, terminate: &mut Signal) -> (&'static str, i32) {
+                tokio::select! {
+                    _ = interrupt.recv() => ("SIGINT", 2),
+                    _ = terminate.recv() => ("SIGTERM", 15),
+                }
             }
+            let (name, _) = next(&mut interrupt, &mut terminate).await;
+            tracing::info!("{name} received");
+            tokio::spawn(async move {
+                let (name, number) = next(&mut interrupt, &mut terminate).await;
+                tracing::warn!("second signal ({name}) during the drain: exiting now");
+                std::process::exit(128 + number);
+            });
         }
     }
     #[cfg(not(unix))]
