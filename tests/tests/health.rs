@@ -295,3 +295,37 @@ async fn watch_of_readiness_turns_not_serving_on_sigterm_and_does_not_hold_the_d
     );
     drop(health);
 }
+
+/// Issue 10 fresh-user finding: `arbiter health-check --addr 127.0.0.1:50052` (the way probes
+/// and `--grpc-addr` write addresses) failed with "transport error" and nothing more. A
+/// `host:port` address is plaintext HTTP/2, and a failure names its cause.
+#[tokio::test]
+async fn health_check_takes_host_port_and_names_why_it_failed() {
+    let server = Server::start();
+    let health = server.health_addr().expect("a health listener").to_string();
+    assert_eq!(
+        health_check_command(&health, &[]),
+        (Some(0), "SERVING\n".to_owned())
+    );
+    // A port nobody listens on (bound, then closed again).
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.local_addr().expect("addr").to_string()
+    };
+    let output = command::run(
+        Command::new(binary::arbiter()).args([
+            "health-check",
+            "--addr",
+            &closed,
+            "--timeout",
+            "3s",
+        ]),
+        Duration::from_secs(20),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("cannot connect to {closed}")) && stderr.contains("refused"),
+        "{stderr}"
+    );
+}

@@ -353,7 +353,8 @@ pub enum OutputFormat {
 /// Flags of `arbiter health-check`.
 #[derive(Debug, Clone, Args)]
 pub struct HealthCheckArgs {
-    /// The server to ask.
+    /// The server to ask: a URI (`http://host:port`, `https://host:port`) or `host:port`
+    /// (plaintext, or TLS when a `--tls-*` flag is given).
     #[arg(
         long,
         env = "ARBITER_HEALTH_CHECK_ADDR",

@@ -20,8 +20,9 @@ pub enum HealthCheckError {
         /// The parse error.
         source: tonic::transport::Error,
     },
-    /// The server could not be reached.
-    #[error("cannot connect to {addr}: {source}")]
+    /// The server could not be reached (the message carries every cause: refused, timed out,
+    /// certificate rejected, ...).
+    #[error("cannot connect to {addr}: {}", causes(source))]
     Connect {
         /// The address given.
         addr: String,
@@ -36,8 +37,8 @@ pub enum HealthCheckError {
         /// The read error.
         source: std::io::Error,
     },
-    /// The server answered with an error status.
-    #[error("health check failed: {0}")]
+    /// The call failed: the server answered with an error status, or the connection broke.
+    #[error("the health check call failed with {}: {}", .0.code(), call_message(.0))]
     Call(#[from] tonic::Status),
     /// The server answered, with a status other than SERVING.
     #[error("service {service:?} is {status}")]
@@ -56,19 +57,24 @@ pub enum HealthCheckError {
 /// Returns a [`HealthCheckError`] when the server cannot be reached, fails the call, or reports
 /// any status but SERVING.
 pub async fn run(args: &HealthCheckArgs) -> Result<(), HealthCheckError> {
-    let mut endpoint = Endpoint::from_shared(args.addr.clone())
+    let tls_asked = args.tls_ca.is_some()
+        || args.tls_cert.is_some()
+        || args.tls_key.is_some()
+        || args.tls_domain.is_some();
+    let addr = with_scheme(&args.addr, tls_asked);
+    let mut endpoint = Endpoint::from_shared(addr.clone())
         .map_err(|source| HealthCheckError::Address {
             addr: args.addr.clone(),
             source,
         })?
         .connect_timeout(args.timeout)
         .timeout(args.timeout);
-    let tls_asked = args.tls_ca.is_some() || args.tls_cert.is_some() || args.tls_domain.is_some();
-    if tls_asked || args.addr.starts_with("https://") {
+    if tls_asked || addr.starts_with("https://") {
         let mut tls = ClientTlsConfig::new();
         if let Some(path) = &args.tls_ca {
             tls = tls.ca_certificate(Certificate::from_pem(read(path)?));
         }
+        // clap makes `--tls-cert` and `--tls-key` go together.
         if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
             tls = tls.identity(Identity::from_pem(read(cert)?, read(key)?));
         }
@@ -104,10 +110,83 @@ pub async fn run(args: &HealthCheckArgs) -> Result<(), HealthCheckError> {
     }
 }
 
+/// `addr` as a URI: `host:port` (as `arbiter serve --grpc-addr` takes it, and as probes are
+/// usually written) gets `http://`, or `https://` when TLS flags are given; an address with a
+/// scheme is kept.
+fn with_scheme(addr: &str, tls: bool) -> String {
+    if addr.contains("://") {
+        addr.to_owned()
+    } else if tls {
+        format!("https://{addr}")
+    } else {
+        format!("http://{addr}")
+    }
+}
+
 /// Reads a PEM file named by a flag.
 fn read(path: &Path) -> Result<Vec<u8>, HealthCheckError> {
     std::fs::read(path).map_err(|source| HealthCheckError::Read {
         path: path.to_owned(),
         source,
     })
+}
+
+/// `error` and its causes, outermost first, joined by ": " (tonic's transport errors say only
+/// "transport error" at the top; the reason is in their sources).
+fn causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The message of a failed call's status, with the transport cause when the call broke.
+fn call_message(status: &tonic::Status) -> String {
+    let message = status.message();
+    match std::error::Error::source(status) {
+        Some(source) => format!("{message}: {}", causes(source)),
+        None if message.is_empty() => "(no message)".to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_without_a_scheme_are_http_or_https_with_tls_flags() {
+        assert_eq!(
+            with_scheme("127.0.0.1:50052", false),
+            "http://127.0.0.1:50052"
+        );
+        assert_eq!(with_scheme("arbiter:50051", true), "https://arbiter:50051");
+        assert_eq!(
+            with_scheme("https://arbiter:50051", false),
+            "https://arbiter:50051"
+        );
+        assert_eq!(
+            with_scheme("http://[::1]:50051", true),
+            "http://[::1]:50051"
+        );
+    }
+
+    #[test]
+    fn connection_errors_name_their_cause() {
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        #[derive(Debug, thiserror::Error)]
+        #[error("transport error")]
+        struct Outer(#[source] std::io::Error);
+        assert_eq!(
+            causes(&Outer(refused)),
+            "transport error: connection refused"
+        );
+    }
 }
