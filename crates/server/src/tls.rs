@@ -77,6 +77,33 @@ pub struct TlsFiles {
     pub client_ca: Option<PathBuf>,
 }
 
+/// What is wrong with PEM text, in words: the PEM reader's own messages print the lines at
+/// fault as lists of byte values (`[45, 45, 45, ...]`), which no one reads in a log.
+fn pem_reason(error: &pem::Error) -> String {
+    let text = |bytes: &[u8]| {
+        let line = String::from_utf8_lossy(bytes);
+        let line = line.trim_end();
+        // A line of a broken file could be long: the start says which one it is.
+        match line.char_indices().nth(80) {
+            Some((end, _)) => format!("{}...", &line[..end]),
+            None => line.to_owned(),
+        }
+    };
+    match error {
+        pem::Error::MissingSectionEnd { end_marker } => {
+            // The marker is the section's label, e.g. "CERTIFICATE".
+            format!(
+                "the {} section has no END line (a file cut short?)",
+                text(end_marker)
+            )
+        }
+        pem::Error::IllegalSectionStart { line } => {
+            format!("malformed section start line {:?}", text(line))
+        }
+        other => other.to_string(),
+    }
+}
+
 /// Why TLS files could not be loaded; each error names the file at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum TlsError {
@@ -89,7 +116,7 @@ pub enum TlsError {
         source: io::Error,
     },
     /// A file is not valid PEM (for instance half written: a section without its end line).
-    #[error("{path} is not valid PEM: {source}")]
+    #[error("{path} is not valid PEM: {}", pem_reason(source))]
     Pem {
         /// The file.
         path: PathBuf,
@@ -662,6 +689,13 @@ mod tests {
         let error = tls.reload().expect_err("half-written certificate");
         assert!(matches!(error, TlsError::Pem { .. }), "{error:?}");
         assert!(error.to_string().contains("tls.crt"), "{error}");
+        // Said in words, not as a list of byte values.
+        assert!(
+            error
+                .to_string()
+                .ends_with("the CERTIFICATE section has no END line (a file cut short?)"),
+            "{error}"
+        );
         assert_eq!(served_certificate(&tls, &connector).await, b.der);
 
         // Not PEM at all, or nothing yet.
