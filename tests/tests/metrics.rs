@@ -665,3 +665,87 @@ async fn undecodable_requests_are_invalid_argument_not_internal() {
     assert_eq!(count("InvalidArgument"), Some(1.0), "{text}");
     assert_eq!(count("Internal"), None, "{text}");
 }
+
+/// `GET /metrics` on a new connection, `None` when the server closes it without an answer.
+fn try_scrape(server: &Server) -> Option<String> {
+    use std::io::{Read as _, Write as _};
+    let addr = server.metrics_addr()?;
+    let mut stream =
+        std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(5)).ok()?;
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .ok()?;
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: arbiter\r\nConnection: close\r\n\r\n")
+        .ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    response
+        .starts_with("HTTP/1.1 200")
+        .then(|| {
+            response
+                .split_once("\r\n\r\n")
+                .map(|(_, body)| body.to_owned())
+        })
+        .flatten()
+}
+
+/// Issue 10 fresh-user finding: the metrics port took any number of connections. Beyond
+/// `--metrics-max-connections` a connection is closed at once and counted; once the held ones
+/// go, scrapes work again.
+#[tokio::test]
+async fn metrics_connections_beyond_the_cap_are_closed_and_counted() {
+    use std::io::Read as _;
+    let server = Server::start_with(&["--metrics-max-connections", "3"]);
+    let addr = server.metrics_addr().expect("metrics on");
+    let connect = || {
+        let stream = std::net::TcpStream::connect(addr).expect("the kernel accepts it");
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .expect("read timeout");
+        stream
+    };
+    let held: Vec<_> = (0..3).map(|_| connect()).collect();
+    // Give the server time to accept the three held connections before the refused ones.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    for _ in 0..4 {
+        let mut refused = connect();
+        let mut byte = [0u8; 1];
+        assert_eq!(
+            refused.read(&mut byte).ok(),
+            Some(0),
+            "closed without a byte"
+        );
+    }
+    drop(held);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    // Until the server has seen the held connections close, a scrape is refused too.
+    let mut refused_scrapes = 0.0;
+    let text = loop {
+        if let Some(text) = try_scrape(&server) {
+            break text;
+        }
+        refused_scrapes += 1.0;
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no scrape after the held connections left"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!(
+        sample(
+            &text,
+            "arbiter_connections_closed_total{listener=\"metrics\",reason=\"limit\"}"
+        ),
+        Some(4.0 + refused_scrapes),
+        "{text}"
+    );
+    assert_eq!(
+        sample(
+            &text,
+            "arbiter_connections_accepted_total{listener=\"metrics\"}"
+        ),
+        Some(4.0),
+        "the three held and this scrape: {text}"
+    );
+}

@@ -139,6 +139,12 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub health_max_connections: u32,
 
+    /// Most connections open at once on the metrics port (Prometheus needs one or two); a
+    /// connection beyond it is closed at once.
+    #[arg(long, env = "ARBITER_METRICS_MAX_CONNECTIONS", default_value_t = 16,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub metrics_max_connections: u32,
+
     /// Longest time from accepting a connection to its HTTP/2 preface, TLS handshake included;
     /// slower connections are closed.
     #[arg(long, env = "ARBITER_HANDSHAKE_TIMEOUT", default_value = "10s", value_parser = parse_positive_duration)]
@@ -475,6 +481,7 @@ mod tests {
         assert_eq!(args.max_analyses, 1);
         assert_eq!(args.max_connections, 1024);
         assert_eq!(args.health_max_connections, 32);
+        assert_eq!(args.metrics_max_connections, 16);
         assert_eq!(args.handshake_timeout, Duration::from_secs(10));
         assert_eq!(args.connection_idle_timeout, Duration::from_secs(300));
         assert_eq!(args.max_concurrent_streams, 128);

@@ -39,6 +39,7 @@ use std::{
     future::Future,
     net::SocketAddr,
     pin::Pin,
+    sync::Arc,
     task::{Context, Poll},
     time::{Duration, Instant},
 };
@@ -47,7 +48,7 @@ use bytes::Bytes;
 use http::{HeaderMap, Request, Response};
 use http_body::Frame;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use tokio::net::TcpListener;
+use tokio::{net::TcpListener, sync::Semaphore};
 use tonic::{Code, Status, body::Body, server::NamedService};
 use tower::{Layer, Service};
 
@@ -121,11 +122,17 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, MetricsError> {
 /// Answers `GET /metrics` (anything else: 404) on `listener` with the text rendering of
 /// `handle`, HTTP/1.1, until the task is dropped. Runs the upkeep of the recorder as well.
 ///
+/// At most `max_connections` connections are open at once: one beyond it is closed at once; a
+/// connection must send each request's headers within [`METRICS_HEADER_TIMEOUT`]. Counted like
+/// the other listeners' (`listener="metrics"`): `arbiter_connections_open`,
+/// `arbiter_connections_accepted_total` and `arbiter_connections_closed_total{reason}` with
+/// reason `limit`, `handshake_timeout` (no complete request in time) or `client`.
+///
 /// Each scrape first reads the process metrics of the Prometheus conventions from `/proc`
 /// (metrics-process): `process_cpu_seconds_total`, `process_resident_memory_bytes`,
 /// `process_virtual_memory_bytes`, `process_open_fds`, `process_max_fds`, `process_threads`,
 /// `process_start_time_seconds`.
-pub async fn serve(listener: TcpListener, handle: PrometheusHandle) {
+pub async fn serve(listener: TcpListener, handle: PrometheusHandle, max_connections: usize) {
     let upkeep_handle = handle.clone();
     let upkeep = async move {
         let mut every = tokio::time::interval(Duration::from_secs(5));
@@ -133,6 +140,16 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle) {
             every.tick().await;
             upkeep_handle.run_upkeep();
         }
+    };
+    let slots = Arc::new(Semaphore::new(max_connections.min(Semaphore::MAX_PERMITS)));
+    let open = metrics::gauge!("arbiter_connections_open", "listener" => "metrics");
+    let closed = |reason: &'static str| {
+        metrics::counter!(
+            "arbiter_connections_closed_total",
+            "listener" => "metrics",
+            "reason" => reason
+        )
+        .increment(1);
     };
     let accept = async move {
         loop {
@@ -144,24 +161,44 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle) {
                     continue;
                 }
             };
-            let handle = handle.clone();
+            let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                drop(stream);
+                closed("limit");
+                continue;
+            };
+            metrics::counter!("arbiter_connections_accepted_total", "listener" => "metrics")
+                .increment(1);
+            open.increment(1.0);
+            let (handle, open) = (handle.clone(), open.clone());
             tokio::spawn(async move {
+                let _slot = slot;
                 let service = hyper::service::service_fn(move |request: Request<_>| {
                     let handle = handle.clone();
                     async move { Ok::<_, Infallible>(metrics_response(&request, &handle)) }
                 });
                 let connection = hyper::server::conn::http1::Builder::new()
                     .timer(hyper_util::rt::TokioTimer::new())
-                    .header_read_timeout(Duration::from_secs(10))
+                    .header_read_timeout(METRICS_HEADER_TIMEOUT)
                     .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-                if let Err(error) = connection.await {
-                    tracing::debug!(%error, "metrics: connection failed");
-                }
+                let reason = match connection.await {
+                    Ok(()) => "client",
+                    Err(error) if error.is_timeout() => "handshake_timeout",
+                    Err(error) => {
+                        tracing::debug!(%error, "metrics: connection failed");
+                        "client"
+                    }
+                };
+                open.decrement(1.0);
+                closed(reason);
             });
         }
     };
     tokio::join!(upkeep, accept);
 }
+
+/// Longest wait for a request's headers on the metrics port (from the connection's start, or
+/// from the end of the previous response on a kept-alive connection).
+pub const METRICS_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 fn metrics_response<B>(
     request: &Request<B>,

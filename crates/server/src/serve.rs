@@ -186,8 +186,10 @@ impl Bound {
             args,
         } = self;
         // Stopped when serving ends, so that no task outlives the server.
-        let metrics_task =
-            metrics.map(|(listener, handle)| tokio::spawn(crate::metrics::serve(listener, handle)));
+        let metrics_task = metrics.map(|(listener, handle)| {
+            let cap = usize::try_from(args.metrics_max_connections).unwrap_or(usize::MAX);
+            tokio::spawn(crate::metrics::serve(listener, handle, cap))
+        });
         let tls_task = tls
             .as_ref()
             .filter(|_| !args.tls_reload_interval.is_zero())
