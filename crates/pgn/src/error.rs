@@ -52,6 +52,28 @@ pub enum ErrorKind {
         /// The limit that was exceeded.
         limit: usize,
     },
+    /// A tag section with no movetext after it (PGN standard 8.2: a game is a tag section and a
+    /// movetext, which holds at least the game termination marker): another tag section follows
+    /// after a blank line, or the input ends. The error's line is where the game starts; the
+    /// next game is read normally, never merged with this one.
+    #[error("the tag section has no movetext (not even a game termination marker, PGN standard 8.2): {}", match next_game_line { Some(line) => format!("a new game starts at line {line}"), None => "the input ends".to_string() })]
+    NoMovetext {
+        /// The line where the next tag section (the next game) starts; `None` at the end of
+        /// the input.
+        next_game_line: Option<u32>,
+    },
+    /// A tag value of a game that is not UTF-8 holds a byte that Windows-1252 leaves undefined
+    /// (0x81, 0x8D, 0x8F, 0x90, 0x9D): the text is in some other encoding, and decoding it as
+    /// Windows-1252 would turn the byte into a control character.
+    #[error(
+        "tag '{tag}' holds the byte 0x{byte:02X}, which is no character in Windows-1252 or ISO 8859-1: the file is in another encoding (convert it to UTF-8)"
+    )]
+    Encoding {
+        /// The tag's name.
+        tag: String,
+        /// The undefined byte.
+        byte: u8,
+    },
     /// The `Variant` tag names a variant other than standard chess or Chess960.
     #[error("unsupported variant '{0}'")]
     UnsupportedVariant(String),
@@ -80,7 +102,8 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// A short category: `io`, `syntax`, `limit`, `unsupported_variant`, `fen`, `null_move`, or for
+    /// A short category: `io`, `syntax`, `limit`, `no_movetext`, `encoding`,
+    /// `unsupported_variant`, `fen`, `null_move`, or for
     /// moves the rules' category prefixed with `move_` (`move_illegal`, `move_ambiguous`,
     /// `move_syntax`, `move_not_strict`).
     #[must_use]
@@ -89,6 +112,8 @@ impl ErrorKind {
             ErrorKind::Io(_) => "io",
             ErrorKind::Syntax(_) => "syntax",
             ErrorKind::Limit { .. } => "limit",
+            ErrorKind::NoMovetext { .. } => "no_movetext",
+            ErrorKind::Encoding { .. } => "encoding",
             ErrorKind::UnsupportedVariant(_) => "unsupported_variant",
             ErrorKind::Fen(_) => "fen",
             ErrorKind::NullMove { .. } => "null_move",
@@ -99,6 +124,55 @@ impl ErrorKind {
                 "not_strict" => "move_not_strict",
                 _ => "move_other",
             },
+        }
+    }
+}
+
+/// Something the reader accepted but that the reader of the record should know, with where it
+/// is. Warnings never cost a game its verdict.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("line {line}:{column}: {kind}")]
+pub struct ReadWarning {
+    /// The 1-based line of the input.
+    pub line: u32,
+    /// The 1-based column, in characters, on that line.
+    pub column: u32,
+    /// What was noticed.
+    pub kind: WarningKind,
+}
+
+/// What a [`ReadWarning`] is about. [`WarningKind::code`] gives a stable machine-readable code.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum WarningKind {
+    /// A tag name (compared ignoring ASCII case) appears twice in one tag section (PGN standard
+    /// 8.1.1 allows one tag pair per name): the first value is used, the later one is kept in
+    /// [`crate::RawGame::tags`] but never read.
+    #[error(
+        "tag '{name}' repeats the tag of line {first_line}: the first value is used (PGN standard 8.1.1)"
+    )]
+    RepeatedTag {
+        /// The name as written in the repeated pair.
+        name: String,
+        /// The line of the first pair with that name.
+        first_line: u32,
+    },
+    /// A Unicode annotation symbol in the movetext with no single NAG of its own (e.g. `⨀`
+    /// zugzwang, `→` attack, whose NAGs differ by side): skipped.
+    #[error("annotation symbol '{glyph}' has no single NAG (PGN standard 10): skipped")]
+    SkippedGlyph {
+        /// The symbol.
+        glyph: char,
+    },
+}
+
+impl WarningKind {
+    /// A stable code: `repeated_tag`, `skipped_glyph`.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            WarningKind::RepeatedTag { .. } => "repeated_tag",
+            WarningKind::SkippedGlyph { .. } => "skipped_glyph",
         }
     }
 }

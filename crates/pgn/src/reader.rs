@@ -6,7 +6,7 @@ use std::ops::Deref;
 
 use arbiter_rules::MAX_MOVE_TEXT_LEN;
 
-use crate::error::{ErrorKind, PgnError};
+use crate::error::{ErrorKind, PgnError, ReadWarning, WarningKind};
 
 /// Bounds on what one game may hold. Exceeding one is an error for that game only: the reader
 /// skips the rest of it and goes on with the next game.
@@ -44,9 +44,12 @@ pub enum Encoding {
     /// The game was valid UTF-8 (PGN standard 4.1 asks for ISO 8859-1; UTF-8 is today's norm).
     #[default]
     Utf8,
-    /// The game was not valid UTF-8 and was decoded as ISO 8859-1 (Latin-1), one character per
-    /// byte, as the PGN standard (4.1) specifies.
-    Latin1,
+    /// The game was not valid UTF-8 and was decoded as Windows-1252, one character per byte:
+    /// ISO 8859-1 (Latin-1, which the PGN standard 4.1 names) everywhere but 0x80-0x9F, which
+    /// Latin-1 leaves to control codes and files from Windows tools use for `’ ‘ “ ” – — € Š Ž
+    /// š ž Œ œ Ÿ ...`. The five bytes Windows-1252 leaves undefined (0x81, 0x8D, 0x8F, 0x90,
+    /// 0x9D) in a tag value fail the game ([`ErrorKind::Encoding`]).
+    Windows1252,
 }
 
 /// The text of one movetext token: at most [`MAX_MOVE_TEXT_LEN`] ASCII bytes, stored inline
@@ -167,23 +170,25 @@ pub struct RawGame {
     /// The game termination marker (PGN standard 8.2.6): `1-0`, `0-1`, `1/2-1/2` or `*`; `None`
     /// when the movetext ends without one.
     pub result: Option<String>,
+    /// What the reader accepted but noticed (a repeated tag name, a skipped annotation symbol),
+    /// in input order. Bounded: at most one per tag pair and one per movetext character.
+    pub warnings: Vec<ReadWarning>,
 }
 
 impl RawGame {
-    /// The value of the first tag named `name` (exact match, else ASCII case-insensitive).
+    /// The value of the first tag named `name` (ASCII case-insensitive): a repeated tag name
+    /// is a [`WarningKind::RepeatedTag`] warning, and its first value is the one used.
     #[must_use]
     pub fn tag(&self, name: &str) -> Option<&str> {
         self.tag_index(name).map(|i| self.tags[i].1.as_str())
     }
 
-    /// The index in `tags` of the first tag named `name` (exact, else ASCII case-insensitive).
+    /// The index in `tags` of the first tag named `name` (ASCII case-insensitive).
     #[must_use]
     pub fn tag_index(&self, name: &str) -> Option<usize> {
-        self.tags.iter().position(|(n, _)| n == name).or_else(|| {
-            self.tags
-                .iter()
-                .position(|(n, _)| n.eq_ignore_ascii_case(name))
-        })
+        self.tags
+            .iter()
+            .position(|(n, _)| n.eq_ignore_ascii_case(name))
     }
 
     fn clear(&mut self) {
@@ -197,6 +202,7 @@ impl RawGame {
         self.comments = 0;
         self.variations = 0;
         self.result = None;
+        self.warnings.clear();
     }
 }
 
@@ -252,6 +258,11 @@ struct Scan {
     result_done: bool,
     bytes: usize,
     utf8: bool,
+    /// A blank line came after the tag section, before any movetext: a `[` line now starts
+    /// another game.
+    blank_after_tags: bool,
+    /// The number of the first main-line move number (`12.`), if one came before the first move.
+    first_move_number: Option<u32>,
 }
 
 fn is_space(c: u8) -> bool {
@@ -261,6 +272,64 @@ fn is_space(c: u8) -> bool {
 /// Characters that continue a move or move-number token.
 fn is_token_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'#' | b'=' | b':' | b'/' | b'@' | b'.')
+}
+
+/// The Unicode and ASCII evaluation glyphs of exports (lichess, ChessBase, Informant) and the NAG
+/// each stands for (PGN standard 10: $7 only move, $10 drawish/equal, $13 unclear, $14/$15 slight
+/// advantage White/Black, $16/$17 moderate advantage, $18/$19 decisive advantage). Longest first.
+const GLYPHS: &[(&str, u8)] = &[
+    ("+/-", 16),
+    ("-/+", 17),
+    ("+/=", 14),
+    ("=/+", 15),
+    ("+\u{2212}", 18),
+    ("\u{2212}+", 19),
+    ("+-", 18),
+    ("-+", 19),
+    ("+=", 14),
+    ("=+", 15),
+    ("\u{2a72}", 14), // ⩲
+    ("\u{2a71}", 15), // ⩱
+    ("\u{b1}", 16),   // ±
+    ("\u{2213}", 17), // ∓
+    ("\u{221e}", 13), // ∞
+    ("\u{25a1}", 7),  // □
+    ("=", 10),
+];
+
+/// The NAG an annotation glyph stands for (PGN standard 10), e.g. `"±"` is `$16`, `"-+"` is
+/// `$19`, `"="` is `$10`, `"∞"` is `$13`; `None` for anything else.
+#[must_use]
+pub fn glyph_nag(glyph: &str) -> Option<u8> {
+    GLYPHS
+        .iter()
+        .find(|(g, _)| *g == glyph)
+        .map(|&(_, nag)| nag)
+}
+
+/// Symbols of the Unicode blocks annotation glyphs come from (arrows, mathematical operators,
+/// technical symbols, geometric shapes): skipped with a warning when they have no single NAG.
+fn is_annotation_symbol(c: char) -> bool {
+    matches!(u32::from(c), 0x2190..=0x23ff | 0x25a0..=0x25ff | 0x2a00..=0x2bff)
+}
+
+/// Windows-1252 leaves these five bytes undefined.
+fn undefined_in_windows_1252(byte: u8) -> bool {
+    matches!(byte, 0x81 | 0x8d | 0x8f | 0x90 | 0x9d)
+}
+
+/// The character of a byte in Windows-1252 (ISO 8859-1 but in 0x80-0x9F); U+FFFD for the five
+/// undefined bytes.
+fn windows_1252_char(byte: u8) -> char {
+    if byte.is_ascii() {
+        return char::from(byte);
+    }
+    if undefined_in_windows_1252(byte) {
+        return char::REPLACEMENT_CHARACTER;
+    }
+    let bytes = [byte];
+    let (text, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&bytes);
+    text.chars().next().unwrap_or(char::REPLACEMENT_CHARACTER)
 }
 
 fn mark_nag(marks: &[u8]) -> Option<u8> {
@@ -366,8 +435,16 @@ impl<R: BufRead> Reader<R> {
                     return self.finish(game).map(|()| true);
                 }
                 Ok(Step::GameEnds) => return self.finish(game).map(|()| true),
+                Ok(Step::NoMovetext) => {
+                    // The tag line starts the next game: read it again, skip nothing.
+                    self.pending = true;
+                    let _ = self.decode_tags(game);
+                    return Err(self.no_movetext(game));
+                }
                 Err(e) => {
                     self.skipping = true;
+                    // The error record keeps the game's identity: its tags read so far.
+                    let _ = self.decode_tags(game);
                     return Err(e);
                 }
             }
@@ -411,7 +488,7 @@ impl<R: BufRead> Reader<R> {
                 .and_then(|s| s.chars().next())
                 .unwrap_or(char::REPLACEMENT_CHARACTER)
         } else {
-            char::from(line[at])
+            windows_1252_char(line[at])
         }
     }
 
@@ -529,12 +606,21 @@ impl<R: BufRead> Reader<R> {
             return Ok(Step::Continue);
         }
         if blank {
+            if !self.scan.movetext && !self.tag_spans.is_empty() {
+                self.scan.blank_after_tags = true;
+            }
             return Ok(Step::Continue);
         }
         let first = line.iter().position(|&c| !is_space(c)).unwrap_or(0);
         if !self.scan.in_comment && line[first] == b'[' {
             if self.scan.movetext {
+                // A game without a termination marker, ended by the next tag section.
                 return Ok(Step::NextGameStarts);
+            }
+            if self.scan.blank_after_tags {
+                // A tag section after a tag section and a blank line: a new game, and the one
+                // before has no movetext (PGN standard 8.2).
+                return Ok(Step::NoMovetext);
             }
             self.parse_tags(line, first, game)?;
             return Ok(Step::Continue);
@@ -547,7 +633,12 @@ impl<R: BufRead> Reader<R> {
         Ok(Step::Continue)
     }
 
-    fn parse_tags(&mut self, line: &[u8], mut i: usize, game: &RawGame) -> Result<(), PgnError> {
+    fn parse_tags(
+        &mut self,
+        line: &[u8],
+        mut i: usize,
+        game: &mut RawGame,
+    ) -> Result<(), PgnError> {
         let n = line.len();
         loop {
             while i < n && is_space(line[i]) {
@@ -658,6 +749,19 @@ impl<R: BufRead> Reader<R> {
                         },
                     ));
                 }
+            }
+            let name_bytes = &self.tag_arena[name_at..value_at];
+            if let Some(first) = self.tag_spans.iter().find(|span| {
+                self.tag_arena[span.name.0..span.name.1].eq_ignore_ascii_case(name_bytes)
+            }) {
+                game.warnings.push(ReadWarning {
+                    line: self.line_no,
+                    column: self.column(line, open),
+                    kind: WarningKind::RepeatedTag {
+                        name: name_text,
+                        first_line: first.line,
+                    },
+                });
             }
             self.tag_spans.push(TagSpan {
                 name: (name_at, value_at),
@@ -807,6 +911,17 @@ impl<R: BufRead> Reader<R> {
                     if i < n && line[i] == b'.' {
                         // A move number: "12." or "12..." (PGN standard 8.2.2), maybe glued to
                         // the move ("12.e4").
+                        if mainline
+                            && game.moves.is_empty()
+                            && self.scan.first_move_number.is_none()
+                        {
+                            self.scan.first_move_number = Some(
+                                std::str::from_utf8(&line[start..i])
+                                    .ok()
+                                    .and_then(|t| t.parse().ok())
+                                    .unwrap_or(u32::MAX),
+                            );
+                        }
                         while i < n && line[i] == b'.' {
                             i += 1;
                         }
@@ -854,6 +969,23 @@ impl<R: BufRead> Reader<R> {
                     i = self.move_token(line, start, i, game)?;
                 }
                 _ => {
+                    if let Some((len, nag)) = self.glyph_at(line, i) {
+                        if mainline {
+                            match nag {
+                                Ok(value) => game.nags.push(Nag {
+                                    ply: game.moves.len() as u32,
+                                    value,
+                                }),
+                                Err(glyph) => game.warnings.push(ReadWarning {
+                                    line: self.line_no,
+                                    column: self.column(line, i),
+                                    kind: WarningKind::SkippedGlyph { glyph },
+                                }),
+                            }
+                        }
+                        i += len;
+                        continue;
+                    }
                     let ch = self.char_at(line, i).escape_debug();
                     return Err(self.syntax_at(
                         game,
@@ -890,6 +1022,16 @@ impl<R: BufRead> Reader<R> {
         }
         if matches!(token, b"e.p." | b"ep" | b"e.p") {
             // "exd6 e.p.": the en passant remark belongs to the previous move.
+            return Ok(i);
+        }
+        if let Some(value) = std::str::from_utf8(token).ok().and_then(glyph_nag) {
+            // "-+", "-/+": an evaluation glyph, not a move.
+            if self.scan.depth == 0 {
+                game.nags.push(Nag {
+                    ply: game.moves.len() as u32,
+                    value,
+                });
+            }
             return Ok(i);
         }
         if self.scan.depth > 0 {
@@ -932,8 +1074,31 @@ impl<R: BufRead> Reader<R> {
         Ok(i)
     }
 
-    /// Completes the game: checks that comments and variations are closed, decodes the tags.
+    /// Completes the game: decodes the tags, checks that comments and variations are closed and
+    /// that there is movetext.
     fn finish(&mut self, game: &mut RawGame) -> Result<(), PgnError> {
+        self.decode_tags(game)?;
+        if !self.scan.movetext && !game.tags.is_empty() {
+            return Err(self.no_movetext(game));
+        }
+        if game.tags.is_empty()
+            && let Some(number) = self.scan.first_move_number.filter(|&n| n > 1)
+        {
+            // Without tags there is no FEN tag: the game starts at move 1. Movetext that starts
+            // later is the rest of the game before, cut off by a stray termination marker.
+            let (line, column) = game
+                .moves
+                .first()
+                .map_or((game.line, 1), |m| (m.line, m.column));
+            return Err(self.error(
+                game,
+                line,
+                column,
+                ErrorKind::Syntax(format!(
+                    "movetext without a tag section starts at move {number}, not 1: it continues the game before, which a stray termination marker ended early (PGN standard 8.2.6)"
+                )),
+            ));
+        }
         if self.scan.in_comment {
             let (line, column) = self.scan.comment_at;
             return Err(self.error(
@@ -956,29 +1121,83 @@ impl<R: BufRead> Reader<R> {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    fn no_movetext(&self, game: &RawGame) -> PgnError {
+        let next_game_line = self.pending.then_some(self.line_no);
+        self.error(game, game.line, 1, ErrorKind::NoMovetext { next_game_line })
+    }
+
+    /// Decodes the tags read so far into `game` (once): UTF-8 when the game is UTF-8, else
+    /// Windows-1252. A byte Windows-1252 leaves undefined is an [`ErrorKind::Encoding`] error
+    /// (the tags are still all decoded, the byte as U+FFFD).
+    fn decode_tags(&mut self, game: &mut RawGame) -> Result<(), PgnError> {
+        if !game.tags.is_empty() {
+            return Ok(());
+        }
         game.encoding = if self.scan.utf8 {
             Encoding::Utf8
         } else {
-            Encoding::Latin1
+            Encoding::Windows1252
         };
+        let mut bad = None;
         for span in &self.tag_spans {
             let name = &self.tag_arena[span.name.0..span.name.1];
             let value = &self.tag_arena[span.value.0..span.value.1];
             let name = String::from_utf8_lossy(name).into_owned();
             let value = match game.encoding {
                 Encoding::Utf8 => String::from_utf8_lossy(value).into_owned(),
-                Encoding::Latin1 => value.iter().map(|&b| char::from(b)).collect(),
+                Encoding::Windows1252 => {
+                    if let Some(&byte) = value.iter().find(|&&b| undefined_in_windows_1252(b))
+                        && bad.is_none()
+                    {
+                        bad = Some((span.line, name.clone(), byte));
+                    }
+                    value.iter().map(|&b| windows_1252_char(b)).collect()
+                }
             };
             game.tags.push((name, value));
             game.tag_lines.push(span.line);
         }
-        Ok(())
+        match bad {
+            Some((line, tag, byte)) => {
+                Err(self.error(game, line, 1, ErrorKind::Encoding { tag, byte }))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The annotation glyph at byte `at` of the current line: its length in bytes and its NAG,
+    /// or the symbol when it has no single NAG (skipped with a warning).
+    fn glyph_at(&self, line: &[u8], at: usize) -> Option<(usize, Result<u8, char>)> {
+        if self.line_utf8 {
+            let text = std::str::from_utf8(&line[at..]).ok()?;
+            for &(glyph, nag) in GLYPHS {
+                if text.starts_with(glyph) {
+                    return Some((glyph.len(), Ok(nag)));
+                }
+            }
+            let c = text.chars().next()?;
+            return is_annotation_symbol(c).then(|| (c.len_utf8(), Err(c)));
+        }
+        // Windows-1252: one byte, one character; the ASCII glyphs and '±' (0xB1).
+        let text: String = line[at..]
+            .iter()
+            .take(3)
+            .map(|&b| windows_1252_char(b))
+            .collect();
+        GLYPHS
+            .iter()
+            .find(|(glyph, _)| text.starts_with(glyph))
+            .map(|&(glyph, nag)| (glyph.chars().count(), Ok(nag)))
     }
 }
 
 enum Step {
     Continue,
     NextGameStarts,
+    NoMovetext,
     GameEnds,
 }
 

@@ -83,6 +83,9 @@ pub struct ReplayedGame {
 /// `FEN` tag when present (PGN standard 9.7; `SetUp "1"` is not required), else the standard start
 /// position.
 ///
+/// A `FEN` tag that is empty (`[FEN ""]`) or not a valid position fails with [`ErrorKind::Fen`],
+/// with or without a `Variant` tag.
+///
 /// A `FEN` tag without a `Variant` tag whose castling field only makes sense in Chess960 (king or
 /// rooks off their standard squares, Shredder-FEN files) is read as Chess960.
 ///
@@ -108,11 +111,9 @@ pub fn start_position(
         })?,
         None => Variant::Standard,
     };
-    // An empty FEN tag (as some servers write for games from the standard array) says nothing.
-    let fen_index = raw
-        .tag_index("FEN")
-        .filter(|&i| !raw.tags[i].1.trim().is_empty());
-    let Some(fen_index) = fen_index else {
+    // An empty FEN tag is a bad FEN tag like any other (it does not mean the standard start
+    // position: a Chess960 game with `[FEN ""]` would silently start from the wrong position).
+    let Some(fen_index) = raw.tag_index("FEN") else {
         let options = FenOptions {
             mode: variant.castling_mode(),
             permissive: false,

@@ -1,6 +1,9 @@
 //! The reader: each PGN import-format feature with exact expectations.
 
-use arbiter_pgn::{Encoding, ErrorKind, Nag, RawGame, Reader, ReaderLimits};
+use arbiter_pgn::{
+    Encoding, ErrorKind, Nag, PgnError, RawGame, ReadWarning, Reader, ReaderLimits, WarningKind,
+    glyph_nag,
+};
 
 fn read_all(input: &[u8]) -> Vec<Result<RawGame, String>> {
     Reader::new(input)
@@ -123,18 +126,12 @@ fn tagless_games_and_trailing_commentary() {
 }
 
 #[test]
-fn blank_line_inside_the_tag_section() {
-    let g = one(b"[Event \"x\"]\n\n[Site \"y\"]\n\n1. e4 *\n");
-    assert_eq!(g.tags.len(), 2);
-}
-
-#[test]
-fn latin1_is_detected_and_decoded() {
+fn non_utf8_is_detected_and_decoded() {
     let mut input = b"[White \"R".to_vec();
     input.push(0xe9); // é in ISO 8859-1
     input.extend_from_slice(b"ti, Richard\"]\n\n1. Nf3 *\n[White \"R\xc3\xa9ti\"]\n\n1. Nf3 *\n");
     let games: Vec<RawGame> = Reader::new(&input[..]).map(Result::unwrap).collect();
-    assert_eq!(games[0].encoding, Encoding::Latin1);
+    assert_eq!(games[0].encoding, Encoding::Windows1252);
     assert_eq!(games[0].tag("White"), Some("Réti, Richard"));
     assert_eq!(games[1].encoding, Encoding::Utf8);
     assert_eq!(games[1].tag("White"), Some("Réti"));
@@ -311,4 +308,289 @@ fn read_game_reuses_the_buffer_and_reports_the_end() {
 fn empty_input() {
     assert!(read_all(b"").is_empty());
     assert!(read_all(b"\n\n  \n").is_empty());
+}
+
+/// Every game of `input` through `read_game`, which keeps the game's identity (start line,
+/// tags) on an error too.
+fn read_kept(input: &[u8]) -> Vec<(RawGame, Option<PgnError>)> {
+    let mut reader = Reader::new(input);
+    let mut out = Vec::new();
+    loop {
+        let mut game = RawGame::default();
+        match reader.read_game(&mut game) {
+            Ok(true) => out.push((game, None)),
+            Ok(false) => return out,
+            Err(e) => out.push((game, Some(e))),
+        }
+    }
+}
+
+fn tag<'a>(game: &'a RawGame, name: &str) -> &'a str {
+    game.tag(name).unwrap_or("")
+}
+
+/// PGN standard 8.2: a game is a tag section and a movetext. A second tag section after a blank
+/// line is the next game; the first, without movetext, is an error of its own, never merged
+/// into the next (it used to be: R2's 0-1 was credited to R1's players).
+#[test]
+fn tag_section_after_a_blank_line_starts_a_new_game_without_merging() {
+    let input = b"[Event \"R1\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"*\"]\n\n\
+[Event \"R2\"]\n[White \"C\"]\n[Black \"D\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
+    let games = read_kept(input);
+    assert_eq!(games.len(), 2);
+    let (first, error) = &games[0];
+    let error = error.as_ref().expect("no movetext");
+    assert_eq!(
+        error.kind,
+        ErrorKind::NoMovetext {
+            next_game_line: Some(6)
+        }
+    );
+    assert_eq!(error.kind.name(), "no_movetext");
+    assert_eq!((error.line, error.column, error.game), (1, 1, 0));
+    assert_eq!(
+        error.to_string(),
+        "line 1:1: the tag section has no movetext (not even a game termination marker, PGN standard 8.2): a new game starts at line 6"
+    );
+    assert_eq!((first.index, first.line), (0, 1));
+    assert_eq!(
+        (
+            tag(first, "Event"),
+            tag(first, "White"),
+            tag(first, "Black")
+        ),
+        ("R1", "A", "B")
+    );
+    let (second, error) = &games[1];
+    assert!(error.is_none());
+    assert_eq!((second.index, second.line), (1, 6));
+    assert_eq!(
+        (
+            tag(second, "Event"),
+            tag(second, "White"),
+            tag(second, "Result")
+        ),
+        ("R2", "C", "0-1")
+    );
+    assert_eq!(sans(second), ["f3", "e5", "g4", "Qh4#"]);
+    // The same at the end of the input: tags and nothing after them.
+    let games = read_kept(b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n[White \"W\"]\n");
+    assert_eq!(games.len(), 2);
+    let error = games[1].1.as_ref().expect("no movetext");
+    assert_eq!(
+        error.kind,
+        ErrorKind::NoMovetext {
+            next_game_line: None
+        }
+    );
+    assert_eq!(
+        (error.line, games[1].0.line, tag(&games[1].0, "White")),
+        (5, 5, "W")
+    );
+}
+
+/// PGN standard 8.1.1: one tag pair per name. A repeated name within one tag section (no blank
+/// line between) is a warning; the first value is the one used, whatever the case.
+#[test]
+fn repeated_tag_name_is_a_warning_and_the_first_value_is_used() {
+    let g = one(b"[Event \"R1\"]\n[White \"A\"]\n[Event \"R2\"]\n[white \"C\"]\n\n1. e4 *\n");
+    assert_eq!((tag(&g, "Event"), tag(&g, "White")), ("R1", "A"));
+    assert_eq!(g.tags.len(), 4);
+    assert_eq!(
+        g.warnings,
+        [
+            ReadWarning {
+                line: 3,
+                column: 1,
+                kind: WarningKind::RepeatedTag {
+                    name: "Event".to_string(),
+                    first_line: 1
+                }
+            },
+            ReadWarning {
+                line: 4,
+                column: 1,
+                kind: WarningKind::RepeatedTag {
+                    name: "white".to_string(),
+                    first_line: 2
+                }
+            },
+        ]
+    );
+    assert_eq!(g.warnings[0].kind.code(), "repeated_tag");
+    assert_eq!(
+        g.warnings[0].to_string(),
+        "line 3:1: tag 'Event' repeats the tag of line 1: the first value is used (PGN standard 8.1.1)"
+    );
+}
+
+/// The other ways games could be joined or split, each with its documented behaviour.
+#[test]
+fn games_are_neither_joined_nor_split_by_missing_blank_lines_brackets_or_comments() {
+    // No blank line between a game's termination marker and the next tag section: two games.
+    let games = read_kept(b"[Event \"a\"]\n1. e4 1-0\n[Event \"b\"]\n1. d4 0-1\n");
+    assert_eq!(games.len(), 2);
+    assert_eq!(
+        games
+            .iter()
+            .map(|(g, e)| (tag(g, "Event"), g.line, g.result.as_deref(), e.is_none()))
+            .collect::<Vec<_>>(),
+        [("a", 1, Some("1-0"), true), ("b", 3, Some("0-1"), true)]
+    );
+    // No termination marker: a `[` at the start of a movetext line starts the next game (the
+    // game before ends without a marker, result None).
+    let games = read_kept(b"[Event \"a\"]\n\n1. e4 e5\n[Event \"b\"]\n\n1. d4 *\n");
+    assert_eq!(games.len(), 2);
+    assert_eq!(
+        (sans(&games[0].0), games[0].0.result.clone()),
+        (vec!["e4", "e5"], None)
+    );
+    assert_eq!((tag(&games[1].0, "Event"), games[1].0.line), ("b", 4));
+    // A comment holding `[Event` at the start of a line is a comment: one game.
+    let g = one(b"[Event \"a\"]\n\n1. e4 {quoted from\n[Event \"b\"] here} e5 *\n");
+    assert_eq!(
+        (sans(&g), g.comments, tag(&g, "Event")),
+        (vec!["e4", "e5"], 1, "a")
+    );
+    // A stray result token after the marker on the same line: a syntax error for this game, the
+    // next game is read.
+    let games = read_kept(b"[Event \"a\"]\n\n1. e4 e5 1-0 0-1\n\n[Event \"b\"]\n\n1. d4 *\n");
+    assert_eq!(games.len(), 2);
+    let error = games[0].1.as_ref().expect("stray marker");
+    assert_eq!(
+        error.to_string(),
+        "line 3:14: unexpected '0' after the game termination marker (PGN standard 8.2.6)"
+    );
+    assert_eq!((games[0].0.line, tag(&games[0].0, "Event")), (1, "a"));
+    assert_eq!(tag(&games[1].0, "Event"), "b");
+    // A stray marker at the end of a line cuts the game: the rest, without tags and starting at
+    // move 2, is an error (a game without tags starts at move 1), not a second game.
+    let games = read_kept(b"[Event \"a\"]\n\n1. e4 e5 1-0\n2. Nf3 Nc6 1-0\n");
+    assert_eq!(games.len(), 2);
+    assert!(games[0].1.is_none());
+    let error = games[1].1.as_ref().expect("continuation");
+    assert_eq!(error.kind.name(), "syntax");
+    assert_eq!((error.line, error.column, games[1].0.line), (4, 4, 4));
+    assert!(
+        error.to_string().contains("starts at move 2, not 1"),
+        "{error}"
+    );
+    // Tagless games that start at move 1 are games.
+    let games = read_kept(b"1. e4 *\n1. d4 *\n");
+    assert_eq!(games.len(), 2);
+    assert!(games.iter().all(|(_, e)| e.is_none()));
+}
+
+/// Windows-1252 in 0x80-0x9F (’ is 0x92, Š is 0x8A): never control characters, never dropped.
+#[test]
+fn bytes_0x80_to_0x9f_decode_as_windows_1252_not_as_control_characters() {
+    let g =
+        one(b"[White \"O\x92Player, \x8Aample\"]\n[Black \"\x93Q\x94 \x80 \xe9\"]\n\n1. e4 *\n");
+    assert_eq!(g.encoding, Encoding::Windows1252);
+    assert_eq!(tag(&g, "White"), "O\u{2019}Player, \u{160}ample");
+    assert_eq!(tag(&g, "Black"), "\u{201c}Q\u{201d} \u{20ac} \u{e9}");
+    // The five bytes Windows-1252 leaves undefined are an encoding error, the tags kept.
+    let games =
+        read_kept(b"[Event \"e\"]\n[White \"A\x81B\"]\n\n1. e4 *\n\n[Event \"f\"]\n\n1. d4 *\n");
+    assert_eq!(games.len(), 2);
+    let error = games[0].1.as_ref().expect("encoding");
+    assert_eq!(
+        error.kind,
+        ErrorKind::Encoding {
+            tag: "White".to_string(),
+            byte: 0x81
+        }
+    );
+    assert_eq!((error.line, games[0].0.line), (2, 1));
+    assert_eq!(tag(&games[0].0, "White"), "A\u{fffd}B");
+    assert_eq!(tag(&games[1].0, "Event"), "f");
+}
+
+/// PGN standard 10 gives the NAG numbers; the symbols are those of lichess (scalachess
+/// `Glyph`), ChessBase and Informant: ⩲ $14, ⩱ $15, ± $16, ∓ $17, +− $18, −+ $19, = $10,
+/// ∞ $13, □ $7, and the ASCII forms +/= =/+ +/- -/+ +- -+.
+#[test]
+fn unicode_and_ascii_annotation_glyphs_are_nags_not_errors() {
+    let g = one("1. e4?? ∓ {BLUNDER} 1... e5 *\n".as_bytes());
+    assert_eq!(sans(&g), ["e4", "e5"]);
+    assert_eq!(
+        g.nags,
+        [Nag { ply: 1, value: 4 }, Nag { ply: 1, value: 17 }]
+    );
+    let g = one(
+        "1. e4 ⩲ e5 ⩱ 2. Nf3 ± Nc6 ∓ 3. Bb5 +− a6 −+ 4. Ba4 = Nf6 ∞ 5. O-O □ Be7 +/= \
+         6. Re1 =/+ b5 +/- 7. Bb3 -/+ d6 +- 8. c3 -+ *\n"
+            .as_bytes(),
+    );
+    assert_eq!(sans(&g).len(), 15);
+    let values: Vec<(u32, u8)> = g.nags.iter().map(|n| (n.ply, n.value)).collect();
+    assert_eq!(
+        values,
+        [
+            (1, 14),
+            (2, 15),
+            (3, 16),
+            (4, 17),
+            (5, 18),
+            (6, 19),
+            (7, 10),
+            (8, 13),
+            (9, 7),
+            (10, 14),
+            (11, 15),
+            (12, 16),
+            (13, 17),
+            (14, 18),
+            (15, 19)
+        ]
+    );
+    assert!(g.warnings.is_empty());
+    // A symbol without a single NAG (zugzwang differs by side): skipped with a warning.
+    let g = one("1. e4 ⨀ e5 *\n".as_bytes());
+    assert_eq!(sans(&g), ["e4", "e5"]);
+    assert_eq!(g.warnings[0].kind, WarningKind::SkippedGlyph { glyph: '⨀' });
+    assert_eq!((g.warnings[0].line, g.warnings[0].column), (1, 7));
+    // ± in a Windows-1252 file is the byte 0xB1.
+    let g = one(b"[White \"\xe9\"]\n\n1. e4 \xb1 e5 *\n");
+    assert_eq!(g.nags, [Nag { ply: 1, value: 16 }]);
+    assert_eq!(glyph_nag("±"), Some(16));
+    assert_eq!(glyph_nag("é"), None);
+    // Other characters are still refused.
+    let results = read_all("1. e4 é5 *\n".as_bytes());
+    assert_eq!(
+        results[0].as_ref().unwrap_err(),
+        "line 1:7: unexpected 'é' in the movetext (PGN standard 8.2)"
+    );
+}
+
+/// An error record keeps the game's start line and tags, whatever the error: the reader fills
+/// them in before it reports the error (a too deep variation used to drop them).
+#[test]
+fn read_errors_keep_the_game_start_line_and_tags_for_every_kind() {
+    let deep = format!("1. e4 {} *\n", "(".repeat(65));
+    let cases: Vec<(String, &str)> = vec![
+        (deep, "limit"),
+        ("1. e4 e5 )\n".to_string(), "syntax"),
+        ("1. e4 {open\n".to_string(), "syntax"),
+        ("1. e4 (1. d4\n".to_string(), "syntax"),
+        ("1. e4 $300 *\n".to_string(), "syntax"),
+    ];
+    for (movetext, kind) in cases {
+        let input = format!("\n\n[Event \"E\"]\n[White \"W\"]\n[Black \"B\"]\n\n{movetext}");
+        let games = read_kept(input.as_bytes());
+        assert_eq!(games.len(), 1, "{movetext}");
+        let (game, error) = &games[0];
+        let error = error.as_ref().expect("error");
+        assert_eq!(error.kind.name(), kind, "{movetext}");
+        assert_eq!(game.line, 3, "{movetext}");
+        assert_eq!(
+            (tag(game, "Event"), tag(game, "White"), tag(game, "Black")),
+            ("E", "W", "B"),
+            "{movetext}"
+        );
+    }
+    // An error inside the tag section keeps the tags before it.
+    let games = read_kept(b"[Event \"E\"]\n[White W]\n\n1. e4 *\n");
+    assert_eq!((games[0].0.line, tag(&games[0].0, "Event")), (1, "E"));
+    assert_eq!(games[0].1.as_ref().map(|e| e.line), Some(2));
 }

@@ -75,13 +75,26 @@ fn start_from_the_fen_tag_with_or_without_setup() {
             "8/3k4/8/8/4P3/8/8/4K3 b - - 0 13"
         );
     }
-    // An empty FEN tag says nothing: the standard start position.
-    let g = replay(
-        &raw("[SetUp \"1\"]\n[FEN \"\"]\n\n1. e4 *"),
-        &ReplayOptions::default(),
-    )
-    .unwrap();
-    assert_eq!(g.game.ply(), 1);
+}
+
+/// The contract: a bad FEN tag fails. An empty one is a bad one (it used to be read as the
+/// standard start position, so a Chess960 game with `[FEN ""]` started from the wrong array).
+#[test]
+fn empty_fen_tag_is_a_bad_fen_tag_with_or_without_a_variant() {
+    for (tags, line) in [
+        ("[SetUp \"1\"]\n[FEN \"\"]\n", 2),
+        ("[Variant \"Chess960\"]\n[SetUp \"1\"]\n[FEN \"\"]\n", 3),
+        ("[Variant \"Chess960\"]\n[FEN \"  \"]\n", 2),
+    ] {
+        let err = replay(&raw(&format!("{tags}\n1. e4 *")), &ReplayOptions::default()).unwrap_err();
+        assert_eq!(err.kind.name(), "fen");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "line {line}:1: bad FEN tag: FEN has 0 fields, expected 6 (placement, side to move, castling, en passant, halfmove clock, fullmove number)"
+            )
+        );
+    }
 }
 
 #[test]

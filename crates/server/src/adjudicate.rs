@@ -416,7 +416,13 @@ pub fn games_response(
     };
     match (read, verdict) {
         (Err(error), _) => {
-            response.line = error.line;
+            // The game's identity whatever the error: where it starts and its tags (the reader
+            // keeps the tags it read before the error). Only an I/O error before any game has
+            // neither; its line is the error's.
+            response.line = if raw.line == 0 { error.line } else { raw.line };
+            if raw.line != 0 {
+                response.tags = Some(tags_to_wire(raw));
+            }
             response.result = Some(v1::adjudicate_games_response::Result::Error(
                 pgn_error_to_wire(error, "pgn"),
             ));

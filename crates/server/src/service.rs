@@ -14,7 +14,6 @@ use arbiter_proto::v1::{
 };
 use std::pin::Pin;
 
-use arbiter_pgn::{RawGame, Reader};
 use arbiter_proto::convert::ErrorReason;
 use arbiter_proto::v1::{
     AdjudicateGamesRequest, AdjudicateGamesResponse, adjudicate_games_request,
@@ -287,8 +286,11 @@ fn check_pgn_size(len: usize, limits: Limits, field: &str) -> Result<(), Convert
     Ok(())
 }
 
-/// AdjudicateGame with `pgn`: exactly one game; a read or replay error is INVALID_ARGUMENT on
-/// field "pgn" with the line:column, ply and move.
+/// AdjudicateGame with `pgn`: exactly one game, read by the reader of the `AdjudicateGames`
+/// stream ([`adjudicate::read_games`]). Text that holds more than one game (a second tag section
+/// after a blank line, movetext after a termination marker, ...) is INVALID_ARGUMENT on field
+/// "pgn" naming the line where each game starts; a read or replay error of the one game is
+/// INVALID_ARGUMENT on field "pgn" with the line:column, ply and move.
 fn adjudicate_pgn(
     pgn: &str,
     request: &AdjudicateGameRequest,
@@ -301,24 +303,43 @@ fn adjudicate_pgn(
         notation,
         ..settings(limits, request.claim_draw)
     };
-    let mut reader = Reader::with_limits(pgn.as_bytes(), settings.reader_limits());
-    let mut raw = RawGame::default();
-    match reader.read_game(&mut raw) {
-        Ok(true) => {}
-        Ok(false) => return Err(ConvertError::missing("pgn", "the PGN text of one game").into()),
-        Err(error) => return Err(adjudicate::pgn_error_to_convert(&error, "pgn").into()),
-    }
-    if !matches!(reader.read_game(&mut RawGame::default()), Ok(false)) {
+    let mut games = adjudicate::read_games(pgn.as_bytes(), &settings, Place::default());
+    let Some(first) = games.next() else {
+        return Err(ConvertError::missing("pgn", "the PGN text of one game").into());
+    };
+    let mut starts = vec![game_start(&first)];
+    starts.extend(games.map(|game| game_start(&game)));
+    if starts.len() > 1 {
+        const SHOWN: usize = 8;
+        let mut lines: Vec<String> = starts.iter().take(SHOWN).map(u32::to_string).collect();
+        if starts.len() > SHOWN {
+            lines.push("...".to_owned());
+        }
         return Err(ConvertError::new(
             "pgn",
             ErrorReason::InvalidValue,
-            "the text holds more than one game: send one game, or use AdjudicateGames",
+            format!(
+                "the text holds {} games (starting at lines {}), not one: AdjudicateGame takes exactly one game; send each game alone, or use AdjudicateGames",
+                starts.len(),
+                lines.join(", ")
+            ),
         )
         .into());
     }
-    adjudicate::adjudicate_raw(&raw, event, &settings)
+    if let Some(error) = &first.read_error {
+        return Err(adjudicate::pgn_error_to_convert(error, "pgn").into());
+    }
+    adjudicate::adjudicate_raw(&first.raw, event, &settings)
         .map(|verdict| verdict.response)
         .map_err(|error| adjudicate::pgn_error_to_convert(&error, "pgn").into())
+}
+
+/// The line where a game read from PGN starts (the error's line when no game started).
+fn game_start(game: &adjudicate::ReadGame) -> u32 {
+    match (&game.read_error, game.raw.line) {
+        (Some(error), 0) => error.line,
+        (_, line) => line,
+    }
 }
 
 /// Responses an AdjudicateGames stream buffers before it waits for the client to read them.
@@ -652,5 +673,56 @@ impl ArbiterService for Arbiter {
         self.unary(request, validate_position)
             .await
             .inspect(|response| crate::metrics::record_validation(response.get_ref().valid))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic::Code;
+
+    fn pgn_request(pgn: &str) -> AdjudicateGameRequest {
+        AdjudicateGameRequest {
+            source: Some(adjudicate_game_request::Source::Pgn(pgn.to_owned())),
+            ..AdjudicateGameRequest::default()
+        }
+    }
+
+    fn unary(pgn: &str) -> Result<AdjudicateGameResponse, Status> {
+        adjudicate_pgn(pgn, &pgn_request(pgn), Limits::default())
+    }
+
+    /// The issue's text: two tag sections, one movetext. The reader used to merge them into one
+    /// game (R1's players, R2's checkmate); AdjudicateGame must refuse text that is not exactly
+    /// one game, on field "pgn", saying why.
+    #[test]
+    fn adjudicate_game_refuses_text_holding_more_than_one_game() {
+        let text = "[Event \"R1\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"*\"]\n\n\
+[Event \"R2\"]\n[White \"C\"]\n[Black \"D\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
+        let status = unary(text).expect_err("two games");
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert_eq!(
+            status.message(),
+            "pgn: the text holds 2 games (starting at lines 1, 6), not one: AdjudicateGame takes exactly one game; send each game alone, or use AdjudicateGames"
+        );
+        // Two complete games, and a movetext after a termination marker, are refused alike.
+        let status = unary("1. e4 *\n\n1. d4 *\n").expect_err("two games");
+        assert!(
+            status
+                .message()
+                .contains("holds 2 games (starting at lines 1, 3)"),
+            "{}",
+            status.message()
+        );
+        // One game, whatever it has around it (blank lines, a trailing comment), is answered.
+        let verdict = unary("\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n").expect("one game");
+        assert_eq!(verdict.outcome.expect("outcome").fide_article, "5.1.1");
+        // A single game in error keeps its own error.
+        let status = unary("[Event \"x\"]\n\n1. e4 e5 2. Ke3 *\n").expect_err("illegal");
+        assert!(
+            status.message().contains("line 3:13: ply 3 (Ke3)"),
+            "{}",
+            status.message()
+        );
     }
 }
