@@ -3,7 +3,7 @@
 //! PGN (Portable Game Notation, the 1994 standard by S. J. Edwards) on top of `arbiter-rules`:
 //!
 //! - [`Reader`]: a streaming reader of PGN import format over any [`std::io::BufRead`], one game
-//!   in memory at a time, every size bounded by [`ReaderLimits`], UTF-8 or Latin-1 decoded per
+//!   in memory at a time, every size bounded by [`ReaderLimits`], UTF-8 or Windows-1252 decoded per
 //!   game, errors with `line:column`, recovery at the next game.
 //! - [`replay`]: the main line of a [`RawGame`] checked move by move under the rules (standard
 //!   chess or Chess960, from the `FEN` tag when present); the first illegal move is reported with

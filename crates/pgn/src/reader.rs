@@ -216,13 +216,20 @@ struct TagSpan {
 /// A streaming PGN reader: an iterator of games, one game in memory at a time.
 ///
 /// Reads PGN import format (PGN standard 8): tag pairs with `\"` and `\\` escapes (several per
-/// line allowed; blank lines inside the tag section tolerated), movetext with move numbers written
-/// `12.`, `12...`, `12.e4` or `12`, brace and rest-of-line comments, recursive variations, NAGs
-/// and `!`/`?` marks, game termination markers, games without a termination marker (ended by the
-/// next tag section or the end of input) and games without tags. `%` lines in column 1 are skipped
+/// line allowed), movetext with move numbers written `12.`, `12...`, `12.e4` or `12`, brace and
+/// rest-of-line comments, recursive variations, NAGs, `!`/`?` marks and evaluation glyphs (`±`,
+/// `∓`, `⩲`, `⩱`, `+-`, `-+`, `=`, `∞`, ..., see [`glyph_nag`]), game termination markers, games
+/// without a termination marker (ended by the next tag section or the end of input) and games
+/// without tags (which start at move 1).
+///
+/// One PGN game is one game: a tag section followed by a blank line and another tag section is
+/// two games, the first without movetext ([`ErrorKind::NoMovetext`], never merged into the
+/// next); a tag name repeated within one tag section is a [`WarningKind::RepeatedTag`] warning.
+/// On an error, [`Reader::read_game`] leaves the game's index, start line and the tags read so
+/// far in the game, so an error record keeps the game's identity. `%` lines in column 1 are skipped
 /// (PGN standard 6). A UTF-8 byte order mark is skipped; lines may end with LF, CRLF or CR.
 ///
-/// Each game's bytes are decoded as UTF-8 when valid, otherwise as Latin-1
+/// Each game's bytes are decoded as UTF-8 when valid, otherwise as Windows-1252
 /// ([`RawGame::encoding`]). Every size is bounded by [`ReaderLimits`]; after an error in a game the
 /// reader skips to the next game (the next line starting with `[` after an empty line, or a line
 /// starting with `[Event "`), so one bad game never ends the stream. Only an I/O error does.
