@@ -81,6 +81,11 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Serve(args) => {
+            // Flags that contradict each other are a command line error too.
+            if let Err(error) = args.check() {
+                eprintln!("arbiter: {error}");
+                return ExitCode::from(EXIT_USAGE);
+            }
             let restart_error = use_server_allocator_settings();
             logging::init(args.log_format);
             if let Some(error) = restart_error {
