@@ -1018,8 +1018,9 @@ fn long_game(plies: usize) -> AdjudicateGameRequest {
 }
 
 /// Issue 10, "bounded whatever clients send": request bytes in flight are bounded. With a budget
-/// of 64 KiB, a call whose 54 KB request is still arriving holds 45 KB of it; 8 concurrent
-/// calls of 36 KB each cannot get room, wait `--max-queue-wait`, and are refused with
+/// of 64 KiB, a call whose 54 KB request is still arriving holds all of it (a message takes its
+/// whole size when its header arrives); 8 concurrent calls of 36 KB each cannot get room, wait
+/// `--max-queue-wait`, and are refused with
 /// RESOURCE_EXHAUSTED naming the bytes (counted as `reason="request_bytes"`). Meanwhile health
 /// on the same port still answers (it is not under the budget). Once the held call has
 /// finished, its bytes are back: a large call is served, and nothing is held any more.
@@ -1040,17 +1041,19 @@ async fn requests_beyond_the_byte_budget_are_refused_and_the_bytes_come_back() {
     let mut held = raw.start("AdjudicateGame", None).await.expect("started");
     held.send(held_message.slice(..45_000), false)
         .expect("the first part");
+    #[allow(clippy::cast_precision_loss)]
+    let held_bytes = held_message.len() as f64;
     settle("the held call's bytes in flight", || {
-        bytes_in_flight(&server) >= 45_000.0
+        bytes_in_flight(&server) >= held_bytes
     })
     .await;
-    assert_eq!(bytes_in_flight(&server), 45_000.0);
+    assert_eq!(bytes_in_flight(&server), held_bytes);
 
     let client = server.client().await;
     let calls: Vec<_> = (0..CALLS)
         .map(|_| {
             let mut client = client.clone();
-            // 36 KB each, more than the 20 KiB left.
+            // 36 KB each, more than the 11 KB left.
             tokio::spawn(async move {
                 within("AdjudicateGame", client.adjudicate_game(long_game(6000))).await
             })
@@ -1086,7 +1089,7 @@ async fn requests_beyond_the_byte_budget_are_refused_and_the_bytes_come_back() {
     );
     assert_eq!(
         bytes_in_flight(&server),
-        45_000.0,
+        held_bytes,
         "the refused calls hold nothing"
     );
 

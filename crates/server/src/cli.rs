@@ -217,11 +217,14 @@ pub struct ServeArgs {
     pub log_format: Option<LogFormat>,
 }
 
-/// The default of `--max-request-bytes-in-flight`: 16 MiB of requests on the wire, which
-/// decode into at most ~200 MiB (a request of empty move strings, the worst case, takes ~12
-/// times its size once decoded; game moves ~7 times). See BENCHMARKS.md, "Server memory under
-/// load".
-pub const DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT: u64 = 16 * 1024 * 1024;
+/// The default of `--max-request-bytes-in-flight`: 8 MiB of requests on the wire, two requests
+/// of the default largest size (4 MiB). A decoded request takes up to ~12 times its wire size
+/// (empty move strings, the worst case; ~5 times for game moves in UCI), ~50 MiB for one 4 MiB
+/// message. Measured (BENCHMARKS.md, "Server memory under load"): under 1,000 concurrent 60 KB
+/// calls and 200 concurrent 4 MiB calls the peak was ~155 / ~150 MiB with 8 MiB, ~180 / ~205 MiB
+/// with 16 MiB, against 370 / 690 MiB without a budget; the rest of the peak is HTTP/2 buffers
+/// and the allocator, not the budget.
+pub const DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT: u64 = 8 * 1024 * 1024;
 
 /// Flags of `arbiter serve` that contradict each other.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -523,7 +526,7 @@ mod tests {
         assert_eq!(args.concurrency_limit, 2048);
         assert_eq!(args.max_queue_wait, Duration::from_secs(1));
         assert_eq!(args.max_streams, 256);
-        assert_eq!(args.max_request_bytes_in_flight, 16 * 1024 * 1024);
+        assert_eq!(args.max_request_bytes_in_flight, 8 * 1024 * 1024);
         assert_eq!(args.check(), Ok(()));
         assert_eq!(args.stream_idle_timeout, Duration::from_secs(60));
         assert_eq!(args.max_analyses, 1);

@@ -245,10 +245,10 @@ impl Bound {
             vec![format!("/{SERVICE_NAME}/AdjudicateGames")],
             args.request_timeout,
         )
-        .with_request_bytes(RequestBytes::new(
-            args.max_request_bytes_in_flight,
-            args.max_queue_wait,
-        ));
+        .with_request_bytes(
+            RequestBytes::new(args.max_request_bytes_in_flight, args.max_queue_wait)
+                .with_max_message(max_bytes),
+        );
         crate::logging::set_access_log(args.access_log());
         let overload_task = tokio::spawn(crate::overload::summarise(OVERLOAD_LOG_INTERVAL));
 
