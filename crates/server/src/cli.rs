@@ -221,9 +221,9 @@ pub struct ServeArgs {
 /// of the default largest size (4 MiB). A decoded request takes up to ~12 times its wire size
 /// (empty move strings, the worst case; ~5 times for game moves in UCI), ~50 MiB for one 4 MiB
 /// message. Measured (BENCHMARKS.md, "Server memory under load"): under 1,000 concurrent 60 KB
-/// calls and 200 concurrent 4 MiB calls the peak was ~155 / ~150 MiB with 8 MiB, ~180 / ~205 MiB
-/// with 16 MiB, against 370 / 690 MiB without a budget; the rest of the peak is HTTP/2 buffers
-/// and the allocator, not the budget.
+/// calls and 200 concurrent 4 MiB calls the peak was ~150 / ~160 MiB with 8 MiB, ~180 / ~205 MiB
+/// with 16 MiB, against 370 / 650-690 MiB without a budget; the rest of the peak is mostly
+/// unread request data in HTTP/2 flow-control windows, which the budget does not see.
 pub const DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT: u64 = 8 * 1024 * 1024;
 
 /// Flags of `arbiter serve` that contradict each other.

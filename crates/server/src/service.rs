@@ -478,8 +478,8 @@ async fn run_stream(
 ///
 /// The request bytes of each message (under `--max-request-bytes-in-flight`, held by the
 /// stream's `admission`) are handed to the work on that message and given back when it has
-/// stopped, so that a long stream never holds more than the message being worked on and those
-/// arriving (which tonic may already have read ahead).
+/// stopped, so that a long stream never holds more than the message being worked on and the
+/// one arriving (the request body is read only while the task waits for a message).
 async fn answer_stream(
     mut inbound: Streaming<AdjudicateGamesRequest>,
     service: &Arbiter,
