@@ -10,6 +10,13 @@ load. Outcomes come from the server's /metrics (h2load counts every gRPC status 
     scripts/bench-memory.py --binary /tmp/old/arbiter --label before
     scripts/bench-memory.py -- --concurrency-limit 8192   # extra `arbiter serve` flags
     scripts/bench-memory.py --analysis-heavy          # also: concurrent flag-fall analyses
+    scripts/bench-memory.py --large-requests --only-large   # the request-bytes attack loads
+
+With --large-requests, two attack loads on the bytes of requests (issue 10, "bounded whatever
+clients send") follow: 1,000 concurrent AdjudicateGame calls of a legal 10,000-ply game in UCI
+(knights out and back, ~60 KB each), and 200 concurrent AdjudicateGame calls of one message
+just under 4 MiB (the default --max-message-bytes) holding ~2 million empty move strings (each 2
+bytes on the wire, a 24-byte String decoded; the server refuses them after decoding).
 
 Request bodies (hand-encoded protobuf, gRPC framing): ListLegalMoves of a middlegame,
 ApplyMove startpos + e4, AdjudicateGame of an 81-ply game as moves and as PGN, and the same game
@@ -75,7 +82,31 @@ def game_81():
     return pgn.strip() + "\n", moves
 
 
-def bodies(analysis_heavy):
+# (h2load -c, -m, -n) of the large-request loads: 1,000 and 200 calls in flight.
+LARGE_LOADS = {
+    "AdjudicateGame(10,000 UCI plies)": (100, 10, 5000),
+    "AdjudicateGame(4 MiB of empty moves)": (200, 1, 1000),
+}
+
+
+def large_bodies(max_message_bytes=4 * 1024 * 1024):
+    knights = ["g1f3", "g8f6", "f3g1", "f6g8"] * 2500
+    long_game = b"".join(field(2, m) for m in knights)  # Game.moves, start omitted
+    # AdjudicateGameRequest.game (1) = Game{moves: ["", "", ...]}: a 1-byte tag and a 3-byte
+    # length around the game, 2 bytes per empty move.
+    empty = b"\x12\x00" * ((max_message_bytes - 8) // 2)
+    out = {
+        "AdjudicateGame(10,000 UCI plies)": ("AdjudicateGame", field(1, long_game)),
+        "AdjudicateGame(4 MiB of empty moves)": ("AdjudicateGame", field(1, empty)),
+    }
+    for name, (_, message) in out.items():
+        assert len(message) <= max_message_bytes, (name, len(message))
+    return out
+
+
+def bodies(analysis_heavy, large_requests=False, only_large=False):
+    if only_large:
+        return large_bodies()
     pgn, moves = game_81()
     position = lambda fen: field(1, fen)  # Position.fen
     game = field(1, position("startpos")) + b"".join(field(2, m) for m in moves)  # Game
@@ -94,6 +125,8 @@ def bodies(analysis_heavy):
             "AdjudicateGame",
             field(1, flag_game) + field(4, event),
         )
+    if large_requests:
+        out.update(large_bodies())
     return out
 
 
@@ -133,6 +166,16 @@ def handled(text, method):
     return counts
 
 
+def shed(text):
+    """arbiter_calls_shed_total by reason."""
+    counts = {}
+    for line in text.splitlines():
+        match = re.match(r'arbiter_calls_shed_total\{reason="([^"]+)"\} (\S+)', line)
+        if match:
+            counts[match.group(1)] = float(match.group(2))
+    return counts
+
+
 def mib(kib):
     return f"{kib / 1024:.1f}"
 
@@ -144,6 +187,10 @@ def main():
     parser.add_argument("--requests", type=int, default=20000, help="calls per body (default 20000)")
     parser.add_argument("--settle", type=float, default=15.0, help="seconds after the load (default 15)")
     parser.add_argument("--analysis-heavy", action="store_true")
+    parser.add_argument("--large-requests", action="store_true",
+                        help="also the request-bytes attack loads (see above)")
+    parser.add_argument("--only-large", action="store_true",
+                        help="only the request-bytes attack loads")
     parser.add_argument("serve_args", nargs="*")
     args = parser.parse_args()
 
@@ -162,13 +209,16 @@ def main():
         time.sleep(2)
         idle = rss_kib(server.pid)
         print(f"# {args.label} {' '.join(cmd[1:2] + args.serve_args)}")
+        print(f"load average: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
         print(f"idle RSS: {mib(idle)} MiB")
         print("| load | peak RSS MiB | RSS 15 s after MiB | outcomes (/metrics) |")
         print("|---|---:|---:|---|")
-        for name, (method, message) in bodies(args.analysis_heavy).items():
+        for name, (method, message) in bodies(args.analysis_heavy, args.large_requests,
+                                              args.only_large).items():
             body = Path(f"/tmp/arbiter-bench-{os.getpid()}.bin")
             body.write_bytes(grpc_frame(message))
-            before = handled(scrape(metrics_port), method)
+            text = scrape(metrics_port)
+            before, shed_before = handled(text, method), shed(text)
             reset_peak(server.pid)
             peak = [rss_kib(server.pid)]
             stop = threading.Event()
@@ -180,17 +230,23 @@ def main():
 
             sampler = threading.Thread(target=sample)
             sampler.start()
-            requests = args.requests if "analysis" not in name else 200
-            subprocess.run(["h2load", "-n", str(requests), "-c", "100", "-m", "10", "-t", "1",
+            clients, streams, requests = LARGE_LOADS.get(
+                name, (100, 10, args.requests if "analysis" not in name else 200))
+            subprocess.run(["h2load", "-n", str(requests), "-c", str(clients), "-m", str(streams),
+                            "-t", "1",
                             "-H", "content-type: application/grpc", "-H", "te: trailers",
                             "-d", str(body), f"http://127.0.0.1:{grpc_port}/{SERVICE}/{method}"],
                            capture_output=True, text=True, timeout=600)
             stop.set()
             sampler.join()
             body.unlink()
-            after = handled(scrape(metrics_port), method)
+            text = scrape(metrics_port)
+            after, shed_after = handled(text, method), shed(text)
             outcomes = {code: int(after.get(code, 0) - before.get(code, 0)) for code in after}
             outcomes = {c: n for c, n in outcomes.items() if n}
+            for reason, count in shed_after.items():
+                if count - shed_before.get(reason, 0):
+                    outcomes[f"shed {reason}"] = int(count - shed_before.get(reason, 0))
             time.sleep(args.settle)
             settled = rss_kib(server.pid)
             print(f"| {name} | {mib(peak[0])} | {mib(settled)} | {outcomes} |", flush=True)

@@ -19,7 +19,7 @@
 //! | `tests/languages.rs` | SAN read and written in Spanish, German, French, Italian, Dutch, figurine |
 //! | `tests/metrics.rs` | exact `/metrics` counters and labels after known calls, request ids, one `unknown` series for made-up paths, the alert tests' input series as the server writes them |
 //! | `tests/limits.rs` | concurrency limit (RESOURCE_EXHAUSTED), request timeout, drain on SIGTERM |
-//! | `tests/bounds.rs` | issue 10 under load and attack: abandoned work frees its worker, expired deadlines are DEADLINE_EXCEEDED, connection limit, handshake and idle timeouts, per-connection stream limit, stream limit and idle/stalled streams, SIGTERM under load, quiet overload (exact shed counts, summary log lines) |
+//! | `tests/bounds.rs` | issue 10 under load and attack: abandoned work frees its worker, expired deadlines are DEADLINE_EXCEEDED, connection limit, handshake and idle timeouts, per-connection stream limit, stream limit and idle/stalled streams, SIGTERM under load, quiet overload (exact shed counts, summary log lines), the budget of request bytes in flight (refused with RESOURCE_EXHAUSTED, bytes given back, streams release per message, refused at startup below the message size) |
 //! | `tests/tls.rs` | TLS and mutual TLS with certificates made by `rcgen`, health-check over TLS, certificate rotation without a restart |
 //!
 //! ## Which binary is tested

@@ -222,13 +222,18 @@ impl RawCall {
         &mut self,
         message: &Req,
     ) -> Result<Resp, Status> {
-        let mut frame = BytesMut::new();
-        frame.put_u8(0);
-        frame.put_u32(u32::try_from(message.encoded_len()).expect("a small message"));
-        message.encode(&mut frame).expect("encode");
-        self.body
-            .send_data(frame.freeze(), true)
-            .map_err(transport)?;
+        self.send(grpc_frame(message), true)?;
+        self.answer().await
+    }
+
+    /// Sends `data` as request body bytes (any part of the gRPC framing), ending the request
+    /// when `end`.
+    fn send(&mut self, data: Bytes, end: bool) -> Result<(), Status> {
+        self.body.send_data(data, end).map_err(transport)
+    }
+
+    /// Reads the answer (the request must have ended, or the server must answer early).
+    async fn answer<Resp: prost::Message + Default>(&mut self) -> Result<Resp, Status> {
         let (head, mut body) = (&mut self.response).await.map_err(transport)?.into_parts();
         // Trailers-only: the status is in the headers.
         if let Some(status) = grpc_status(&head.headers) {
@@ -259,6 +264,15 @@ impl RawCall {
                 .map_err(|error| Status::internal(error.to_string()))
         })
     }
+}
+
+/// `message` with its gRPC header (uncompressed, big-endian length).
+fn grpc_frame<Req: prost::Message>(message: &Req) -> Bytes {
+    let mut frame = BytesMut::new();
+    frame.put_u8(0);
+    frame.put_u32(u32::try_from(message.encoded_len()).expect("a small message"));
+    message.encode(&mut frame).expect("encode");
+    frame.freeze()
 }
 
 /// A transport failure of [`RawClient`], as UNAVAILABLE.
@@ -945,16 +959,21 @@ async fn an_overload_is_counted_exactly_but_logged_in_summaries() {
         codes.len()
     );
     let text = server.scrape();
-    let counted: f64 = ["concurrency_limit", "queue_timeout", "stream_limit"]
-        .iter()
-        .map(|reason| {
-            sample(
-                &text,
-                &format!("arbiter_calls_shed_total{{reason=\"{reason}\"}}"),
-            )
-            .unwrap_or(0.0)
-        })
-        .sum();
+    let counted: f64 = [
+        "concurrency_limit",
+        "queue_timeout",
+        "stream_limit",
+        "request_bytes",
+    ]
+    .iter()
+    .map(|reason| {
+        sample(
+            &text,
+            &format!("arbiter_calls_shed_total{{reason=\"{reason}\"}}"),
+        )
+        .unwrap_or(0.0)
+    })
+    .sum();
     #[allow(clippy::cast_precision_loss)]
     let refused_f = refused as f64;
     assert_eq!(counted, refused_f, "{text}");
@@ -1088,5 +1107,221 @@ async fn a_second_signal_during_the_drain_exits_at_once() {
     assert_eq!(
         server.log_count("second signal (SIGTERM) during the drain"),
         1
+    );
+}
+
+/// Request bytes held by calls in the whole server now (`arbiter_request_bytes_in_flight`).
+fn bytes_in_flight(server: &Server) -> f64 {
+    metric(server, "arbiter_request_bytes_in_flight")
+}
+
+/// Knights out and back for `plies` plies, in UCI (6 bytes a move on the wire).
+fn knights(plies: usize) -> Game {
+    Game {
+        start: None,
+        moves: ["g1f3", "g8f6", "f3g1", "f6g8"]
+            .iter()
+            .cycle()
+            .take(plies)
+            .map(|mv| (*mv).to_owned())
+            .collect(),
+    }
+}
+
+/// AdjudicateGame of [`knights`]`(plies)`: a large request, a small answer.
+fn long_game(plies: usize) -> AdjudicateGameRequest {
+    AdjudicateGameRequest {
+        source: Some(adjudicate_game_request::Source::Game(knights(plies))),
+        ..AdjudicateGameRequest::default()
+    }
+}
+
+/// Issue 10, "bounded whatever clients send": request bytes in flight are bounded. With a budget
+/// of 64 KiB, a call whose 54 KB request is still arriving holds all of it (a message takes its
+/// whole size when its header arrives); 8 concurrent calls of 36 KB each cannot get room, wait
+/// `--max-queue-wait`, and are refused with
+/// RESOURCE_EXHAUSTED naming the bytes (counted as `reason="request_bytes"`). Meanwhile health
+/// on the same port still answers (it is not under the budget). Once the held call has
+/// finished, its bytes are back: a large call is served, and nothing is held any more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_beyond_the_byte_budget_are_refused_and_the_bytes_come_back() {
+    const CALLS: usize = 8;
+    let server = Server::start_with(&[
+        "--max-request-bytes-in-flight",
+        "65536",
+        "--max-message-bytes",
+        "60000",
+        "--max-queue-wait",
+        "300ms",
+    ]);
+    let held_message = grpc_frame(&long_game(9000));
+    assert!(held_message.len() > 50_000 && held_message.len() < 60_000);
+    let raw = RawClient::connect(&server).await;
+    let mut held = raw.start("AdjudicateGame", None).await.expect("started");
+    held.send(held_message.slice(..45_000), false)
+        .expect("the first part");
+    #[allow(clippy::cast_precision_loss)]
+    let held_bytes = held_message.len() as f64;
+    settle("the held call's bytes in flight", || {
+        bytes_in_flight(&server) >= held_bytes
+    })
+    .await;
+    assert_eq!(bytes_in_flight(&server), held_bytes);
+
+    let client = server.client().await;
+    let calls: Vec<_> = (0..CALLS)
+        .map(|_| {
+            let mut client = client.clone();
+            // 36 KB each, more than the 11 KB left.
+            tokio::spawn(async move {
+                within("AdjudicateGame", client.adjudicate_game(long_game(6000))).await
+            })
+        })
+        .collect();
+    // Health on the gRPC port is not under the budget.
+    let status = within(
+        "Health/Check",
+        HealthClient::new(client_channel(&server).await).check(HealthCheckRequest::default()),
+    )
+    .await
+    .expect("Health/Check while the budget is spent")
+    .into_inner()
+    .status();
+    assert_eq!(status, tonic_health::ServingStatus::Serving.into());
+    for call in calls {
+        let status = call
+            .await
+            .expect("join")
+            .expect_err("no room for its bytes");
+        assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+        assert!(
+            status.message().contains("request bytes in flight"),
+            "{status:?}"
+        );
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let refused = CALLS as f64;
+    assert_eq!(shed(&server, "request_bytes"), refused);
+    assert_eq!(
+        handled(&server, "AdjudicateGame", "ResourceExhausted"),
+        refused
+    );
+    assert_eq!(
+        bytes_in_flight(&server),
+        held_bytes,
+        "the refused calls hold nothing"
+    );
+
+    // The held call completes, and gives its bytes back when its work has ended.
+    held.send(held_message.slice(45_000..), true)
+        .expect("the rest");
+    let verdict: AdjudicateGameResponse = within("the held call", held.answer())
+        .await
+        .expect("the held call is served");
+    assert_eq!(verdict.ply_count, 9000, "{verdict:?}");
+    settle("every byte given back", || bytes_in_flight(&server) == 0.0).await;
+    let mut client = client;
+    let verdict = within("AdjudicateGame", client.adjudicate_game(long_game(6000)))
+        .await
+        .expect("room again")
+        .into_inner();
+    assert_eq!(verdict.ply_count, 6000, "{verdict:?}");
+    assert_eq!(shed(&server, "request_bytes"), refused);
+    settle("every byte given back", || bytes_in_flight(&server) == 0.0).await;
+}
+
+/// A channel to the server's gRPC port (not its health listener).
+async fn client_channel(server: &Server) -> Channel {
+    within(
+        "connect",
+        Endpoint::from_shared(server.url()).expect("url").connect(),
+    )
+    .await
+    .expect("connect")
+}
+
+/// One AdjudicateGames message with [`knights`]`(plies)`.
+fn long_game_message(plies: usize) -> AdjudicateGamesRequest {
+    AdjudicateGamesRequest {
+        source: Some(adjudicate_games_request::Source::Game(knights(plies))),
+        ..AdjudicateGamesRequest::default()
+    }
+}
+
+/// Issue 10: a stream gives back each message's request bytes once that message is answered,
+/// so a stream may send, over its life, far more than the budget. Under a 64 KiB budget, one
+/// stream sends 100 messages of ~24 KB (2.4 MB in all, sent as fast as the server reads them)
+/// and gets a verdict for each; nothing is refused, and nothing is held once it has ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_may_send_far_more_than_the_byte_budget_over_its_life() {
+    const MESSAGES: usize = 100;
+    let server = Server::start_with(&[
+        "--max-request-bytes-in-flight",
+        "65536",
+        "--max-message-bytes",
+        "60000",
+        "--max-queue-wait",
+        "300ms",
+    ]);
+    let message = long_game_message(4000);
+    assert!(grpc_frame(&message).len() > 20_000);
+    let mut client = server.client().await;
+    let (requests, rx) = mpsc::channel(MESSAGES);
+    let mut responses = within(
+        "AdjudicateGames",
+        client.adjudicate_games(ReceiverStream::new(rx)),
+    )
+    .await
+    .expect("admitted")
+    .into_inner();
+    for _ in 0..MESSAGES {
+        requests.send(message.clone()).await.expect("open");
+    }
+    drop(requests);
+    let mut answered = 0;
+    while let Some(response) = within("a stream response", responses.message())
+        .await
+        .expect("no status: every message has room in turn")
+    {
+        assert_eq!(response.index as usize, answered, "in order");
+        assert!(
+            matches!(
+                response.result,
+                Some(arbiter_proto::v1::adjudicate_games_response::Result::Verdict(_))
+            ),
+            "{response:?}"
+        );
+        answered += 1;
+    }
+    assert_eq!(answered, MESSAGES);
+    assert_eq!(shed(&server, "request_bytes"), 0.0);
+    settle("every byte given back", || bytes_in_flight(&server) == 0.0).await;
+}
+
+/// `--max-request-bytes-in-flight` must hold one largest message: below `--max-message-bytes`
+/// + 5 the server refuses to start, as a command line error (exit status 64), and says why.
+#[test]
+fn a_byte_budget_below_the_message_size_is_refused_at_startup() {
+    let output = arbiter_e2e::command::run(
+        std::process::Command::new(arbiter_e2e::binary::arbiter()).args([
+            "serve",
+            "--grpc-addr",
+            "127.0.0.1:0",
+            "--metrics-addr",
+            "off",
+            "--health-addr",
+            "off",
+            "--max-message-bytes",
+            "100000",
+            "--max-request-bytes-in-flight",
+            "100000",
+        ]),
+        Duration::from_secs(20),
+    );
+    assert_eq!(output.status.code(), Some(64));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--max-request-bytes-in-flight") && stderr.contains("100005"),
+        "{stderr}"
     );
 }

@@ -18,12 +18,15 @@ fn shuffle(plies: usize) -> Vec<String> {
         .collect()
 }
 
-/// Flags that admit [`SLOW_PLIES`] moves in one call.
-const BIG: [&str; 4] = [
+/// Flags that admit [`SLOW_PLIES`] moves in one call (the budget of request bytes in flight must
+/// hold one largest message and its header).
+const BIG: [&str; 6] = [
     "--max-moves",
     "2000000",
     "--max-message-bytes",
     "1000000000",
+    "--max-request-bytes-in-flight",
+    "1000000005",
 ];
 
 /// Plies of the slow call: real work of seconds (parse, play, describe

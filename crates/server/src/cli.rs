@@ -99,6 +99,16 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_streams: u32,
 
+    /// Most bytes of request messages that calls may hold at once in the whole process, as sent
+    /// on the wire (the 5-byte gRPC header of each message included): a unary call holds its
+    /// request's bytes until its work ends, a stream each message's until that message is
+    /// answered. A call that finds no room waits for it (HTTP/2 flow control slows its client) at
+    /// most `--max-queue-wait`, then fails with RESOURCE_EXHAUSTED. Must hold one largest message:
+    /// at least `--max-message-bytes` + 5.
+    #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES_IN_FLIGHT", default_value_t = DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT,
+          value_parser = clap::value_parser!(u64).range(1024..))]
+    pub max_request_bytes_in_flight: u64,
+
     /// A stream that sends no request message for this long, or whose client reads no response
     /// for this long, is ended with DEADLINE_EXCEEDED.
     #[arg(long, env = "ARBITER_STREAM_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_positive_duration)]
@@ -211,6 +221,52 @@ pub struct ServeArgs {
     /// (default "info").
     #[arg(long, env = "ARBITER_LOG_FORMAT")]
     pub log_format: Option<LogFormat>,
+}
+
+/// The default of `--max-request-bytes-in-flight`: 8 MiB of requests on the wire, two requests
+/// of the default largest size (4 MiB). A decoded request takes up to ~12 times its wire size
+/// (empty move strings, the worst case; ~5 times for game moves in UCI), ~50 MiB for one 4 MiB
+/// message. Measured (BENCHMARKS.md, "Server memory under load"): under 1,000 concurrent 60 KB
+/// calls and 200 concurrent 4 MiB calls the peak was ~150 / ~160 MiB with 8 MiB, ~180 / ~205 MiB
+/// with 16 MiB, against 370 / 650-690 MiB without a budget; the rest of the peak is mostly
+/// unread request data in HTTP/2 flow-control windows, which the budget does not see.
+pub const DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT: u64 = 8 * 1024 * 1024;
+
+/// Flags of `arbiter serve` that contradict each other.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ServeArgsError {
+    /// The budget of request bytes in flight cannot hold one message of the largest size
+    /// accepted: such a message could never be received.
+    #[error(
+        "--max-request-bytes-in-flight ({budget} bytes) must be at least --max-message-bytes + 5 \
+         ({needed} bytes: one largest message and its gRPC header), or a largest message could \
+         never be received; raise it or lower --max-message-bytes"
+    )]
+    RequestBytesBelowMessageSize {
+        /// `--max-request-bytes-in-flight`, in bytes.
+        budget: u64,
+        /// The smallest budget that holds one largest message, in bytes.
+        needed: u64,
+    },
+}
+
+impl ServeArgs {
+    /// Checks the flags that depend on each other (clap checks each flag alone).
+    ///
+    /// # Errors
+    ///
+    /// [`ServeArgsError::RequestBytesBelowMessageSize`] when `--max-request-bytes-in-flight` is
+    /// below `--max-message-bytes` + 5.
+    pub fn check(&self) -> Result<(), ServeArgsError> {
+        let needed = u64::from(self.max_message_bytes) + 5;
+        if self.max_request_bytes_in_flight < needed {
+            return Err(ServeArgsError::RequestBytesBelowMessageSize {
+                budget: self.max_request_bytes_in_flight,
+                needed,
+            });
+        }
+        Ok(())
+    }
 }
 
 impl ServeArgs {
@@ -477,6 +533,8 @@ mod tests {
         assert_eq!(args.concurrency_limit, 2048);
         assert_eq!(args.max_queue_wait, Duration::from_secs(1));
         assert_eq!(args.max_streams, 256);
+        assert_eq!(args.max_request_bytes_in_flight, 8 * 1024 * 1024);
+        assert_eq!(args.check(), Ok(()));
         assert_eq!(args.stream_idle_timeout, Duration::from_secs(60));
         assert_eq!(args.max_analyses, 1);
         assert_eq!(args.max_connections, 1024);
@@ -489,6 +547,39 @@ mod tests {
         assert_eq!(args.tls_reload_interval, Duration::from_secs(30));
         assert_eq!(args.access_log, AccessLogMode::Off);
         assert_eq!(args.access_log_sample, 100);
+    }
+
+    fn serve_args(flags: &[&str]) -> ServeArgs {
+        let cli = Cli::try_parse_from(["arbiter", "serve"].iter().chain(flags)).expect("parses");
+        let Command::Serve(args) = cli.command else {
+            panic!("expected serve");
+        };
+        args
+    }
+
+    #[test]
+    fn the_request_bytes_budget_must_hold_one_largest_message() {
+        let args = serve_args(&["--max-request-bytes-in-flight", "4194304"]);
+        let error = args.check().expect_err("4 MiB messages need 4 MiB + 5");
+        assert_eq!(
+            error,
+            ServeArgsError::RequestBytesBelowMessageSize {
+                budget: 4 * 1024 * 1024,
+                needed: 4 * 1024 * 1024 + 5
+            }
+        );
+        assert!(error.to_string().contains("--max-message-bytes"), "{error}");
+        let args = serve_args(&[
+            "--max-request-bytes-in-flight",
+            "65536",
+            "--max-message-bytes",
+            "65531",
+        ]);
+        assert_eq!(args.check(), Ok(()));
+        assert!(
+            Cli::try_parse_from(["arbiter", "serve", "--max-request-bytes-in-flight", "1023"])
+                .is_err()
+        );
     }
 
     #[test]

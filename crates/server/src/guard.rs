@@ -6,9 +6,21 @@
 //! the gRPC spec asks, and undecodable ones as `INVALID_ARGUMENT` (not `INTERNAL`: the client's
 //! fault must not page the operator).
 //!
+//! With a [`RequestBytes`] budget ([`GuardLayer::with_request_bytes`], `--max-request-bytes-in-flight`),
+//! the request body of every admitted call takes a share of the process-wide budget of request
+//! bytes for each chunk it receives, waiting for room at most `--max-queue-wait` (see
+//! [`request_bytes`]): memory then follows the bytes of the requests in flight, not only their
+//! number.
+//!
 //! The admission permit travels with the request (an [`Admission`] extension): the handler hands
-//! it to the work, so that a unary call's permit is held until its work has really stopped, and a
-//! stream's for the whole life of the stream (not only until its response headers exist).
+//! it to the work, so that a unary call's permit and request bytes are held until its work has
+//! really stopped, and a stream's permit for the whole life of the stream (not only until its
+//! response headers exist); a stream gives back each message's bytes when that message's work
+//! has stopped ([`Admission::take_message_bytes`]).
+//!
+//! Only the services this layer wraps are bounded so: the server wraps `arbiter.v1` and leaves
+//! gRPC health and reflection out, so that probes and tools get through however loaded it is
+//! (their requests are a few bytes, and the health service also has its own listener).
 //!
 //! tonic's own `Server::timeout` answers `CANCELLED`, and tower's `LoadShed` error is not a gRPC
 //! status, so both are done here, as a layer that always answers with a gRPC response. The
@@ -19,7 +31,7 @@ use std::{
     convert::Infallible,
     future::Future,
     pin::Pin,
-    sync::Arc,
+    sync::{Arc, Mutex},
     task::{Context, Poll},
     time::Duration,
 };
@@ -33,10 +45,35 @@ use tower::{Layer, Service, ServiceExt as _};
 
 use crate::workers::{ShedReason, record_shed};
 
+pub mod request_bytes;
+
+pub use request_bytes::{MessageBytes, RequestBytes};
+
 /// A call's admission: a share of the concurrency limit (unary calls) or of the stream limit
-/// (streams), given back when the last clone is dropped.
+/// (streams), and the request bytes the call holds under the budget of request bytes in flight,
+/// all given back when the last clone is dropped.
 #[derive(Debug, Clone)]
-pub struct Admission(#[allow(dead_code)] Arc<OwnedSemaphorePermit>);
+pub struct Admission(Arc<Admitted>);
+
+/// What an [`Admission`] holds.
+#[derive(Debug)]
+struct Admitted {
+    _permit: OwnedSemaphorePermit,
+    /// The call's request bytes, shared with its request body; `None` without a budget.
+    bytes: Option<Arc<Mutex<request_bytes::Held>>>,
+}
+
+impl Admission {
+    /// Takes the request bytes of the oldest complete request message this call still holds,
+    /// so that they are given back when the returned value is dropped rather than when the call
+    /// ends. A stream hands them to the work on that message: they must be taken once per
+    /// message received, in order. `None` without a budget, or when no complete message is held.
+    #[must_use]
+    pub fn take_message_bytes(&self) -> Option<MessageBytes> {
+        let held = self.0.bytes.as_ref()?;
+        request_bytes::lock(held).take_oldest()
+    }
+}
 
 /// The client's deadline of a stream (its `grpc-timeout`, from the moment the call arrived): the
 /// stream's task ends the stream with `DEADLINE_EXCEEDED` when it passes. Unary calls get their
@@ -51,6 +88,7 @@ pub struct GuardLayer {
     streams: Arc<Semaphore>,
     stream_paths: Arc<[String]>,
     timeout: Duration,
+    bytes: Option<RequestBytes>,
 }
 
 impl GuardLayer {
@@ -70,7 +108,22 @@ impl GuardLayer {
             streams: Arc::new(Semaphore::new(max_streams.min(Semaphore::MAX_PERMITS))),
             stream_paths: stream_paths.into(),
             timeout,
+            bytes: None,
         }
+    }
+
+    /// Bounds the request bytes in flight by `budget`, shared by every service the layer wraps
+    /// (without it, request bytes are not bounded beyond the message size limit).
+    #[must_use]
+    pub fn with_request_bytes(mut self, budget: RequestBytes) -> Self {
+        self.bytes = Some(budget);
+        self
+    }
+
+    /// The budget of request bytes in flight, if any.
+    #[must_use]
+    pub fn request_bytes(&self) -> Option<&RequestBytes> {
+        self.bytes.as_ref()
     }
 
     /// Unary calls that could be admitted now.
@@ -96,6 +149,7 @@ impl<S> Layer<S> for GuardLayer {
             streams: Arc::clone(&self.streams),
             stream_paths: Arc::clone(&self.stream_paths),
             timeout: self.timeout,
+            bytes: self.bytes.clone(),
         }
     }
 }
@@ -108,6 +162,7 @@ pub struct Guard<S> {
     streams: Arc<Semaphore>,
     stream_paths: Arc<[String]>,
     timeout: Duration,
+    bytes: Option<RequestBytes>,
 }
 
 impl<S: NamedService> NamedService for Guard<S> {
@@ -152,7 +207,17 @@ where
                 .into_http())
             });
         };
-        let admission = Admission(Arc::new(permit));
+        // Only admitted calls read their bodies, so only they take request bytes.
+        let bytes = self.bytes.as_ref().map(|budget| {
+            let held = Arc::new(Mutex::new(request_bytes::Held::default()));
+            let body = std::mem::take(request.body_mut());
+            *request.body_mut() = budget.wrap(body, Arc::clone(&held));
+            held
+        });
+        let admission = Admission(Arc::new(Admitted {
+            _permit: permit,
+            bytes,
+        }));
         request.extensions_mut().insert(admission.clone());
         if stream && let Some(client) = client_timeout(request.headers()) {
             request
@@ -420,6 +485,113 @@ mod tests {
         assert_eq!(grpc_status(&unary), None);
         kept.0.lock().expect("not poisoned").clear(); // the first stream ends
         let Ok(third) = service.call(stream()).await;
+        assert_eq!(grpc_status(&third), None);
+    }
+
+    /// A service that reads its request body to the end, as tonic's decoder does, and keeps the
+    /// call's admission, as a handler hands it to the work.
+    #[derive(Clone, Default)]
+    struct ReadsBody(Arc<std::sync::Mutex<Vec<Admission>>>);
+
+    impl Service<Request<Body>> for ReadsBody {
+        type Response = Response<Body>;
+        type Error = Infallible;
+        type Future = BoxFuture<Result<Response<Body>, Infallible>>;
+
+        fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, request: Request<Body>) -> Self::Future {
+            let kept = Arc::clone(&self.0);
+            Box::pin(async move {
+                let (parts, body) = request.into_parts();
+                if let Some(admission) = parts.extensions.get::<Admission>() {
+                    kept.lock().expect("not poisoned").push(admission.clone());
+                }
+                let read = http_body_util::BodyExt::collect(body).await;
+                Ok(match read {
+                    Ok(_) => Response::new(Body::default()),
+                    Err(status) => status.into_http(),
+                })
+            })
+        }
+    }
+
+    /// `messages` gRPC messages of `len` payload bytes each, as one request body.
+    fn grpc_body(messages: usize, len: usize) -> Body {
+        let mut bytes = Vec::new();
+        for _ in 0..messages {
+            bytes.push(0);
+            bytes.extend_from_slice(&u32::try_from(len).expect("small").to_be_bytes());
+            bytes.resize(bytes.len() + len, 7);
+        }
+        Body::new(http_body_util::Full::new(Bytes::from(bytes)))
+    }
+
+    fn budgeted(budget: &RequestBytes, paths: Vec<String>, inner: ReadsBody) -> Guard<ReadsBody> {
+        GuardLayer::new(8, 8, paths, Duration::from_secs(5))
+            .with_request_bytes(budget.clone())
+            .layer(inner)
+    }
+
+    /// A unary call's request bytes are held while its admission lives (the work keeps it until
+    /// it has stopped), not only while its body is read.
+    #[tokio::test]
+    async fn a_calls_request_bytes_come_back_when_its_admission_is_dropped() {
+        let budget = RequestBytes::new(1000, Duration::from_secs(5));
+        let kept = ReadsBody::default();
+        let mut service = budgeted(&budget, Vec::new(), kept.clone());
+        let Ok(response) = service.call(Request::new(grpc_body(1, 95))).await;
+        assert_eq!(grpc_status(&response), None);
+        assert_eq!(
+            budget.available(),
+            900,
+            "the body is gone, the admission lives"
+        );
+        kept.0.lock().expect("not poisoned").clear(); // the work has stopped
+        assert_eq!(budget.available(), 1000);
+    }
+
+    /// A stream gives back each message's bytes on its own (the stream's task takes them for the
+    /// work on that message), oldest first, while its admission lives on.
+    #[tokio::test]
+    async fn a_stream_gives_back_each_messages_bytes_when_taken() {
+        let budget = RequestBytes::new(1000, Duration::from_secs(5));
+        let kept = ReadsBody::default();
+        let mut service = budgeted(&budget, vec!["/s".to_owned()], kept.clone());
+        let request = Request::builder()
+            .uri("/s")
+            .body(grpc_body(3, 95))
+            .expect("request");
+        let Ok(response) = service.call(request).await;
+        assert_eq!(grpc_status(&response), None);
+        assert_eq!(budget.available(), 700);
+        let admission = kept.0.lock().expect("not poisoned")[0].clone();
+        for left in [800, 900, 1000] {
+            let message = admission.take_message_bytes().expect("a complete message");
+            assert_eq!(message.wire_bytes(), 100);
+            drop(message); // its work has stopped
+            assert_eq!(budget.available(), left);
+        }
+        assert!(admission.take_message_bytes().is_none());
+    }
+
+    /// A call that finds no room for its request bytes within the wait is answered
+    /// RESOURCE_EXHAUSTED (its body's error, as tonic's decoder returns it) and holds nothing;
+    /// once the bytes of the call in the way are back, the next call gets through.
+    #[tokio::test]
+    async fn a_call_without_room_for_its_bytes_is_refused_with_resource_exhausted() {
+        let budget = RequestBytes::new(150, Duration::from_millis(20));
+        let kept = ReadsBody::default();
+        let mut service = budgeted(&budget, Vec::new(), kept.clone());
+        let Ok(first) = service.call(Request::new(grpc_body(1, 95))).await;
+        assert_eq!(grpc_status(&first), None);
+        let Ok(second) = service.call(Request::new(grpc_body(1, 95))).await;
+        assert_eq!(grpc_status(&second), Some("8"));
+        kept.0.lock().expect("not poisoned").clear();
+        assert_eq!(budget.available(), 150, "the refused call holds nothing");
+        let Ok(third) = service.call(Request::new(grpc_body(1, 95))).await;
         assert_eq!(grpc_status(&third), None);
     }
 }

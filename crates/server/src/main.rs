@@ -39,6 +39,11 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Serve(args) => {
+            // Flags that contradict each other are a command line error too.
+            if let Err(error) = args.check() {
+                eprintln!("arbiter: {error}");
+                return ExitCode::from(EXIT_USAGE);
+            }
             logging::init(args.log_format);
             // Chess work runs on the blocking pool, one thread per worker: the pool never grows
             // with the number of calls.

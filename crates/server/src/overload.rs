@@ -9,15 +9,16 @@ use std::time::Duration;
 use crate::workers::ShedReason;
 
 /// Calls shed since the last summary, by [`ShedReason`] (in its declaration order).
-static SHED: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+static SHED: [AtomicU64; REASONS.len()] = [const { AtomicU64::new(0) }; REASONS.len()];
 /// Connections refused since the last summary (connection limit reached).
 static REFUSED_CONNECTIONS: AtomicU64 = AtomicU64::new(0);
 
 /// Every reason, in declaration order (the index of [`SHED`]).
-const REASONS: [ShedReason; 3] = [
+const REASONS: [ShedReason; 4] = [
     ShedReason::ConcurrencyLimit,
     ShedReason::QueueTimeout,
     ShedReason::StreamLimit,
+    ShedReason::RequestBytes,
 ];
 
 /// Adds a shed call to the next summary.
@@ -70,5 +71,17 @@ pub async fn summarise(every: Duration) {
             interval_ms = u64::try_from(every.as_millis()).unwrap_or(u64::MAX),
             "overloaded: calls shed or connections refused since the last summary"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reason_is_counted_at_its_own_index() {
+        for (index, reason) in REASONS.iter().enumerate() {
+            assert_eq!(*reason as usize, index, "{reason:?}");
+        }
     }
 }

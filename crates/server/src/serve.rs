@@ -15,7 +15,7 @@ use tower::Layer as _;
 
 use crate::{
     cli::ServeArgs,
-    guard::GuardLayer,
+    guard::{GuardLayer, RequestBytes},
     health::HealthReporter,
     metrics::{MetricsError, MetricsLayer},
     service::{Arbiter, Limits, StreamTimes},
@@ -51,6 +51,9 @@ pub const DRAINED_NAMES: [&str; 3] = ["", SERVICE_NAME, READINESS];
 /// Why the server could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
+    /// Flags contradict each other.
+    #[error(transparent)]
+    Args(#[from] crate::cli::ServeArgsError),
     /// The listening socket could not be opened.
     #[error("cannot listen on {addr}: {source}")]
     Bind {
@@ -88,10 +91,12 @@ impl Bound {
     ///
     /// # Errors
     ///
-    /// Returns [`ServeError::Tls`] when a TLS file is unreadable or broken,
+    /// Returns [`ServeError::Args`] when flags contradict each other ([`ServeArgs::check`]),
+    /// [`ServeError::Tls`] when a TLS file is unreadable or broken,
     /// [`ServeError::Bind`] when an address cannot be bound, [`ServeError::Metrics`] when the
     /// metrics address cannot be bound or a recorder is already installed.
     pub async fn bind(args: ServeArgs) -> Result<Self, ServeError> {
+        args.check()?;
         // Build the move generator's attack tables now, not during the first call.
         let warm_up =
             tokio::task::spawn_blocking(|| arbiter_rules::Position::startpos().legal_moves().len());
@@ -241,6 +246,10 @@ impl Bound {
             usize::try_from(args.max_streams).unwrap_or(usize::MAX),
             vec![format!("/{SERVICE_NAME}/AdjudicateGames")],
             args.request_timeout,
+        )
+        .with_request_bytes(
+            RequestBytes::new(args.max_request_bytes_in_flight, args.max_queue_wait)
+                .with_max_message(max_bytes),
         );
         crate::logging::set_access_log(args.access_log());
         let overload_task = tokio::spawn(crate::overload::summarise(OVERLOAD_LOG_INTERVAL));

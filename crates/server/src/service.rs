@@ -463,7 +463,8 @@ impl Stream for ResponseStream {
 }
 
 /// The task behind one AdjudicateGames stream. It holds the stream's admission for its whole
-/// life; reads the request messages (ending the stream after `times.idle` without one), answers
+/// life (each message's request bytes go with that message's work, see [`answer_stream`]); reads
+/// the request messages (ending the stream after `times.idle` without one), answers
 /// each on a worker (at most `times.message` of work per message, interrupted when the client
 /// goes away), and sends the responses in order (ending the stream when the client reads none
 /// for `times.idle`: no thread ever waits for a client). The client's deadline, if it sent one,
@@ -476,8 +477,7 @@ async fn run_stream(
     tx: mpsc::Sender<AdjudicateGamesResponse>,
     end: oneshot::Sender<Status>,
 ) {
-    let _admission = admission;
-    let answering = answer_stream(inbound, &service, &tx);
+    let answering = answer_stream(inbound, &service, admission.as_ref(), &tx);
     let ended = match deadline {
         // Past the client's deadline, the work in progress is dropped (and so interrupted).
         Some(CallDeadline(deadline)) => tokio::time::timeout_at(deadline, answering)
@@ -496,9 +496,15 @@ async fn run_stream(
 
 /// The messages of one AdjudicateGames stream, answered in order until the stream ends: `None`
 /// when it ended cleanly or its client is gone, else the status to end it with.
+///
+/// The request bytes of each message (under `--max-request-bytes-in-flight`, held by the
+/// stream's `admission`) are handed to the work on that message and given back when it has
+/// stopped, so that a long stream never holds more than the message being worked on and the
+/// one arriving (the request body is read only while the task waits for a message).
 async fn answer_stream(
     mut inbound: Streaming<AdjudicateGamesRequest>,
     service: &Arbiter,
+    admission: Option<&Admission>,
     tx: &mpsc::Sender<AdjudicateGamesResponse>,
 ) -> Option<Status> {
     let (limits, times) = (service.limits, service.stream_times);
@@ -523,9 +529,11 @@ async fn answer_stream(
             }
         };
         let at = first;
-        let work = service
-            .workers
-            .run_patiently((), move || Ok(stream_message(&message, at, limits)));
+        // The oldest complete message held is this one: every earlier one was taken so.
+        let message_bytes = admission.and_then(Admission::take_message_bytes);
+        let work = service.workers.run_patiently(message_bytes, move || {
+            Ok(stream_message(&message, at, limits))
+        });
         let answered = tokio::select! {
             answered = tokio::time::timeout(times.message, work) => answered,
             // Dropping the work interrupts it.

@@ -30,6 +30,9 @@ pub enum ShedReason {
     QueueTimeout,
     /// The stream limit was reached.
     StreamLimit,
+    /// The budget of request bytes in flight had no room for the call's request within
+    /// `--max-queue-wait` (see [`crate::guard::request_bytes`]).
+    RequestBytes,
 }
 
 impl ShedReason {
@@ -40,6 +43,7 @@ impl ShedReason {
             Self::ConcurrencyLimit => "concurrency_limit",
             Self::QueueTimeout => "queue_timeout",
             Self::StreamLimit => "stream_limit",
+            Self::RequestBytes => "request_bytes",
         }
     }
 }

@@ -1,0 +1,653 @@
+//! The process-wide budget of request bytes in flight (`--max-request-bytes-in-flight`).
+//!
+//! A decoded request takes up to ~12 times its size on the wire (a `repeated string` of empty
+//! moves: 2 bytes each on the wire, a 24-byte `String` each decoded), so counting calls does not
+//! bound memory; counting their bytes does. A body wrapper (`BudgetedBody`) wraps the request
+//! body of every admitted call: before it hands a DATA chunk of `n` bytes to tonic's decoder it
+//! takes `n` permits of the budget (a [`Semaphore`] of one permit per byte), and the call keeps
+//! them in its held bytes:
+//!
+//! - a unary call gives them back when its [`super::Admission`] is dropped, that is when its work
+//!   has really stopped (the decoded message lives until then);
+//! - an AdjudicateGames stream gives back each message's bytes when that message's work has
+//!   stopped ([`super::Admission::take_message_bytes`]), so a long stream holds at most the
+//!   messages it has sent but that are not answered yet, and the one still arriving.
+//!
+//! To know where messages end, the wrapper reads the gRPC length-prefixed framing (a 1-byte
+//! compression flag and a 4-byte big-endian length before each message), and it splits a DATA
+//! frame that holds the end of one message and the start of the next into two chunks, so that
+//! every chunk's permits belong to one message. Bytes are counted as they are on the wire, the
+//! 5-byte header included.
+//!
+//! A message takes its whole size at once, when its header has arrived (the chunk that
+//! completes the header takes the permits of the rest of the message too; the message's later
+//! chunks take none). Taking them frame by frame instead lets many calls each hold the first
+//! frames of a large message while none can finish: under 1,000 concurrent 60 KB calls and a
+//! 4 MiB budget, 224 of 5,000 calls got through against 2,400 without a budget. A message
+//! declaring more than the largest accepted size takes only its header's bytes: tonic refuses
+//! it once it has read the header.
+//!
+//! When the budget has no room, the body waits for it (backpressure: HTTP/2 flow control then
+//! holds the client), at most `--max-queue-wait` per chunk; past that it ends with
+//! `RESOURCE_EXHAUSTED`, which tonic's decoder returns as the call's status, and the call is
+//! counted in `arbiter_calls_shed_total{reason="request_bytes"}`. The bytes held in the process
+//! are the gauge `arbiter_request_bytes_in_flight`.
+
+use std::{
+    collections::VecDeque,
+    future::Future,
+    pin::Pin,
+    sync::{Arc, Mutex, PoisonError},
+    task::{Context, Poll, ready},
+    time::Duration,
+};
+
+use bytes::Bytes;
+use http_body::Frame;
+use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore};
+use tonic::{Status, body::Body};
+
+use crate::workers::{ShedReason, record_shed};
+
+/// The gauge of the request bytes held by calls in the whole process.
+pub const BYTES_IN_FLIGHT_GAUGE: &str = "arbiter_request_bytes_in_flight";
+
+/// Length of the header of a gRPC message: a compression flag and a big-endian `u32` length.
+pub const MESSAGE_HEADER_BYTES: usize = 5;
+
+/// The budget of request bytes in flight shared by every call of a server: cheap to clone.
+#[derive(Debug, Clone)]
+pub struct RequestBytes {
+    permits: Arc<Semaphore>,
+    total: usize,
+    max_message: usize,
+    max_wait: Duration,
+}
+
+impl RequestBytes {
+    /// A budget of `bytes` bytes of requests in flight (capped at [`Semaphore::MAX_PERMITS`]);
+    /// a call waits at most `max_wait` for room for each chunk of its request before it fails
+    /// with `RESOURCE_EXHAUSTED`. Messages of up to the whole budget less their header are
+    /// taken at once when their header arrives (see [`RequestBytes::with_max_message`]).
+    #[must_use]
+    pub fn new(bytes: u64, max_wait: Duration) -> Self {
+        let total = usize::try_from(bytes)
+            .unwrap_or(usize::MAX)
+            .min(Semaphore::MAX_PERMITS);
+        metrics::gauge!(BYTES_IN_FLIGHT_GAUGE).set(0.0);
+        Self {
+            permits: Arc::new(Semaphore::new(total)),
+            total,
+            max_message: total.saturating_sub(MESSAGE_HEADER_BYTES),
+            max_wait,
+        }
+    }
+
+    /// The largest message the server accepts (`--max-message-bytes`, the payload without its
+    /// header, in bytes): a message declaring more takes only its header's permits, as tonic
+    /// refuses it once it has read the header; never more than the budget less a header.
+    #[must_use]
+    pub fn with_max_message(mut self, bytes: usize) -> Self {
+        self.max_message = bytes.min(self.total.saturating_sub(MESSAGE_HEADER_BYTES));
+        self
+    }
+
+    /// The size of the budget, in bytes.
+    #[must_use]
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// The bytes of the budget not held by any call now.
+    #[must_use]
+    pub fn available(&self) -> usize {
+        self.permits.available_permits()
+    }
+
+    /// Wraps `body`: its chunks take permits of this budget, which are kept in `held`.
+    pub(crate) fn wrap(&self, body: Body, held: Arc<Mutex<Held>>) -> Body {
+        Body::new(BudgetedBody {
+            inner: body,
+            budget: self.clone(),
+            held,
+            framing: Framing::START,
+            reserved: 0,
+            pending: Bytes::new(),
+            waiting: None,
+            failed: false,
+        })
+    }
+}
+
+/// Permits of the budget, counted in [`BYTES_IN_FLIGHT_GAUGE`] while they exist.
+#[derive(Debug)]
+struct BytePermit(Option<OwnedSemaphorePermit>);
+
+impl BytePermit {
+    fn new(permit: OwnedSemaphorePermit) -> Self {
+        #[allow(clippy::cast_precision_loss)] // exact below 2^53 bytes
+        metrics::gauge!(BYTES_IN_FLIGHT_GAUGE).increment(permit.num_permits() as f64);
+        Self(Some(permit))
+    }
+
+    fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, OwnedSemaphorePermit::num_permits)
+    }
+
+    /// Adds `other`'s permits to these (the same budget's).
+    fn merge(&mut self, mut other: Self) {
+        match (&mut self.0, other.0.take()) {
+            (Some(mine), Some(theirs)) => mine.merge(theirs),
+            (mine @ None, theirs) => *mine = theirs,
+            (Some(_), None) => {}
+        }
+    }
+}
+
+impl Drop for BytePermit {
+    fn drop(&mut self) {
+        #[allow(clippy::cast_precision_loss)] // exact below 2^53 bytes
+        let len = self.len() as f64;
+        if len > 0.0 {
+            metrics::gauge!(BYTES_IN_FLIGHT_GAUGE).decrement(len);
+        }
+    }
+}
+
+/// The request bytes of one complete request message, given back to the budget when dropped.
+/// A stream hands them to the work on its message ([`super::Admission::take_message_bytes`]).
+#[derive(Debug)]
+pub struct MessageBytes(BytePermit);
+
+impl MessageBytes {
+    /// The message's size on the wire, header included, in bytes.
+    #[must_use]
+    pub fn wire_bytes(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// The request bytes a call holds: one entry per complete message not yet given back (oldest
+/// first), and the bytes of the message still arriving.
+#[derive(Debug, Default)]
+pub(crate) struct Held {
+    complete: VecDeque<BytePermit>,
+    partial: Option<BytePermit>,
+}
+
+impl Held {
+    /// Adds the permits of a chunk of the current message; `ends` when the message ends with it.
+    fn add(&mut self, permit: BytePermit, ends: bool) {
+        let message = match self.partial.take() {
+            Some(mut partial) => {
+                partial.merge(permit);
+                partial
+            }
+            None => permit,
+        };
+        if ends {
+            self.complete.push_back(message);
+        } else {
+            self.partial = Some(message);
+        }
+    }
+
+    /// Takes the bytes of the oldest complete message.
+    pub(crate) fn take_oldest(&mut self) -> Option<MessageBytes> {
+        self.complete.pop_front().map(MessageBytes)
+    }
+
+    /// Every byte held, complete messages and the partial one.
+    #[cfg(test)]
+    fn total(&self) -> usize {
+        self.complete.iter().map(BytePermit::len).sum::<usize>()
+            + self.partial.as_ref().map_or(0, BytePermit::len)
+    }
+}
+
+/// Locks `held`; a panic while it was locked leaves consistent data (every change is one push or
+/// pop), so a poisoned lock is used as is.
+pub(crate) fn lock(held: &Mutex<Held>) -> std::sync::MutexGuard<'_, Held> {
+    held.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Where a request body is in the gRPC length-prefixed framing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Framing {
+    /// In a message's header: `got` of its bytes seen so far, in `header`.
+    Header {
+        got: usize,
+        header: [u8; MESSAGE_HEADER_BYTES],
+    },
+    /// In a message's body: `remaining` bytes of it to come.
+    Body { remaining: usize },
+}
+
+impl Framing {
+    /// Before the first byte of a message.
+    const START: Self = Self::Header {
+        got: 0,
+        header: [0; MESSAGE_HEADER_BYTES],
+    };
+
+    /// Reads the first bytes of `data` that belong to the current message, up to its end:
+    /// returns how many, and whether the message ended with them. At least one byte is read
+    /// when `data` is not empty.
+    fn consume(&mut self, data: &[u8]) -> (usize, bool) {
+        let mut used = 0;
+        loop {
+            match self {
+                Self::Header { got, header } => {
+                    let take = (MESSAGE_HEADER_BYTES - *got).min(data.len() - used);
+                    header[*got..*got + take].copy_from_slice(&data[used..used + take]);
+                    *got += take;
+                    used += take;
+                    if *got < MESSAGE_HEADER_BYTES {
+                        return (used, false);
+                    }
+                    let length = u32::from_be_bytes([header[1], header[2], header[3], header[4]]);
+                    *self = Self::Body {
+                        remaining: usize::try_from(length).unwrap_or(usize::MAX),
+                    };
+                }
+                Self::Body { remaining } => {
+                    let take = (*remaining).min(data.len() - used);
+                    *remaining -= take;
+                    used += take;
+                    if *remaining > 0 {
+                        return (used, false);
+                    }
+                    *self = Self::START;
+                    return (used, true);
+                }
+            }
+        }
+    }
+}
+
+type Acquire = Pin<
+    Box<
+        dyn Future<
+                Output = Result<
+                    Result<OwnedSemaphorePermit, AcquireError>,
+                    tokio::time::error::Elapsed,
+                >,
+            > + Send,
+    >,
+>;
+
+/// A request body whose chunks take permits of a [`RequestBytes`] budget before tonic's
+/// decoder sees them (see the module's documentation).
+struct BudgetedBody {
+    inner: Body,
+    budget: RequestBytes,
+    held: Arc<Mutex<Held>>,
+    framing: Framing,
+    /// Permits already held for the bytes of the current message still to come.
+    reserved: usize,
+    /// Bytes received from `inner` and not handed on yet (they have no permits yet).
+    pending: Bytes,
+    /// The wait for the permits of the next chunk of `pending`, when there was no room.
+    waiting: Option<Acquire>,
+    /// The body has ended with the budget's error.
+    failed: bool,
+}
+
+impl BudgetedBody {
+    /// Takes `n` permits: at once when there is room, else waiting at most the budget's wait.
+    fn acquire(&mut self, cx: &mut Context<'_>, n: usize) -> Poll<Result<BytePermit, Status>> {
+        let permits = &self.budget.permits;
+        let count = u32::try_from(n).unwrap_or(u32::MAX);
+        let waiting = match &mut self.waiting {
+            Some(waiting) => waiting,
+            None => match Arc::clone(permits).try_acquire_many_owned(count) {
+                Ok(permit) => return Poll::Ready(Ok(BytePermit::new(permit))),
+                Err(tokio::sync::TryAcquireError::Closed) => return Poll::Ready(Err(closed())),
+                Err(tokio::sync::TryAcquireError::NoPermits) => {
+                    let acquire = Arc::clone(permits).acquire_many_owned(count);
+                    self.waiting.insert(Box::pin(tokio::time::timeout(
+                        self.budget.max_wait,
+                        acquire,
+                    )))
+                }
+            },
+        };
+        let acquired = ready!(waiting.as_mut().poll(cx));
+        self.waiting = None;
+        Poll::Ready(match acquired {
+            Ok(Ok(permit)) => Ok(BytePermit::new(permit)),
+            Ok(Err(_closed)) => Err(closed()),
+            Err(_elapsed) => {
+                record_shed(ShedReason::RequestBytes);
+                Err(Status::resource_exhausted(format!(
+                    "server overloaded: the request bytes in flight reached the server's limit of \
+                     {} bytes, and no room was freed within {} ms",
+                    self.budget.total,
+                    self.budget.max_wait.as_millis()
+                )))
+            }
+        })
+    }
+}
+
+/// The budget's semaphore is never closed; should it be, the server is going away.
+fn closed() -> Status {
+    Status::unavailable("the server is shutting down")
+}
+
+impl http_body::Body for BudgetedBody {
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        let this = &mut *self;
+        loop {
+            if this.failed {
+                return Poll::Ready(None);
+            }
+            if !this.pending.is_empty() {
+                // The next chunk: up to the end of the current message, and never more than the
+                // whole budget (a chunk larger than that could never get its permits).
+                let limit = this.pending.len().min(this.budget.total.max(1));
+                let mut framing = this.framing;
+                let (n, ends) = framing.consume(&this.pending[..limit]);
+                let covered = n.min(this.reserved);
+                let mut need = n - covered;
+                let mut reserved = this.reserved - covered;
+                // The header has just arrived: the rest of the message is taken now.
+                if let (Framing::Header { .. }, Framing::Body { remaining }) =
+                    (this.framing, framing)
+                    && remaining <= this.budget.max_message
+                {
+                    need += remaining;
+                    reserved += remaining;
+                }
+                let permit = match ready!(this.acquire(cx, need)) {
+                    Ok(permit) => permit,
+                    Err(status) => {
+                        this.failed = true;
+                        this.pending = Bytes::new();
+                        return Poll::Ready(Some(Err(status)));
+                    }
+                };
+                this.framing = framing;
+                this.reserved = reserved;
+                lock(&this.held).add(permit, ends);
+                return Poll::Ready(Some(Ok(Frame::data(this.pending.split_to(n)))));
+            }
+            match ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(data) if data.is_empty() => {}
+                    Ok(data) => this.pending = data,
+                    Err(frame) => return Poll::Ready(Some(Ok(frame))),
+                },
+                other => return Poll::Ready(other),
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.failed || (self.pending.is_empty() && self.inner.is_end_stream())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt as _;
+
+    /// A gRPC message of `len` payload bytes, header included.
+    fn message(len: usize, fill: u8) -> Vec<u8> {
+        let mut bytes = vec![0];
+        bytes.extend_from_slice(&u32::try_from(len).expect("small").to_be_bytes());
+        bytes.extend(std::iter::repeat_n(fill, len));
+        bytes
+    }
+
+    /// Reads `data` split at `cuts` through a fresh [`Framing`]: the message lengths (header
+    /// included) completed, in order, and the bytes of the unfinished one.
+    fn messages_of(data: &[u8], cuts: &[usize]) -> (Vec<usize>, usize) {
+        let mut framing = Framing::START;
+        let mut done = Vec::new();
+        let mut current = 0;
+        let mut start = 0;
+        for end in cuts.iter().copied().chain([data.len()]) {
+            let mut chunk = &data[start..end];
+            start = end;
+            while !chunk.is_empty() {
+                let (n, ends) = framing.consume(chunk);
+                assert!(n > 0);
+                chunk = &chunk[n..];
+                current += n;
+                if ends {
+                    done.push(current);
+                    current = 0;
+                }
+            }
+        }
+        (done, current)
+    }
+
+    #[test]
+    fn framing_finds_messages_however_the_frames_cut_them() {
+        let mut data = message(3, b'a');
+        data.extend(message(0, 0));
+        data.extend(message(10, b'b'));
+        // One frame, a cut in each header, a cut after each header, a frame per byte.
+        let per_byte: Vec<usize> = (1..data.len()).collect();
+        for cuts in [
+            &[][..],
+            &[2, 9, 12][..],
+            &[5, 13, 18][..],
+            &[1, 2, 3, 4][..],
+            &per_byte[..],
+        ] {
+            assert_eq!(messages_of(&data, cuts), (vec![8, 5, 15], 0), "{cuts:?}");
+        }
+        // An unfinished message: part of a header, then part of a body.
+        assert_eq!(messages_of(&data[..10], &[]), (vec![8], 2));
+        assert_eq!(messages_of(&data[..16], &[]), (vec![8, 5], 3));
+    }
+
+    #[test]
+    fn framing_reads_no_further_than_the_current_message() {
+        let mut data = message(2, b'x');
+        data.extend(message(4, b'y'));
+        let mut framing = Framing::START;
+        assert_eq!(framing.consume(&data), (7, true));
+        assert_eq!(framing.consume(&data[7..9]), (2, false));
+        assert_eq!(framing.consume(&data[9..]), (7, true));
+        assert_eq!(framing, Framing::START);
+    }
+
+    #[test]
+    fn a_large_length_is_read_as_a_large_message() {
+        let header = [0, 0xff, 0xff, 0xff, 0xff];
+        let mut framing = Framing::START;
+        assert_eq!(framing.consume(&header), (5, false));
+        assert_eq!(
+            framing,
+            Framing::Body {
+                remaining: usize::try_from(u32::MAX).expect("64-bit")
+            }
+        );
+    }
+
+    /// A body of the given DATA frames.
+    fn body_of(frames: Vec<Vec<u8>>) -> Body {
+        let frames = frames
+            .into_iter()
+            .map(|frame| Ok::<_, Status>(Frame::data(Bytes::from(frame))));
+        Body::new(http_body_util::StreamBody::new(tokio_stream::iter(
+            frames.collect::<Vec<_>>(),
+        )))
+    }
+
+    /// Reads `body` to its end: the chunks handed on, or the error it ended with.
+    async fn read_all(body: Body) -> Result<Vec<Bytes>, Status> {
+        let mut body = body;
+        let mut chunks = Vec::new();
+        while let Some(frame) = body.frame().await {
+            if let Ok(data) = frame?.into_data() {
+                chunks.push(data);
+            }
+        }
+        Ok(chunks)
+    }
+
+    #[tokio::test]
+    async fn chunks_end_at_message_boundaries_and_every_byte_is_held() {
+        let budget = RequestBytes::new(1024, Duration::from_secs(5));
+        let held = Arc::new(Mutex::new(Held::default()));
+        let mut first = message(3, b'a');
+        let second = message(6, b'b');
+        // One frame with the first message and half the second's header, then the rest.
+        first.extend_from_slice(&second[..2]);
+        let body = budget.wrap(
+            body_of(vec![first, second[2..].to_vec()]),
+            Arc::clone(&held),
+        );
+        let chunks = read_all(body).await.expect("room enough");
+        let lengths: Vec<usize> = chunks.iter().map(Bytes::len).collect();
+        assert_eq!(lengths, [8, 2, 9]);
+        assert_eq!(budget.available(), 1024 - 19, "held after the body is gone");
+        let mut held = lock(&held);
+        assert_eq!(held.total(), 19);
+        assert_eq!(held.take_oldest().map(|m| m.wire_bytes()), Some(8));
+        assert_eq!(held.take_oldest().map(|m| m.wire_bytes()), Some(11));
+        assert!(held.take_oldest().is_none());
+        assert_eq!(budget.available(), 1024);
+    }
+
+    /// A message whose header has arrived holds its whole size, though its body is still
+    /// arriving; it is not complete, so it cannot be taken.
+    #[tokio::test]
+    async fn an_unfinished_message_holds_its_whole_size_and_is_not_taken() {
+        let budget = RequestBytes::new(1024, Duration::from_secs(5));
+        let held = Arc::new(Mutex::new(Held::default()));
+        let mut data = message(1, b'a');
+        data.extend_from_slice(&message(100, b'b')[..50]);
+        read_all(budget.wrap(body_of(vec![data]), Arc::clone(&held)))
+            .await
+            .expect("room enough");
+        let mut held = lock(&held);
+        assert_eq!(held.take_oldest().map(|m| m.wire_bytes()), Some(6));
+        assert!(held.take_oldest().is_none(), "the second is unfinished");
+        assert_eq!(held.total(), 105);
+        drop(held);
+        assert_eq!(budget.available(), 1024 - 105);
+    }
+
+    /// A message takes its whole size when its header arrives, so its later frames go through
+    /// even when the budget has no room left: calls never hold half a message while waiting.
+    #[tokio::test]
+    async fn a_message_takes_its_whole_size_at_its_header() {
+        let budget = RequestBytes::new(105, Duration::from_millis(20));
+        let held = Arc::new(Mutex::new(Held::default()));
+        let data = message(100, b'a');
+        let frames = vec![
+            data[..3].to_vec(),
+            data[3..40].to_vec(),
+            data[40..70].to_vec(),
+            data[70..].to_vec(),
+        ];
+        let mut body = budget.wrap(body_of(frames), Arc::clone(&held));
+        let mut lengths = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let data = frame.expect("no wait").into_data().expect("data");
+            lengths.push(data.len());
+            if lengths.len() == 2 {
+                assert_eq!(budget.available(), 0, "taken at the header");
+            }
+        }
+        assert_eq!(lengths, [3, 37, 30, 35]);
+        assert_eq!(lock(&held).take_oldest().map(|m| m.wire_bytes()), Some(105));
+        assert_eq!(budget.available(), 105);
+    }
+
+    /// A message declaring more than the largest accepted size takes only its header: tonic
+    /// refuses it then, and it must not wait for (or hold) room it will never use.
+    #[tokio::test]
+    async fn a_message_above_the_largest_size_takes_only_what_arrived() {
+        let budget = RequestBytes::new(1000, Duration::from_millis(20)).with_max_message(50);
+        let held = Arc::new(Mutex::new(Held::default()));
+        let mut body = budget.wrap(
+            body_of(vec![message(500, b'a')[..20].to_vec()]),
+            Arc::clone(&held),
+        );
+        let first = body
+            .frame()
+            .await
+            .expect("a frame")
+            .expect("no error")
+            .into_data()
+            .expect("data");
+        assert_eq!(first.len(), 20);
+        assert_eq!(budget.available(), 980);
+    }
+
+    #[tokio::test]
+    async fn a_chunk_waits_for_room_and_gets_it_when_bytes_are_given_back() {
+        let budget = RequestBytes::new(16, Duration::from_secs(30));
+        let first = Arc::new(Mutex::new(Held::default()));
+        read_all(budget.wrap(body_of(vec![message(7, b'a')]), Arc::clone(&first)))
+            .await
+            .expect("room enough");
+        assert_eq!(budget.available(), 4);
+        let second = Arc::new(Mutex::new(Held::default()));
+        let reading = tokio::spawn(read_all(
+            budget.wrap(body_of(vec![message(7, b'b')]), Arc::clone(&second)),
+        ));
+        tokio::task::yield_now().await;
+        assert!(!reading.is_finished(), "waits for room");
+        drop(lock(&first).take_oldest());
+        let chunks = reading.await.expect("joins").expect("room freed in time");
+        assert_eq!(chunks.iter().map(Bytes::len).sum::<usize>(), 12);
+        assert_eq!(budget.available(), 4);
+    }
+
+    #[tokio::test]
+    async fn a_chunk_that_waits_too_long_ends_the_body_with_resource_exhausted() {
+        let budget = RequestBytes::new(16, Duration::from_millis(20));
+        let first = Arc::new(Mutex::new(Held::default()));
+        read_all(budget.wrap(body_of(vec![message(7, b'a')]), Arc::clone(&first)))
+            .await
+            .expect("room enough");
+        let second = Arc::new(Mutex::new(Held::default()));
+        let status = read_all(budget.wrap(body_of(vec![message(7, b'b')]), Arc::clone(&second)))
+            .await
+            .expect_err("no room in time");
+        assert_eq!(status.code(), tonic::Code::ResourceExhausted);
+        assert!(
+            status.message().contains("request bytes in flight"),
+            "{status:?}"
+        );
+        assert_eq!(lock(&second).total(), 0, "nothing held");
+        assert_eq!(budget.available(), 4);
+    }
+
+    /// A message larger than the whole budget (tonic refuses it once it has read the header:
+    /// the budget is at least `--max-message-bytes`) must reach the decoder's size check rather
+    /// than wait for permits that cannot exist.
+    #[tokio::test]
+    async fn a_message_larger_than_the_budget_reaches_the_decoder_in_budget_sized_chunks() {
+        let budget = RequestBytes::new(8, Duration::from_secs(30));
+        let held = Arc::new(Mutex::new(Held::default()));
+        let mut body = budget.wrap(body_of(vec![message(100, b'a')]), Arc::clone(&held));
+        let first = body
+            .frame()
+            .await
+            .expect("a frame")
+            .expect("no error")
+            .into_data()
+            .expect("data");
+        assert_eq!(first.len(), 8, "the header and what the budget holds");
+        assert_eq!(budget.available(), 0);
+        drop(body);
+        drop(held);
+        assert_eq!(budget.available(), 8);
+    }
+}
