@@ -176,13 +176,11 @@ pub fn winnability(pos: &Position, side: Color, budget: AnalysisBudget) -> Winna
                 let mut line = Vec::with_capacity(helpmate.len());
                 let mut cur = pos.clone();
                 for mv in helpmate {
-                    match cur.parse_uci(&mv.to_string()) {
-                        Ok(m) => {
-                            cur.play_in_place(&m);
-                            line.push(m);
-                        }
-                        Err(_) => return Winnability::Undetermined,
-                    }
+                    let Some(m) = from_analyzer(&cur, mv) else {
+                        return Winnability::Undetermined;
+                    };
+                    cur.play_in_place(&m);
+                    line.push(m);
                 }
                 if cur.is_checkmate() && cur.side_to_move() != side {
                     Winnability::CanMate { line }
@@ -193,6 +191,37 @@ pub fn winnability(pos: &Position, side: Color, budget: AnalysisBudget) -> Winna
             _ => Winnability::Undetermined,
         },
     }
+}
+
+/// A move of the analyzer's line as the legal move of `pos` it stands for, in either castling
+/// mode. The analyzer plays standard chess and writes castling as the king's two-square move
+/// (`e1c1`); arbiter's Chess960 mode moves the king onto its own rook (`e1a1`). The analyzer only
+/// castles in the positions [`analyzer_fen`] gives it with their rights, where the king starts on
+/// the e-file and the rook on the a- or h-file, so both spellings name the same move.
+fn from_analyzer(pos: &Position, mv: chess::ChessMove) -> Option<Move> {
+    let square = |sq: chess::Square| crate::types::Square::new(u32::from(sq.to_int()));
+    let (from, to) = (square(mv.get_source())?, square(mv.get_dest())?);
+    let promotion = match mv.get_promotion() {
+        None => None,
+        Some(chess::Piece::Queen) => Some(Role::Queen),
+        Some(chess::Piece::Rook) => Some(Role::Rook),
+        Some(chess::Piece::Bishop) => Some(Role::Bishop),
+        Some(chess::Piece::Knight) => Some(Role::Knight),
+        Some(_) => return None,
+    };
+    let legal = pos.legal_moves();
+    legal
+        .iter()
+        .find(|m| {
+            m.from == from
+                && m.promotion == promotion
+                && if m.is_castle() {
+                    m.king_destination() == to && m.from.file() == crate::types::File::E
+                } else {
+                    m.to == to
+                }
+        })
+        .copied()
 }
 
 /// The FEN the analyzer reads, and whether it represents the position exactly.
@@ -233,4 +262,66 @@ pub fn dead_position(pos: &Position, budget: AnalysisBudget) -> Option<String> {
         return None;
     };
     Some(format!("{w}; {b}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fen::FenOptions;
+
+    fn position(fen: &str, mode: CastlingMode) -> Position {
+        Position::from_fen_with(
+            fen,
+            FenOptions {
+                mode,
+                permissive: false,
+            },
+        )
+        .expect("valid FEN")
+    }
+
+    fn analyzer_move(text: &str) -> chess::ChessMove {
+        chess::ChessMove::from_str(text).expect("UCI")
+    }
+
+    /// Both crossings between the notations (FIDE Laws 3.8.2, Chess960 castling): arbiter's
+    /// Chess960 position goes to the analyzer with standard castling rights when they mean the
+    /// same moves, and the analyzer's `e1c1` / `e8g8` come back as king-takes-rook castling.
+    #[test]
+    fn analyzer_castling_e1c1_is_king_takes_rook_in_chess960_and_e1c1_in_standard() {
+        let fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+        for mode in [CastlingMode::Chess960, CastlingMode::Standard] {
+            let pos = position(fen, mode);
+            assert_eq!(analyzer_fen(&pos), (fen.to_string(), true));
+            let long = from_analyzer(&pos, analyzer_move("e1c1")).expect("castling");
+            assert!(long.is_castle());
+            let expected = if mode == CastlingMode::Chess960 {
+                "e1a1"
+            } else {
+                "e1c1"
+            };
+            assert_eq!(pos.uci(&long), expected);
+            let black = pos.play(&from_analyzer(&pos, analyzer_move("a1a2")).expect("rook"));
+            let short = from_analyzer(&black, analyzer_move("e8g8")).expect("castling");
+            assert!(short.is_castle());
+            assert_eq!(black.san(&short), "O-O");
+            // A king move of one square is not castling.
+            let step = from_analyzer(&black, analyzer_move("e8f8")).expect("king move");
+            assert!(!step.is_castle());
+        }
+    }
+
+    /// Chess960 castling rights the analyzer cannot write (the king not on the e-file) are
+    /// dropped, and its "cannot mate" is then not trusted (FIDE Laws 5.2.2).
+    #[test]
+    fn chess960_rights_the_analyzer_cannot_write_are_dropped_and_marked_inexact() {
+        let pos = position(
+            "1r4kr/8/8/8/8/8/8/1R4KR w HBhb - 0 1",
+            CastlingMode::Chess960,
+        );
+        assert_eq!(
+            analyzer_fen(&pos),
+            ("1r4kr/8/8/8/8/8/8/1R4KR w - - 0 1".to_string(), false)
+        );
+    }
 }
