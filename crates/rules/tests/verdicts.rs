@@ -3,7 +3,7 @@
 //! endings (75-move rule, fivefold repetition, stalemate, dead position), and a dead position
 //! ends the game at the ply it arises, whatever is recorded after it.
 
-use arbiter_rules::Color::White;
+use arbiter_rules::Color::{Black, White};
 use arbiter_rules::{
     AdjudicationRequest, AnalysisBudget, CastlingMode, FenOptions, Game, GameEvent, GameResult,
     Position, Termination, Verdict, adjudicate,
@@ -79,4 +79,193 @@ fn chess960_resignation_reads_analyzer_castling_e1c1_as_king_takes_rook() {
                     Bb7 Nab5 Bc8 Bxf4 h6 Bxh6 Bb7 f4 Bc8 f3 Bb7 Rxf2 Bc8 Qbxc8 Rde1 d1=Q+ Ke4 Nc3#";
     assert_eq!(san.join(" "), expected, "{}", v.explanation);
     assert_eq!(g.position().uci(&v.evidence[0]), "e1a1");
+}
+
+const FORCED_STALEMATE: &str = "4NK1k/8/8/1P6/8/2q5/8/8 b - - 0 1";
+
+/// A dead position ends the game at the ply it arises, whatever is recorded after it (FIDE Laws
+/// 5.2.2): after Qf6+ White's only legal move Nxf6 stalemates Black, so no series of legal moves
+/// can end in checkmate at ply 1, a queen on the board notwithstanding. Nxf6 is one ply played
+/// after the end, not a stalemate at ply 2.
+#[test]
+fn forced_reply_into_stalemate_is_a_dead_position_at_the_ply_it_arises() {
+    for budget in [AnalysisBudget::Fast, AnalysisBudget::Full] {
+        let g = game(
+            FORCED_STALEMATE,
+            CastlingMode::Standard,
+            &["c3f6", "e8f6"],
+            budget,
+        );
+        let v = verdict(&g, None, budget);
+        let o = v.outcome.expect("ended");
+        assert_eq!(o.result, GameResult::Draw);
+        assert_eq!(o.termination, Termination::DeadPosition);
+        assert_eq!(o.article(), "5.2.2");
+        assert_eq!(o.ply, 1, "{}", v.explanation);
+        assert_eq!(v.plies_after_end, 1);
+        assert_eq!(
+            v.explanation,
+            "dead position at ply 1 (FIDE Laws 5.2.2): the only series of legal moves, Nxf6 \
+             (stalemate), ends without checkmate: no series of legal moves can end in checkmate; \
+             1 ply was played after the end of the game"
+        );
+    }
+}
+
+/// An event never replaces an ending of the rules (FIDE Laws 5.2.2 before 6.9): after Qf6+ the
+/// position is dead at ply 1, so White's flag falling afterwards changes nothing.
+#[test]
+fn flag_fall_after_forced_stalemate_is_the_dead_position_not_a_flag_fall() {
+    let g = game(
+        FORCED_STALEMATE,
+        CastlingMode::Standard,
+        &["c3f6"],
+        AnalysisBudget::Full,
+    );
+    let v = verdict(&g, Some(GameEvent::FlagFall(White)), AnalysisBudget::Full);
+    let o = v.outcome.expect("ended");
+    assert_eq!(o.result, GameResult::Draw);
+    assert_eq!(o.termination, Termination::DeadPosition);
+    assert_eq!(o.article(), "5.2.2");
+    assert_eq!(o.ply, 1);
+    assert_eq!(v.plies_after_end, 0);
+    assert!(v.evidence.is_empty());
+}
+
+/// A flag fall in a blocked position that neither side can win is the dead position (FIDE Laws
+/// 5.2.2), which ended the game before the flag fell (6.9 does not apply).
+#[test]
+fn flag_fall_in_a_blocked_dead_position_is_the_dead_position() {
+    // A locked pawn chain with kings only: neither side can ever capture or pass.
+    let fen = "8/8/2k5/p1p1p1p1/P1P1P1P1/8/3K4/8 w - - 4 40";
+    let g = game(fen, CastlingMode::Standard, &[], AnalysisBudget::Full);
+    let v = verdict(&g, Some(GameEvent::FlagFall(White)), AnalysisBudget::Full);
+    let o = v.outcome.expect("ended");
+    assert_eq!(o.result, GameResult::Draw);
+    assert_eq!(
+        o.termination,
+        Termination::DeadPosition,
+        "{}",
+        v.explanation
+    );
+    assert_eq!(o.article(), "5.2.2");
+    assert_eq!(o.ply, 0);
+}
+
+const CLOCK_149: &str = "7k/8/2R3K1/8/8/8/8/8 b - - 149 100";
+
+/// Black's only move Kg8 is the 150th half-move without capture or pawn move and no mate, so
+/// the game ends drawn there by the 75-move rule (FIDE Laws 9.6.2) and White cannot checkmate:
+/// Black's flag fall, resignation or second illegal move is a draw (6.9, 5.1.2, 7.5.5), not a
+/// win with the line Kg8 Rc8#.
+#[test]
+fn flag_fall_cannot_mate_through_75_move_rule() {
+    for (event, termination, article) in [
+        (GameEvent::FlagFall(Black), Termination::FlagFall, "6.9"),
+        (
+            GameEvent::Resignation(Black),
+            Termination::Resignation,
+            "5.1.2",
+        ),
+        (
+            GameEvent::SecondIllegalMove(Black),
+            Termination::SecondIllegalMove,
+            "7.5.5",
+        ),
+    ] {
+        for budget in [AnalysisBudget::Fast, AnalysisBudget::Full] {
+            let g = game(CLOCK_149, CastlingMode::Standard, &[], budget);
+            let v = verdict(&g, Some(event), budget);
+            let o = v.outcome.expect("ended");
+            assert_eq!(
+                o.result,
+                GameResult::Draw,
+                "{event:?} {budget:?}: {}",
+                v.explanation
+            );
+            assert_eq!(o.termination, termination);
+            assert_eq!(o.article(), article);
+            assert_eq!(o.ply, 0);
+            assert!(v.evidence.is_empty());
+            assert!(!v.undetermined);
+            assert!(
+                v.explanation.contains(
+                    "every series of legal moves ends first by the 75-move rule (FIDE Laws \
+                     9.6.2), or reaches a position where White cannot checkmate; the game would \
+                     end at ply 1"
+                ),
+                "{}",
+                v.explanation
+            );
+        }
+    }
+}
+
+/// A mate on the 150th half-move still counts (FIDE Laws 9.6.2): with the clock at 148 White's
+/// flag falling loses, the line Kg8 (149) Rc8# (150) being evidence.
+#[test]
+fn mate_on_the_150th_half_move_still_counts_for_the_flag_fall() {
+    let g = game(
+        "7k/8/2R3K1/8/8/8/8/8 b - - 148 100",
+        CastlingMode::Standard,
+        &[],
+        AnalysisBudget::Full,
+    );
+    let v = verdict(&g, Some(GameEvent::FlagFall(Black)), AnalysisBudget::Full);
+    let o = v.outcome.expect("ended");
+    assert_eq!(o.result, GameResult::WhiteWins, "{}", v.explanation);
+    assert_eq!(o.termination, Termination::FlagFall);
+    assert_eq!(o.article(), "6.9");
+    assert_eq!(evidence_san(&g, &v), vec!["Kg8", "Rc8#"]);
+}
+
+/// Black's only move Kg8 would be the fifth occurrence of the position (FIDE Laws 9.6.1), which
+/// ends the game before White can play Rc8#: Black's flag fall is a draw (6.9).
+#[test]
+fn flag_fall_cannot_mate_through_fivefold_repetition() {
+    let mut moves = vec![];
+    for _ in 0..4 {
+        moves.extend(["h8g8", "g6h6", "g8h8", "h6g6"]);
+    }
+    let g = game(
+        "6Qk/8/2R3K1/8/8/8/8/8 b - - 0 3",
+        CastlingMode::Standard,
+        &moves,
+        AnalysisBudget::Full,
+    );
+    assert_eq!(g.ply(), 16);
+    assert!(g.outcome().is_none());
+    let v = verdict(&g, Some(GameEvent::FlagFall(Black)), AnalysisBudget::Full);
+    let o = v.outcome.expect("ended");
+    assert_eq!(o.result, GameResult::Draw, "{}", v.explanation);
+    assert_eq!(o.termination, Termination::FlagFall);
+    assert_eq!(o.article(), "6.9");
+    assert_eq!(o.ply, 16);
+    assert!(v.evidence.is_empty());
+    assert!(
+        v.explanation.contains(
+            "every series of legal moves ends first by fivefold repetition (FIDE Laws 9.6.1), or \
+             reaches a position where White cannot checkmate; the game would end at ply 17"
+        ),
+        "{}",
+        v.explanation
+    );
+}
+
+/// The material level does material checks only (no search): the loss stands, undecided.
+#[test]
+fn material_level_leaves_the_75_move_case_undetermined() {
+    let g = game(
+        CLOCK_149,
+        CastlingMode::Standard,
+        &[],
+        AnalysisBudget::Material,
+    );
+    let v = verdict(
+        &g,
+        Some(GameEvent::FlagFall(Black)),
+        AnalysisBudget::Material,
+    );
+    assert_eq!(v.outcome.expect("ended").result, GameResult::WhiteWins);
+    assert!(v.undetermined);
 }
