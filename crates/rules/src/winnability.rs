@@ -314,10 +314,14 @@ pub(crate) fn in_game(
     }
 }
 
-/// `line` from `pos` (the game's repetition window `window` ending with it) with its cycles cut
-/// out, if the shortened line reaches `side`'s checkmate without passing a position where the
-/// game has ended (FIDE Laws 9.6.1, 9.6.2; a mate on the 150th half-move counts).
+/// `line` from `pos` (the game's repetition window `window` ending with it) if it reaches
+/// `side`'s checkmate without passing a position where the game has ended (FIDE Laws 9.6.1,
+/// 9.6.2; a mate on the 150th half-move counts); else the line with its cycles cut out, if that
+/// one does.
 fn within_endings(pos: &Position, window: &[u64], line: &[Move], side: Color) -> Option<Vec<Move>> {
+    if mates_within_endings(pos, window, line, side) {
+        return Some(line.to_vec());
+    }
     let mut positions = vec![pos.clone()];
     for m in line {
         let next = positions.last()?.play(m);
@@ -335,15 +339,21 @@ fn within_endings(pos: &Position, window: &[u64], line: &[Move], side: Color) ->
         short.push(line[j]);
         i = j + 1;
     }
+    mates_within_endings(pos, window, &short, side).then_some(short)
+}
+
+/// Whether `line` from `pos` ends in `side`'s checkmate without passing a position where the
+/// game has ended by the 75-move rule or fivefold repetition.
+fn mates_within_endings(pos: &Position, window: &[u64], line: &[Move], side: Color) -> bool {
     let mut counts: HashMap<u64, u32> = HashMap::new();
     for k in window {
         *counts.entry(*k).or_default() += 1;
     }
     let mut cur = pos.clone();
-    for m in &short {
+    for m in line {
         cur.play_in_place(m);
         if cur.is_checkmate() {
-            return (cur.side_to_move() != side).then_some(short);
+            return cur.side_to_move() != side;
         }
         if cur.halfmove_clock() == 0 {
             counts.clear();
@@ -351,10 +361,10 @@ fn within_endings(pos: &Position, window: &[u64], line: &[Move], side: Color) ->
         let count = counts.entry(cur.zobrist()).or_default();
         *count += 1;
         if cur.halfmove_clock() >= 150 || *count >= 5 {
-            return None;
+            return false;
         }
     }
-    None
+    line.is_empty() && pos.is_checkmate() && pos.side_to_move() != side
 }
 
 /// What the own search found below a position.
@@ -657,6 +667,39 @@ mod tests {
             let step = from_analyzer(&black, analyzer_move("e8f8")).expect("king move");
             assert!(!step.is_castle());
         }
+    }
+
+    /// An analyzer line that passes the 75-move limit (FIDE Laws 9.6.2) only through a cycle is
+    /// kept with the cycle cut out; one that cannot be shortened enough is refused.
+    #[test]
+    fn evidence_line_with_a_cycle_past_the_75_move_rule_is_shortened() {
+        let play = |pos: &Position, ucis: &[&str]| -> Vec<Move> {
+            let mut cur = pos.clone();
+            ucis.iter()
+                .map(|u| {
+                    let m = cur.parse_uci(u).expect("legal");
+                    cur.play_in_place(&m);
+                    m
+                })
+                .collect()
+        };
+        let pos = position("7k/8/2R3K1/8/8/8/8/8 b - - 146 100", CastlingMode::Standard);
+        let line = play(&pos, &["h8g8", "c6c7", "g8h8", "c7c6", "h8g8", "c6c8"]);
+        let short = within_endings(&pos, &[pos.zobrist()], &line, Color::White).expect("shortened");
+        assert_eq!(short, line[4..].to_vec());
+        let late = position("7k/8/2R3K1/8/8/8/8/8 b - - 149 100", CastlingMode::Standard);
+        let line = play(&late, &["h8g8", "c6c8"]);
+        assert_eq!(
+            within_endings(&late, &[late.zobrist()], &line, Color::White),
+            None
+        );
+        let at_148 = position("7k/8/2R3K1/8/8/8/8/8 b - - 148 100", CastlingMode::Standard);
+        let line = play(&at_148, &["h8g8", "c6c8"]);
+        assert_eq!(
+            within_endings(&at_148, &[at_148.zobrist()], &line, Color::White),
+            Some(line),
+            "a mate on the 150th half-move counts"
+        );
     }
 
     /// Chess960 castling rights the analyzer cannot write (the king not on the e-file) are
