@@ -280,7 +280,7 @@ pub(crate) fn in_game(
         return Winnability::Undetermined;
     }
     let clock = pos.halfmove_clock();
-    let near_clock = clock + NEAR_CLOCK >= 150;
+    let near_clock = clock.saturating_add(NEAR_CLOCK) >= 150;
     let near_repetition = window
         .iter()
         .any(|k| window.iter().filter(|&&o| o == *k).count() >= 4);
@@ -301,7 +301,7 @@ pub(crate) fn in_game(
         *counts.entry(*k).or_default() += 1;
     }
     let depth = if near_clock {
-        (150 - clock) as usize
+        150u32.saturating_sub(clock) as usize
     } else {
         REPETITION_DEPTH
     };

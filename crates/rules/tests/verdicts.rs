@@ -269,3 +269,28 @@ fn material_level_leaves_the_75_move_case_undetermined() {
     assert_eq!(v.outcome.expect("ended").result, GameResult::WhiteWins);
     assert!(v.undetermined);
 }
+
+/// A draw agreed in a dead position: the dead position ended the game first (FIDE Laws 5.2.2
+/// before 5.2.3), as any event comes after the rules' own endings.
+#[test]
+fn agreed_draw_in_a_blocked_dead_position_is_the_dead_position() {
+    let fen = "8/8/2k5/p1p1p1p1/P1P1P1P1/8/3K4/8 w - - 4 40";
+    let g = game(fen, CastlingMode::Standard, &[], AnalysisBudget::Full);
+    let v = verdict(&g, Some(GameEvent::AgreedDraw), AnalysisBudget::Full);
+    let o = v.outcome.expect("ended");
+    assert_eq!(o.result, GameResult::Draw);
+    assert_eq!(
+        o.termination,
+        Termination::DeadPosition,
+        "{}",
+        v.explanation
+    );
+    assert_eq!(o.article(), "5.2.2");
+    assert_eq!(o.ply, 0);
+    // The material level keeps to material checks: the agreement stands.
+    let v = verdict(&g, Some(GameEvent::AgreedDraw), AnalysisBudget::Material);
+    assert_eq!(
+        v.outcome.expect("ended").termination,
+        Termination::AgreedDraw
+    );
+}
