@@ -4,8 +4,8 @@
 
 use crate::game::{Claim, Game, GameResult, Outcome, Termination};
 use crate::position::Move;
-use crate::types::Color;
-use crate::winnability::{AnalysisBudget, Winnability, dead_position, winnability};
+use crate::types::{Color, Role};
+use crate::winnability::{AnalysisBudget, Winnability, dead_position, in_game, winnability};
 
 /// What happened at the board that the move list does not show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -117,7 +117,27 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
             };
             let opponent = side.other();
             let article = termination.article();
-            match winnability(pos, opponent, request.budget) {
+            let board = winnability(pos, opponent, request.budget);
+            // A dead position ends the game before any event (FIDE Laws 5.2.2). The side of the
+            // event is asked only when the opponent cannot mate on the board, and at most with
+            // the fast check, so an event costs little more analysis than it did.
+            if request.budget != AnalysisBudget::Material
+                && let Winnability::CannotMate { reason: theirs } = &board
+                && let Winnability::CannotMate { reason: ours } =
+                    winnability(pos, side, request.budget.min(AnalysisBudget::Fast))
+            {
+                let (w, b) = if side == Color::White {
+                    (ours, theirs.clone())
+                } else {
+                    (theirs.clone(), ours)
+                };
+                verdict.outcome = Some(end(GameResult::Draw, Termination::DeadPosition));
+                verdict.explanation = format!(
+                    "dead position at ply {ply} (FIDE Laws 5.2.2): {w}; {b}; the game had ended before {what}"
+                );
+                return verdict;
+            }
+            match in_game(game, opponent, request.budget, board) {
                 Winnability::CannotMate { reason } => {
                     verdict.outcome = Some(end(GameResult::Draw, termination));
                     verdict.explanation = format!(
@@ -142,6 +162,21 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
             return verdict;
         }
         Some(GameEvent::AgreedDraw) => {
+            // A dead position ended the game before the agreement (FIDE Laws 5.2.2), looked for
+            // as along the game (no queen, rook or knight left: the material of blocked
+            // structures) and with the fast check at most, so that an agreed draw costs little.
+            let pieces =
+                pos.by_role(Role::Queen) | pos.by_role(Role::Rook) | pos.by_role(Role::Knight);
+            if request.budget != AnalysisBudget::Material
+                && pieces.is_empty()
+                && let Some(reason) = dead_position(pos, request.budget.min(AnalysisBudget::Fast))
+            {
+                verdict.outcome = Some(end(GameResult::Draw, Termination::DeadPosition));
+                verdict.explanation = format!(
+                    "dead position at ply {ply} (FIDE Laws 5.2.2): {reason}; the game had ended before the players agreed to a draw"
+                );
+                return verdict;
+            }
             verdict.outcome = Some(end(GameResult::Draw, Termination::AgreedDraw));
             verdict.explanation = "the players agreed to a draw (FIDE Laws 5.2.3)".to_string();
             return verdict;

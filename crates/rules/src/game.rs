@@ -8,7 +8,7 @@ use thiserror::Error;
 use crate::notation::MoveError;
 use crate::position::{Move, Position, Status};
 use crate::types::{Color, Role};
-use crate::winnability::{AnalysisBudget, dead_position};
+use crate::winnability::{AnalysisBudget, dead_position, forced_dead_position};
 
 /// The result of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -232,7 +232,11 @@ impl Game {
     /// A game that also looks for dead positions beyond insufficient material (FIDE Laws 5.2.2),
     /// such as blocked pawn walls, with the winnability analysis and the given budget. The
     /// analysis runs after captures and pawn moves, when no queen, rook or knight is left (the
-    /// material with which such positions arise); other dead positions are not looked for.
+    /// material with which such positions arise); and at every ply where the side to move is in
+    /// check, a cheap test follows forced replies (at most two legal moves, four plies) to a
+    /// stalemate or insufficient material, whatever the material on the board. The game ends at
+    /// the ply where the dead position arises (FIDE Laws 5.2.2); other dead positions are not
+    /// looked for along the game.
     #[must_use]
     pub fn with_dead_position_analysis(start: Position, budget: AnalysisBudget) -> Game {
         let mut game = Game {
@@ -382,6 +386,13 @@ impl Game {
         {
             return Some((ending(Termination::DeadPosition), Some(reason)));
         }
+        // Forced replies can make a position dead whatever the material (a queen included):
+        // looked for at every ply where the side to move is in check.
+        if self.dead_position_budget != AnalysisBudget::Material
+            && let Some(reason) = forced_dead_position(pos)
+        {
+            return Some((ending(Termination::DeadPosition), Some(reason)));
+        }
         if self.repetitions() >= 5 {
             return Some((ending(Termination::FivefoldRepetition), None));
         }
@@ -415,6 +426,13 @@ impl Game {
     #[must_use]
     pub fn repetitions(&self) -> usize {
         self.count_key(self.position.zobrist())
+    }
+
+    /// The Zobrist keys of the positions that can still repeat (those since the last capture or
+    /// pawn move), the current position last.
+    pub(crate) fn repetition_window(&self) -> &[u64] {
+        let window = (self.position.halfmove_clock() as usize + 1).min(self.keys.len());
+        &self.keys[self.keys.len() - window..]
     }
 
     fn count_key(&self, key: u64) -> usize {

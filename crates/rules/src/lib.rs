@@ -61,4 +61,6 @@ pub use position::{
 };
 pub use san_lang::SanLanguage;
 pub use types::{Color, File, Piece, Rank, Role, Square};
-pub use winnability::{AnalysisBudget, Winnability, dead_position, winnability};
+pub use winnability::{
+    AnalysisBudget, Winnability, dead_position, winnability, winnability_in_game,
+};

@@ -6,6 +6,7 @@
 //! finds a helpmate line (kept as evidence), proves that none exists, or gives up. Giving up is
 //! reported as [`Winnability::Undetermined`] and is never turned into "cannot mate".
 
+use std::collections::HashMap;
 use std::str::FromStr;
 
 use crate::bitboard::Bitboard;
@@ -13,7 +14,7 @@ use crate::position::{CastlingMode, Move, Position};
 use crate::types::{Color, Role};
 
 /// How much work the analysis may do.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AnalysisBudget {
     /// Material checks only (microseconds).
     Material,
@@ -176,13 +177,11 @@ pub fn winnability(pos: &Position, side: Color, budget: AnalysisBudget) -> Winna
                 let mut line = Vec::with_capacity(helpmate.len());
                 let mut cur = pos.clone();
                 for mv in helpmate {
-                    match cur.parse_uci(&mv.to_string()) {
-                        Ok(m) => {
-                            cur.play_in_place(&m);
-                            line.push(m);
-                        }
-                        Err(_) => return Winnability::Undetermined,
-                    }
+                    let Some(m) = from_analyzer(&cur, mv) else {
+                        return Winnability::Undetermined;
+                    };
+                    cur.play_in_place(&m);
+                    line.push(m);
                 }
                 if cur.is_checkmate() && cur.side_to_move() != side {
                     Winnability::CanMate { line }
@@ -192,6 +191,328 @@ pub fn winnability(pos: &Position, side: Color, budget: AnalysisBudget) -> Winna
             }
             _ => Winnability::Undetermined,
         },
+    }
+}
+
+/// A move of the analyzer's line as the legal move of `pos` it stands for, in either castling
+/// mode. The analyzer plays standard chess and writes castling as the king's two-square move
+/// (`e1c1`); arbiter's Chess960 mode moves the king onto its own rook (`e1a1`). The analyzer only
+/// castles in the positions [`analyzer_fen`] gives it with their rights, where the king starts on
+/// the e-file and the rook on the a- or h-file, so both spellings name the same move.
+fn from_analyzer(pos: &Position, mv: chess::ChessMove) -> Option<Move> {
+    let square = |sq: chess::Square| crate::types::Square::new(u32::from(sq.to_int()));
+    let (from, to) = (square(mv.get_source())?, square(mv.get_dest())?);
+    let promotion = match mv.get_promotion() {
+        None => None,
+        Some(chess::Piece::Queen) => Some(Role::Queen),
+        Some(chess::Piece::Rook) => Some(Role::Rook),
+        Some(chess::Piece::Bishop) => Some(Role::Bishop),
+        Some(chess::Piece::Knight) => Some(Role::Knight),
+        Some(_) => return None,
+    };
+    let legal = pos.legal_moves();
+    legal
+        .iter()
+        .find(|m| {
+            m.from == from
+                && m.promotion == promotion
+                && if m.is_castle() {
+                    m.king_destination() == to && m.from.file() == crate::types::File::E
+                } else {
+                    m.to == to
+                }
+        })
+        .copied()
+}
+
+/// Plies before the 75-move rule (FIDE Laws 9.6.2) within which "can still mate" in a game
+/// runs arbiter's own search, which knows the halfmove clock and the game's repetitions.
+const NEAR_CLOCK: u32 = 8;
+/// Plies the own search looks ahead when only a repetition (not the clock) is near.
+const REPETITION_DEPTH: usize = 6;
+/// Positions the own search may visit before it gives up ("undetermined").
+const SEARCH_NODES: usize = 50_000;
+/// Analyzer runs the own search may make, for the positions after a capture or a pawn move.
+const SEARCH_ANALYSES: usize = 4;
+
+/// Can `side` still checkmate in `game`, respecting the game's own endings on the way: an
+/// evidence line never passes a position where the game has ended by the 75-move rule (a mate
+/// on the 150th half-move still counts, FIDE Laws 9.6.2), by fivefold repetition (9.6.1), by
+/// stalemate or by a dead position. The board answer of [`winnability`] is taken when its line
+/// respects them; when it does not (or is undetermined) and the clock is within 8 plies of 150
+/// or a position of the game has occurred 4 times, arbiter's own bounded search (all series of
+/// legal moves, with the clock and the repetitions) decides: a mating line, a proof that every
+/// series ends first ("cannot mate", naming 9.6.1 / 9.6.2 and the ply), or "undetermined" when
+/// its budget runs out. The material level does no search; the fast level finds no lines.
+#[must_use]
+pub fn winnability_in_game(
+    game: &crate::game::Game,
+    side: Color,
+    budget: AnalysisBudget,
+) -> Winnability {
+    in_game(
+        game,
+        side,
+        budget,
+        winnability(game.position(), side, budget),
+    )
+}
+
+/// [`winnability_in_game`] with the board answer `board` of [`winnability`] already known.
+pub(crate) fn in_game(
+    game: &crate::game::Game,
+    side: Color,
+    budget: AnalysisBudget,
+    board: Winnability,
+) -> Winnability {
+    let pos = game.position();
+    let window = game.repetition_window();
+    match board {
+        cannot @ Winnability::CannotMate { .. } => return cannot,
+        Winnability::CanMate { line } => {
+            if let Some(line) = within_endings(pos, window, &line, side) {
+                return Winnability::CanMate { line };
+            }
+        }
+        Winnability::Undetermined => {}
+    }
+    if budget == AnalysisBudget::Material {
+        return Winnability::Undetermined;
+    }
+    let clock = pos.halfmove_clock();
+    let near_clock = clock.saturating_add(NEAR_CLOCK) >= 150;
+    let near_repetition = window
+        .iter()
+        .any(|k| window.iter().filter(|&&o| o == *k).count() >= 4);
+    if !near_clock && !near_repetition {
+        return Winnability::Undetermined;
+    }
+    let mut search = Search {
+        side,
+        budget,
+        nodes: 0,
+        analyses: 0,
+        endings: [false; 4],
+        first_end: usize::MAX,
+        last_end: 0,
+    };
+    let mut counts: HashMap<u64, u32> = HashMap::new();
+    for k in window {
+        *counts.entry(*k).or_default() += 1;
+    }
+    let depth = if near_clock {
+        150u32.saturating_sub(clock) as usize
+    } else {
+        REPETITION_DEPTH
+    };
+    match search.run(pos, &mut counts, depth, 0) {
+        Found::Mate(line) if budget == AnalysisBudget::Full => Winnability::CanMate { line },
+        Found::NoMate => Winnability::CannotMate {
+            reason: search.reason(game.ply()),
+        },
+        _ => Winnability::Undetermined,
+    }
+}
+
+/// `line` from `pos` (the game's repetition window `window` ending with it) if it reaches
+/// `side`'s checkmate without passing a position where the game has ended (FIDE Laws 9.6.1,
+/// 9.6.2; a mate on the 150th half-move counts); else the line with its cycles cut out, if that
+/// one does.
+fn within_endings(pos: &Position, window: &[u64], line: &[Move], side: Color) -> Option<Vec<Move>> {
+    if mates_within_endings(pos, window, line, side) {
+        return Some(line.to_vec());
+    }
+    let mut positions = vec![pos.clone()];
+    for m in line {
+        let next = positions.last()?.play(m);
+        positions.push(next);
+    }
+    let keys: Vec<u64> = positions.iter().map(Position::zobrist).collect();
+    // Cut cycles: from each position go on from its last occurrence in the line.
+    let mut short = Vec::new();
+    let mut i = 0;
+    while i < line.len() {
+        let j = keys.iter().rposition(|&k| k == keys[i]).unwrap_or(i);
+        if j >= line.len() {
+            break;
+        }
+        short.push(line[j]);
+        i = j + 1;
+    }
+    mates_within_endings(pos, window, &short, side).then_some(short)
+}
+
+/// Whether `line` from `pos` ends in `side`'s checkmate without passing a position where the
+/// game has ended by the 75-move rule or fivefold repetition.
+fn mates_within_endings(pos: &Position, window: &[u64], line: &[Move], side: Color) -> bool {
+    let mut counts: HashMap<u64, u32> = HashMap::new();
+    for k in window {
+        *counts.entry(*k).or_default() += 1;
+    }
+    let mut cur = pos.clone();
+    for m in line {
+        cur.play_in_place(m);
+        if cur.is_checkmate() {
+            return cur.side_to_move() != side;
+        }
+        if cur.halfmove_clock() == 0 {
+            counts.clear();
+        }
+        let count = counts.entry(cur.zobrist()).or_default();
+        *count += 1;
+        if cur.halfmove_clock() >= 150 || *count >= 5 {
+            return false;
+        }
+    }
+    line.is_empty() && pos.is_checkmate() && pos.side_to_move() != side
+}
+
+/// What the own search found below a position.
+enum Found {
+    Mate(Vec<Move>),
+    NoMate,
+    Unknown,
+}
+
+/// Arbiter's own bounded helpmate search with the game's clock and repetitions.
+struct Search {
+    side: Color,
+    budget: AnalysisBudget,
+    nodes: usize,
+    analyses: usize,
+    /// Which endings cut series off: 75-move rule, fivefold, stalemate, checkmate of `side`.
+    endings: [bool; 4],
+    /// The first and last ply (from the searched position) where a series ended by 9.6.
+    first_end: usize,
+    last_end: usize,
+}
+
+impl Search {
+    fn ended(&mut self, which: usize, ply: usize) {
+        self.endings[which] = true;
+        if which < 2 {
+            self.first_end = self.first_end.min(ply);
+            self.last_end = self.last_end.max(ply);
+        }
+    }
+
+    fn run(
+        &mut self,
+        pos: &Position,
+        counts: &mut HashMap<u64, u32>,
+        depth: usize,
+        ply: usize,
+    ) -> Found {
+        let mut unknown = false;
+        for m in pos.legal_moves().iter() {
+            self.nodes += 1;
+            if self.nodes > SEARCH_NODES || crate::interrupt::interrupted() {
+                return Found::Unknown;
+            }
+            let child = pos.play(m);
+            match child.status() {
+                crate::position::Status::Checkmate => {
+                    if child.side_to_move() != self.side {
+                        return Found::Mate(vec![*m]);
+                    }
+                    self.ended(3, ply + 1);
+                    continue;
+                }
+                crate::position::Status::Stalemate => {
+                    self.ended(2, ply + 1);
+                    continue;
+                }
+                crate::position::Status::Ongoing => {}
+            }
+            if material_reason(&child, self.side).is_some() {
+                continue;
+            }
+            if child.halfmove_clock() == 0 {
+                // After a capture or a pawn move nothing before can repeat and the clock starts
+                // again: the board question, as far as the budget of analyzer runs allows.
+                self.analyses += 1;
+                if self.analyses > SEARCH_ANALYSES {
+                    unknown = true;
+                    continue;
+                }
+                match winnability(&child, self.side, self.budget) {
+                    Winnability::CannotMate { .. } => continue,
+                    Winnability::CanMate { line } => {
+                        let window = [child.zobrist()];
+                        if let Some(rest) = within_endings(&child, &window, &line, self.side) {
+                            let mut found = vec![*m];
+                            found.extend(rest);
+                            return Found::Mate(found);
+                        }
+                        unknown = true;
+                    }
+                    Winnability::Undetermined => unknown = true,
+                }
+                continue;
+            }
+            if child.halfmove_clock() >= 150 {
+                self.ended(0, ply + 1);
+                continue;
+            }
+            let key = child.zobrist();
+            let count = counts.entry(key).or_default();
+            *count += 1;
+            if *count >= 5 {
+                self.ended(1, ply + 1);
+            } else if depth <= 1 {
+                unknown = true;
+            } else {
+                match self.run(&child, counts, depth - 1, ply + 1) {
+                    Found::Mate(line) => {
+                        let mut found = vec![*m];
+                        found.extend(line);
+                        return Found::Mate(found);
+                    }
+                    Found::Unknown => unknown = true,
+                    Found::NoMate => {}
+                }
+            }
+            if let Some(count) = counts.get_mut(&key) {
+                *count -= 1;
+            }
+        }
+        if unknown {
+            Found::Unknown
+        } else {
+            Found::NoMate
+        }
+    }
+
+    /// Why `side` cannot mate, for a game at `game_ply`.
+    fn reason(&self, game_ply: usize) -> String {
+        let side = self.side;
+        let mut ends = Vec::new();
+        if self.endings[0] {
+            ends.push("the 75-move rule (FIDE Laws 9.6.2)".to_string());
+        }
+        if self.endings[1] {
+            ends.push("fivefold repetition (FIDE Laws 9.6.1)".to_string());
+        }
+        if self.endings[2] {
+            ends.push("stalemate (FIDE Laws 5.2.1)".to_string());
+        }
+        if self.endings[3] {
+            ends.push(format!("checkmate of {side} (FIDE Laws 5.1.1)"));
+        }
+        let when = if self.first_end == usize::MAX {
+            String::new()
+        } else if self.first_end == self.last_end {
+            format!("; the game would end at ply {}", game_ply + self.last_end)
+        } else {
+            format!(
+                "; the game would end by ply {} at the latest",
+                game_ply + self.last_end
+            )
+        };
+        format!(
+            "every series of legal moves ends first by {}, or reaches a position where {side} cannot checkmate{when}",
+            ends.join(", ")
+        )
     }
 }
 
@@ -214,6 +535,72 @@ fn analyzer_fen(pos: &Position) -> (String, bool) {
     (p.to_fen(), standard)
 }
 
+/// Plies the forced-reply test of [`forced_dead_position`] looks ahead.
+const FORCED_DEPTH: usize = 4;
+/// Most legal moves a position of the forced-reply test may have for its replies to be followed.
+const FORCED_BRANCHES: usize = 2;
+
+/// How a series of legal moves of the forced-reply test ends without checkmate.
+fn forced_end(
+    pos: &Position,
+    depth: usize,
+    line: &mut Vec<String>,
+    lines: &mut Vec<String>,
+) -> bool {
+    let legal = pos.legal_moves();
+    if legal.is_empty() {
+        if pos.is_check() {
+            return false;
+        }
+        lines.push(format!("{} (stalemate)", line.join(" ")));
+        return true;
+    }
+    if pos.is_insufficient_material() {
+        lines.push(format!("{} (insufficient material)", line.join(" ")));
+        return true;
+    }
+    if depth == 0 || legal.len() > FORCED_BRANCHES {
+        return false;
+    }
+    for m in legal.iter() {
+        line.push(pos.san(m));
+        let dead = forced_end(&pos.play(m), depth - 1, line, lines);
+        line.pop();
+        if !dead {
+            return false;
+        }
+    }
+    true
+}
+
+/// A cheap, sound test for the dead positions that forced replies make (FIDE Laws 5.2.2): the
+/// side to move is in check, has at most two legal moves, and every series of legal moves from
+/// here, each position having at most two, ends within four plies in stalemate or with
+/// insufficient material. A queen on the board does not keep such a position alive.
+/// `Some(reason)` when proven, `None` otherwise (not dead, or not decided by this test).
+#[must_use]
+pub(crate) fn forced_dead_position(pos: &Position) -> Option<String> {
+    if !pos.is_check() {
+        return None;
+    }
+    let mut lines = Vec::new();
+    if !forced_end(pos, FORCED_DEPTH, &mut Vec::new(), &mut lines) || lines.is_empty() {
+        return None;
+    }
+    let which = if lines.len() == 1 {
+        format!("the only series of legal moves, {}, ends", lines[0])
+    } else {
+        format!(
+            "each of the {} series of legal moves ({}) ends",
+            lines.len(),
+            lines.join("; ")
+        )
+    };
+    Some(format!(
+        "{which} without checkmate: no series of legal moves can end in checkmate"
+    ))
+}
+
 /// Is the position dead (FIDE Laws 5.2.2): can neither side checkmate by any series of legal
 /// moves? `Some(reason)` when proven, `None` when not dead or not decided.
 #[must_use]
@@ -233,4 +620,99 @@ pub fn dead_position(pos: &Position, budget: AnalysisBudget) -> Option<String> {
         return None;
     };
     Some(format!("{w}; {b}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fen::FenOptions;
+
+    fn position(fen: &str, mode: CastlingMode) -> Position {
+        Position::from_fen_with(
+            fen,
+            FenOptions {
+                mode,
+                permissive: false,
+            },
+        )
+        .expect("valid FEN")
+    }
+
+    fn analyzer_move(text: &str) -> chess::ChessMove {
+        chess::ChessMove::from_str(text).expect("UCI")
+    }
+
+    /// Both crossings between the notations (FIDE Laws 3.8.2, Chess960 castling): arbiter's
+    /// Chess960 position goes to the analyzer with standard castling rights when they mean the
+    /// same moves, and the analyzer's `e1c1` / `e8g8` come back as king-takes-rook castling.
+    #[test]
+    fn analyzer_castling_e1c1_is_king_takes_rook_in_chess960_and_e1c1_in_standard() {
+        let fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+        for mode in [CastlingMode::Chess960, CastlingMode::Standard] {
+            let pos = position(fen, mode);
+            assert_eq!(analyzer_fen(&pos), (fen.to_string(), true));
+            let long = from_analyzer(&pos, analyzer_move("e1c1")).expect("castling");
+            assert!(long.is_castle());
+            let expected = if mode == CastlingMode::Chess960 {
+                "e1a1"
+            } else {
+                "e1c1"
+            };
+            assert_eq!(pos.uci(&long), expected);
+            let black = pos.play(&from_analyzer(&pos, analyzer_move("a1a2")).expect("rook"));
+            let short = from_analyzer(&black, analyzer_move("e8g8")).expect("castling");
+            assert!(short.is_castle());
+            assert_eq!(black.san(&short), "O-O");
+            // A king move of one square is not castling.
+            let step = from_analyzer(&black, analyzer_move("e8f8")).expect("king move");
+            assert!(!step.is_castle());
+        }
+    }
+
+    /// An analyzer line that passes the 75-move limit (FIDE Laws 9.6.2) only through a cycle is
+    /// kept with the cycle cut out; one that cannot be shortened enough is refused.
+    #[test]
+    fn evidence_line_with_a_cycle_past_the_75_move_rule_is_shortened() {
+        let play = |pos: &Position, ucis: &[&str]| -> Vec<Move> {
+            let mut cur = pos.clone();
+            ucis.iter()
+                .map(|u| {
+                    let m = cur.parse_uci(u).expect("legal");
+                    cur.play_in_place(&m);
+                    m
+                })
+                .collect()
+        };
+        let pos = position("7k/8/2R3K1/8/8/8/8/8 b - - 146 100", CastlingMode::Standard);
+        let line = play(&pos, &["h8g8", "c6c7", "g8h8", "c7c6", "h8g8", "c6c8"]);
+        let short = within_endings(&pos, &[pos.zobrist()], &line, Color::White).expect("shortened");
+        assert_eq!(short, line[4..].to_vec());
+        let late = position("7k/8/2R3K1/8/8/8/8/8 b - - 149 100", CastlingMode::Standard);
+        let line = play(&late, &["h8g8", "c6c8"]);
+        assert_eq!(
+            within_endings(&late, &[late.zobrist()], &line, Color::White),
+            None
+        );
+        let at_148 = position("7k/8/2R3K1/8/8/8/8/8 b - - 148 100", CastlingMode::Standard);
+        let line = play(&at_148, &["h8g8", "c6c8"]);
+        assert_eq!(
+            within_endings(&at_148, &[at_148.zobrist()], &line, Color::White),
+            Some(line),
+            "a mate on the 150th half-move counts"
+        );
+    }
+
+    /// Chess960 castling rights the analyzer cannot write (the king not on the e-file) are
+    /// dropped, and its "cannot mate" is then not trusted (FIDE Laws 5.2.2).
+    #[test]
+    fn chess960_rights_the_analyzer_cannot_write_are_dropped_and_marked_inexact() {
+        let pos = position(
+            "1r4kr/8/8/8/8/8/8/1R4KR w HBhb - 0 1",
+            CastlingMode::Chess960,
+        );
+        assert_eq!(
+            analyzer_fen(&pos),
+            ("1r4kr/8/8/8/8/8/8/1R4KR w - - 0 1".to_string(), false)
+        );
+    }
 }

@@ -745,6 +745,74 @@ mod tests {
         assert!(v.event.is_none());
     }
 
+    /// FIDE 9.6.2 with 6.9 (issue 11): Black's only move Kg8 is the 150th half-move without a
+    /// capture or pawn move, so the game would end drawn there and White cannot checkmate; a
+    /// "1-0" tag for Black's flag fall disagrees with the draw.
+    #[test]
+    fn pgn_flag_fall_cannot_mate_through_75_move_rule() {
+        let v = verdict(
+            "[Result \"1-0\"]\n[Termination \"time forfeit\"]\n[FEN \"7k/8/2R3K1/8/8/8/8/8 b - - 149 100\"]\n\n1-0",
+            None,
+        );
+        let o = v.outcome.expect("outcome");
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str(), o.ply),
+            ("1/2-1/2", "6.9", 0)
+        );
+        assert_eq!(v.event.map(|e| e.side()), Some(v1::Color::Black));
+        assert!(v.evidence.is_empty());
+        assert!(v.explanation.contains("9.6.2"), "{}", v.explanation);
+        assert!(v.explanation.contains("ply 1"), "{}", v.explanation);
+        assert!(v.disagreement);
+    }
+
+    /// FIDE 5.2.2 (issue 11): after Qf6+ White's only reply Nxf6 stalemates Black, so the
+    /// position is dead at ply 1; the recorded Nxf6 is a ply played after the end, and the
+    /// "0-1" of a flag fall the tag implies changes nothing.
+    #[test]
+    fn pgn_forced_stalemate_is_a_dead_position_at_its_ply() {
+        let v = verdict(
+            "[Result \"1/2-1/2\"]\n[FEN \"4NK1k/8/8/1P6/8/2q5/8/8 b - - 0 1\"]\n\n1... Qf6+ 2. Nxf6 1/2-1/2",
+            None,
+        );
+        let o = v.outcome.expect("outcome");
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str(), o.ply),
+            ("1/2-1/2", "5.2.2", 1)
+        );
+        assert_eq!(v.plies_after_end, 1);
+        let v = verdict(
+            "[Result \"0-1\"]\n[FEN \"4NK1k/8/8/1P6/8/2q5/8/8 b - - 0 1\"]\n\n1... Qf6+ 0-1",
+            Some(GameEvent::FlagFall(Color::White)),
+        );
+        let o = v.outcome.expect("outcome");
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str(), o.ply),
+            ("1/2-1/2", "5.2.2", 1)
+        );
+        assert!(v.disagreement);
+    }
+
+    /// Chess960 (issue 11, chess960-chesscom-daily-2011-2013.pgn game 193): the analyzer's mating
+    /// line starts with White's O-O-O, written e1c1 by the analyzer and e1a1 by arbiter; the
+    /// resignation is a loss with that line as evidence, not "undetermined" (FIDE 5.1.2).
+    #[test]
+    fn pgn_chess960_resignation_evidence_starts_with_analyzer_castling() {
+        let v = verdict(
+            "[Result \"0-1\"]\n[Variant \"Chess960\"]\n[FEN \"rq1n4/7p/1p1p1k1b/1BpQpp2/2P5/5P2/PP1P1BrP/R3K2R w KQ - 2 17\"]\n\n0-1",
+            Some(GameEvent::Resignation(Color::White)),
+        );
+        let o = v.outcome.expect("outcome");
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str()),
+            ("0-1", "5.1.2")
+        );
+        assert!(!v.undetermined, "{}", v.explanation);
+        let first = &v.evidence[0];
+        assert_eq!((first.san.as_str(), first.uci.as_str()), ("O-O-O", "e1a1"));
+        assert_eq!(v.evidence.last().map(|m| m.san.as_str()), Some("Nc3#"));
+    }
+
     /// An illegal move is reported with its line:column and ply.
     #[test]
     fn illegal_move_has_its_place() {

@@ -1,0 +1,296 @@
+//! Verdicts an arbiter can sign (issue 11, items 1 and 2): "can the opponent still checkmate?"
+//! reads the analyzer's lines in the game's own castling notation, respects the game's own
+//! endings (75-move rule, fivefold repetition, stalemate, dead position), and a dead position
+//! ends the game at the ply it arises, whatever is recorded after it.
+
+use arbiter_rules::Color::{Black, White};
+use arbiter_rules::{
+    AdjudicationRequest, AnalysisBudget, CastlingMode, FenOptions, Game, GameEvent, GameResult,
+    Position, Termination, Verdict, adjudicate,
+};
+
+fn position(fen: &str, mode: CastlingMode) -> Position {
+    Position::from_fen_with(
+        fen,
+        FenOptions {
+            mode,
+            permissive: false,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{fen}: {e}"))
+}
+
+/// The game from `fen` with `moves` (UCI or SAN), dead positions looked for with `budget`.
+fn game(fen: &str, mode: CastlingMode, moves: &[&str], budget: AnalysisBudget) -> Game {
+    let mut g = Game::with_dead_position_analysis(position(fen, mode), budget);
+    for m in moves {
+        g.push(m).unwrap_or_else(|e| panic!("{e}"));
+    }
+    g
+}
+
+fn verdict(g: &Game, event: Option<GameEvent>, budget: AnalysisBudget) -> Verdict {
+    adjudicate(
+        g,
+        &AdjudicationRequest {
+            event,
+            claim_draw: false,
+            budget,
+        },
+    )
+}
+
+/// The SAN of the evidence line, played from the game's final position.
+fn evidence_san(g: &Game, v: &Verdict) -> Vec<String> {
+    let mut p = g.position().clone();
+    v.evidence
+        .iter()
+        .map(|m| {
+            let san = p.san(m);
+            p = p.play(m);
+            san
+        })
+        .collect()
+}
+
+/// Chess960 (FIDE Laws, Guidelines III / 5.1.2): White resigns in a position where Black's
+/// mating line starts with White castling queenside. The analyzer writes that castling the
+/// standard way (`e1c1`); arbiter's Chess960 notation is king-takes-rook (`e1a1`). The line
+/// must be read back, not dropped as "undetermined" (chess960-chesscom-daily-2011-2013.pgn, game
+/// 193). The resignation stands as a loss with the mating line as evidence (FIDE Laws 5.1.2).
+#[test]
+fn chess960_resignation_reads_analyzer_castling_e1c1_as_king_takes_rook() {
+    let fen = "rq1n4/7p/1p1p1k1b/1BpQpp2/2P5/5P2/PP1P1BrP/R3K2R w KQ - 2 17";
+    let g = game(fen, CastlingMode::Chess960, &[], AnalysisBudget::Full);
+    let v = verdict(
+        &g,
+        Some(GameEvent::Resignation(White)),
+        AnalysisBudget::Full,
+    );
+    let o = v.outcome.expect("ended");
+    assert_eq!(o.result, GameResult::BlackWins);
+    assert_eq!(o.termination, Termination::Resignation);
+    assert_eq!(o.article(), "5.1.2");
+    assert_eq!(o.ply, 0);
+    assert!(!v.undetermined, "{}", v.explanation);
+    let san = evidence_san(&g, &v);
+    let expected = "O-O-O e4 f4 e3 a4 exd2+ Kc2 Nc6 a5 bxa5 b4 a4 h4 cxb4 c5 dxc5 h5 c4 Ba6 a3 Bc8 \
+                    b3+ Kc3 a2 Bb7 b2 Bc8 a1=Q Bb7 b1=N+ Kc2 c3 Bc8 Nd4+ Kd3 c2 Bb7 c1=Q Bc8 Na3 \
+                    Bb7 Nab5 Bc8 Bxf4 h6 Bxh6 Bb7 f4 Bc8 f3 Bb7 Rxf2 Bc8 Qbxc8 Rde1 d1=Q+ Ke4 Nc3#";
+    assert_eq!(san.join(" "), expected, "{}", v.explanation);
+    assert_eq!(g.position().uci(&v.evidence[0]), "e1a1");
+}
+
+const FORCED_STALEMATE: &str = "4NK1k/8/8/1P6/8/2q5/8/8 b - - 0 1";
+
+/// A dead position ends the game at the ply it arises, whatever is recorded after it (FIDE Laws
+/// 5.2.2): after Qf6+ White's only legal move Nxf6 stalemates Black, so no series of legal moves
+/// can end in checkmate at ply 1, a queen on the board notwithstanding. Nxf6 is one ply played
+/// after the end, not a stalemate at ply 2.
+#[test]
+fn forced_reply_into_stalemate_is_a_dead_position_at_the_ply_it_arises() {
+    for budget in [AnalysisBudget::Fast, AnalysisBudget::Full] {
+        let g = game(
+            FORCED_STALEMATE,
+            CastlingMode::Standard,
+            &["c3f6", "e8f6"],
+            budget,
+        );
+        let v = verdict(&g, None, budget);
+        let o = v.outcome.expect("ended");
+        assert_eq!(o.result, GameResult::Draw);
+        assert_eq!(o.termination, Termination::DeadPosition);
+        assert_eq!(o.article(), "5.2.2");
+        assert_eq!(o.ply, 1, "{}", v.explanation);
+        assert_eq!(v.plies_after_end, 1);
+        assert_eq!(
+            v.explanation,
+            "dead position at ply 1 (FIDE Laws 5.2.2): the only series of legal moves, Nxf6 \
+             (stalemate), ends without checkmate: no series of legal moves can end in checkmate; \
+             1 ply was played after the end of the game"
+        );
+    }
+}
+
+/// An event never replaces an ending of the rules (FIDE Laws 5.2.2 before 6.9): after Qf6+ the
+/// position is dead at ply 1, so White's flag falling afterwards changes nothing.
+#[test]
+fn flag_fall_after_forced_stalemate_is_the_dead_position_not_a_flag_fall() {
+    let g = game(
+        FORCED_STALEMATE,
+        CastlingMode::Standard,
+        &["c3f6"],
+        AnalysisBudget::Full,
+    );
+    let v = verdict(&g, Some(GameEvent::FlagFall(White)), AnalysisBudget::Full);
+    let o = v.outcome.expect("ended");
+    assert_eq!(o.result, GameResult::Draw);
+    assert_eq!(o.termination, Termination::DeadPosition);
+    assert_eq!(o.article(), "5.2.2");
+    assert_eq!(o.ply, 1);
+    assert_eq!(v.plies_after_end, 0);
+    assert!(v.evidence.is_empty());
+}
+
+/// A flag fall in a blocked position that neither side can win is the dead position (FIDE Laws
+/// 5.2.2), which ended the game before the flag fell (6.9 does not apply).
+#[test]
+fn flag_fall_in_a_blocked_dead_position_is_the_dead_position() {
+    // A locked pawn chain with kings only: neither side can ever capture or pass.
+    let fen = "8/8/2k5/p1p1p1p1/P1P1P1P1/8/3K4/8 w - - 4 40";
+    let g = game(fen, CastlingMode::Standard, &[], AnalysisBudget::Full);
+    let v = verdict(&g, Some(GameEvent::FlagFall(White)), AnalysisBudget::Full);
+    let o = v.outcome.expect("ended");
+    assert_eq!(o.result, GameResult::Draw);
+    assert_eq!(
+        o.termination,
+        Termination::DeadPosition,
+        "{}",
+        v.explanation
+    );
+    assert_eq!(o.article(), "5.2.2");
+    assert_eq!(o.ply, 0);
+}
+
+const CLOCK_149: &str = "7k/8/2R3K1/8/8/8/8/8 b - - 149 100";
+
+/// Black's only move Kg8 is the 150th half-move without capture or pawn move and no mate, so
+/// the game ends drawn there by the 75-move rule (FIDE Laws 9.6.2) and White cannot checkmate:
+/// Black's flag fall, resignation or second illegal move is a draw (6.9, 5.1.2, 7.5.5), not a
+/// win with the line Kg8 Rc8#.
+#[test]
+fn flag_fall_cannot_mate_through_75_move_rule() {
+    for (event, termination, article) in [
+        (GameEvent::FlagFall(Black), Termination::FlagFall, "6.9"),
+        (
+            GameEvent::Resignation(Black),
+            Termination::Resignation,
+            "5.1.2",
+        ),
+        (
+            GameEvent::SecondIllegalMove(Black),
+            Termination::SecondIllegalMove,
+            "7.5.5",
+        ),
+    ] {
+        for budget in [AnalysisBudget::Fast, AnalysisBudget::Full] {
+            let g = game(CLOCK_149, CastlingMode::Standard, &[], budget);
+            let v = verdict(&g, Some(event), budget);
+            let o = v.outcome.expect("ended");
+            assert_eq!(
+                o.result,
+                GameResult::Draw,
+                "{event:?} {budget:?}: {}",
+                v.explanation
+            );
+            assert_eq!(o.termination, termination);
+            assert_eq!(o.article(), article);
+            assert_eq!(o.ply, 0);
+            assert!(v.evidence.is_empty());
+            assert!(!v.undetermined);
+            assert!(
+                v.explanation.contains(
+                    "every series of legal moves ends first by the 75-move rule (FIDE Laws \
+                     9.6.2), or reaches a position where White cannot checkmate; the game would \
+                     end at ply 1"
+                ),
+                "{}",
+                v.explanation
+            );
+        }
+    }
+}
+
+/// A mate on the 150th half-move still counts (FIDE Laws 9.6.2): with the clock at 148 White's
+/// flag falling loses, the line Kg8 (149) Rc8# (150) being evidence.
+#[test]
+fn mate_on_the_150th_half_move_still_counts_for_the_flag_fall() {
+    let g = game(
+        "7k/8/2R3K1/8/8/8/8/8 b - - 148 100",
+        CastlingMode::Standard,
+        &[],
+        AnalysisBudget::Full,
+    );
+    let v = verdict(&g, Some(GameEvent::FlagFall(Black)), AnalysisBudget::Full);
+    let o = v.outcome.expect("ended");
+    assert_eq!(o.result, GameResult::WhiteWins, "{}", v.explanation);
+    assert_eq!(o.termination, Termination::FlagFall);
+    assert_eq!(o.article(), "6.9");
+    assert_eq!(evidence_san(&g, &v), vec!["Kg8", "Rc8#"]);
+}
+
+/// Black's only move Kg8 would be the fifth occurrence of the position (FIDE Laws 9.6.1), which
+/// ends the game before White can play Rc8#: Black's flag fall is a draw (6.9).
+#[test]
+fn flag_fall_cannot_mate_through_fivefold_repetition() {
+    let mut moves = vec![];
+    for _ in 0..4 {
+        moves.extend(["h8g8", "g6h6", "g8h8", "h6g6"]);
+    }
+    let g = game(
+        "6Qk/8/2R3K1/8/8/8/8/8 b - - 0 3",
+        CastlingMode::Standard,
+        &moves,
+        AnalysisBudget::Full,
+    );
+    assert_eq!(g.ply(), 16);
+    assert!(g.outcome().is_none());
+    let v = verdict(&g, Some(GameEvent::FlagFall(Black)), AnalysisBudget::Full);
+    let o = v.outcome.expect("ended");
+    assert_eq!(o.result, GameResult::Draw, "{}", v.explanation);
+    assert_eq!(o.termination, Termination::FlagFall);
+    assert_eq!(o.article(), "6.9");
+    assert_eq!(o.ply, 16);
+    assert!(v.evidence.is_empty());
+    assert!(
+        v.explanation.contains(
+            "every series of legal moves ends first by fivefold repetition (FIDE Laws 9.6.1), or \
+             reaches a position where White cannot checkmate; the game would end at ply 17"
+        ),
+        "{}",
+        v.explanation
+    );
+}
+
+/// The material level does material checks only (no search): the loss stands, undecided.
+#[test]
+fn material_level_leaves_the_75_move_case_undetermined() {
+    let g = game(
+        CLOCK_149,
+        CastlingMode::Standard,
+        &[],
+        AnalysisBudget::Material,
+    );
+    let v = verdict(
+        &g,
+        Some(GameEvent::FlagFall(Black)),
+        AnalysisBudget::Material,
+    );
+    assert_eq!(v.outcome.expect("ended").result, GameResult::WhiteWins);
+    assert!(v.undetermined);
+}
+
+/// A draw agreed in a dead position: the dead position ended the game first (FIDE Laws 5.2.2
+/// before 5.2.3), as any event comes after the rules' own endings.
+#[test]
+fn agreed_draw_in_a_blocked_dead_position_is_the_dead_position() {
+    let fen = "8/8/2k5/p1p1p1p1/P1P1P1P1/8/3K4/8 w - - 4 40";
+    let g = game(fen, CastlingMode::Standard, &[], AnalysisBudget::Full);
+    let v = verdict(&g, Some(GameEvent::AgreedDraw), AnalysisBudget::Full);
+    let o = v.outcome.expect("ended");
+    assert_eq!(o.result, GameResult::Draw);
+    assert_eq!(
+        o.termination,
+        Termination::DeadPosition,
+        "{}",
+        v.explanation
+    );
+    assert_eq!(o.article(), "5.2.2");
+    assert_eq!(o.ply, 0);
+    // The material level keeps to material checks: the agreement stands.
+    let v = verdict(&g, Some(GameEvent::AgreedDraw), AnalysisBudget::Material);
+    assert_eq!(
+        v.outcome.expect("ended").termination,
+        Termination::AgreedDraw
+    );
+}
