@@ -1325,3 +1325,55 @@ fn a_byte_budget_below_the_message_size_is_refused_at_startup() {
         "{stderr}"
     );
 }
+
+/// Issue 10 fresh-user review: a client that resets its stream counted as a server error
+/// (`Internal` when it reset while sending, `Unknown` when it closed the connection) or not at
+/// all (reset while the server worked: started but never handled), so clients could fire the
+/// error-ratio alert and skew every ratio. A client going away is `Canceled`, and every started
+/// call is handled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_the_client_abandons_are_handled_as_canceled() {
+    let server = Server::start();
+    let client = RawClient::connect(&server).await;
+    // 1. Reset while sending the request: half a message, then RST_STREAM(CANCEL).
+    let mut call = client.start("ListLegalMoves", None).await.expect("start");
+    call.body
+        .send_data(Bytes::from_static(&[0, 0, 0, 0, 100, 10]), false)
+        .expect("half a message");
+    call.body.send_reset(h2::Reason::CANCEL);
+    // 2. Reset while the server works on a slow call.
+    let mut call = client.start("AdjudicateGame", None).await.expect("start");
+    let mut frame = BytesMut::new();
+    let message = slow_call();
+    frame.put_u8(0);
+    frame.put_u32(u32::try_from(prost::Message::encoded_len(&message)).expect("small"));
+    prost::Message::encode(&message, &mut frame).expect("encode");
+    call.body
+        .send_data(frame.freeze(), true)
+        .expect("the request");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    call.body.send_reset(h2::Reason::CANCEL);
+    // 3. Half a message, then the connection closes.
+    let other = RawClient::connect(&server).await;
+    let mut call = other.start("ApplyMove", None).await.expect("start");
+    call.body
+        .send_data(Bytes::from_static(&[0, 0, 0, 0, 100, 10]), false)
+        .expect("half a message");
+    // Let the frames leave before the client goes.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(call);
+    drop(other);
+    let count = |method: &str, code: &str| handled(&server, method, code);
+    settle("three calls handled", || {
+        count("ListLegalMoves", "Canceled")
+            + count("AdjudicateGame", "Canceled")
+            + count("ApplyMove", "Canceled")
+            == 3.0
+    })
+    .await;
+    for method in ["ListLegalMoves", "AdjudicateGame", "ApplyMove"] {
+        for code in ["Internal", "Unknown"] {
+            assert_eq!(count(method, code), 0.0, "{method} {code}");
+        }
+    }
+}

@@ -29,7 +29,10 @@
 //! The status of a call is read from the `grpc-status` response header (trailers-only answers:
 //! errors, load shedding, deadlines) or from the trailers, so calls that never reach a handler
 //! (`Unimplemented`, `ResourceExhausted`, `DeadlineExceeded`) are counted too. A call whose
-//! response body is dropped before its trailers (the client went away) counts as `Canceled`.
+//! response body is dropped before its trailers (the client went away), a call dropped before
+//! its answer (the client reset the stream), and a call whose request body broke on the client's
+//! side (a reset or a closed connection, which tonic reports as `Internal` or `Unknown`) count as
+//! `Canceled`: a client going away is never a server error, and every started call is handled.
 //!
 //! A process has a single global recorder ([`install`]); the end-to-end tests scrape a real
 //! server process.
@@ -39,7 +42,10 @@ use std::{
     future::Future,
     net::SocketAddr,
     pin::Pin,
-    sync::Arc,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
     task::{Context, Poll},
     time::{Duration, Instant},
 };
@@ -371,6 +377,8 @@ struct CallLabels {
     service: &'static str,
     method: &'static str,
     span: tracing::Span,
+    /// Set when the request body failed on the client's side (reset stream, closed connection).
+    client_gone: Arc<AtomicBool>,
 }
 
 impl CallLabels {
@@ -394,6 +402,7 @@ impl CallLabels {
             service,
             method,
             span: tracing::Span::none(),
+            client_gone: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -406,6 +415,14 @@ impl CallLabels {
     }
 
     fn finish(&self, code: Code, started: Instant, messages_sent: u64) {
+        // tonic reports a request body broken by the client as INTERNAL or UNKNOWN.
+        let code = if matches!(code, Code::Internal | Code::Unknown)
+            && self.client_gone.load(Ordering::Relaxed)
+        {
+            Code::Cancelled
+        } else {
+            code
+        };
         let labels = self.labels();
         metrics::counter!("grpc_server_msg_sent_total", &labels).increment(messages_sent);
         metrics::histogram!("grpc_server_handling_seconds", &labels)
@@ -502,7 +519,16 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let future = tracing::Instrument::instrument(inner.call(request), span);
         Box::pin(async move {
+            // Dropped before the answer (the client reset the stream): counted as Canceled.
+            let mut unanswered = Unanswered(Some(Pending {
+                call,
+                started,
+                sent: 0,
+            }));
             let Ok(mut response) = future.await;
+            let Some(Pending { call, .. }) = unanswered.0.take() else {
+                return Ok(response); // taken only here
+            };
             if let Ok(value) = http::HeaderValue::from_str(&request_id) {
                 response
                     .headers_mut()
@@ -529,6 +555,19 @@ where
     }
 }
 
+/// A call in progress until its answer exists: dropped before that, it is counted as `Canceled`.
+struct Unanswered(Option<Pending>);
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        if let Some(pending) = self.0.take() {
+            pending
+                .call
+                .finish(Code::Cancelled, pending.started, pending.sent);
+        }
+    }
+}
+
 /// Counts the data frames of a request body as received messages. A data frame usually holds
 /// one gRPC message; the count is exact for unary calls.
 struct CountFrames {
@@ -545,10 +584,17 @@ impl http_body::Body for CountFrames {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
         let polled = Pin::new(&mut self.inner).poll_frame(cx);
-        if let Poll::Ready(Some(Ok(frame))) = &polled
-            && frame.data_ref().is_some_and(|data| !data.is_empty())
-        {
-            metrics::counter!("grpc_server_msg_received_total", &self.call.labels()).increment(1);
+        match &polled {
+            Poll::Ready(Some(Ok(frame)))
+                if frame.data_ref().is_some_and(|data| !data.is_empty()) =>
+            {
+                metrics::counter!("grpc_server_msg_received_total", &self.call.labels())
+                    .increment(1);
+            }
+            // The transport's body fails only on the client's side: a reset or a closed
+            // connection.
+            Poll::Ready(Some(Err(_))) => self.call.client_gone.store(true, Ordering::Relaxed),
+            _ => {}
         }
         polled
     }
