@@ -397,11 +397,14 @@ pub fn adjudicate_raw(
         && !response.disagreement
     {
         response.disagreement = true;
-        response.disagreement_reason = format!(
-            "the Result tag says {}, but a draw by agreement needs one move by each player (FIDE Laws 5.2.3): agreed at ply {}",
-            declared.trim(),
+        let rule = format!(
+            "a draw by agreement needs one move by each player (FIDE Laws 5.2.3): agreed at ply {}",
             response.warnings[i].ply
         );
+        response.disagreement_reason = match declared.trim() {
+            "" | "*" => rule,
+            tag => format!("the Result tag says {tag}, but {rule}"),
+        };
     }
     response.declared_result = declared;
     // The warnings: the reader's, the declared result's, the moves', then the verdict's (with
@@ -990,6 +993,12 @@ mod tests {
         let v = verdict("[Result \"1/2-1/2\"]\n\n1/2-1/2", None);
         assert_eq!(warnings(&v), [("early_agreed_draw", 0, 0)]);
         assert!(v.disagreement);
+        // The caller's agreed draw on a record without a result: the rule alone.
+        let v = verdict("1. e4 *", Some(GameEvent::AgreedDraw));
+        assert_eq!(
+            v.disagreement_reason,
+            "a draw by agreement needs one move by each player (FIDE Laws 5.2.3): agreed at ply 1"
+        );
         let v = verdict(
             "[Result \"1/2-1/2\"]\n[FEN \"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\"]\n\n1/2-1/2",
             None,
