@@ -92,6 +92,20 @@ fn expected_json(response: &AdjudicateGamesResponse) -> Value {
                             .collect::<Vec<_>>()
                     ),
                 ),
+                ("laws", json!(v.laws)),
+                (
+                    "warnings",
+                    json!(
+                        v.warnings
+                            .iter()
+                            .map(|w| json!({
+                                "code": w.code, "line": w.line,
+                                "message": w.message, "ply": w.ply,
+                            }))
+                            .collect::<Vec<_>>()
+                    ),
+                ),
+                ("warnings_omitted", json!(v.warnings_omitted)),
                 ("error", Value::Null),
             ] {
                 fields.insert(key.to_owned(), value);

@@ -1153,7 +1153,35 @@ pub fn adjudicate_with(
         evidence: line_to_wire_in(position, &verdict.evidence, notation.language),
         plies_after_end: u32::try_from(verdict.plies_after_end).unwrap_or(u32::MAX),
         undetermined: verdict.undetermined,
+        warnings: verdict.warnings.iter().map(warning_to_wire).collect(),
+        laws: arbiter_rules::LAWS_EDITION.to_owned(),
         ..v1::AdjudicateGameResponse::default()
+    }
+}
+
+/// Most warnings one verdict lists (`AdjudicateGameResponse.warnings`); the rest are counted.
+pub const MAX_WARNINGS: usize = 32;
+
+/// The wire form of a warning of the rules (no line: the game was not read from PGN).
+#[must_use]
+pub fn warning_to_wire(warning: &arbiter_rules::VerdictWarning) -> v1::Warning {
+    v1::Warning {
+        code: warning.code.as_str().to_owned(),
+        ply: u32::try_from(warning.ply).unwrap_or(u32::MAX),
+        line: 0,
+        message: warning.message.clone(),
+    }
+}
+
+/// Keeps the first [`MAX_WARNINGS`] warnings of `response` and counts the others in
+/// `warnings_omitted`.
+pub fn bound_warnings(response: &mut v1::AdjudicateGameResponse) {
+    if response.warnings.len() > MAX_WARNINGS {
+        let omitted = response.warnings.len() - MAX_WARNINGS;
+        response.warnings.truncate(MAX_WARNINGS);
+        response.warnings_omitted = response
+            .warnings_omitted
+            .saturating_add(u32::try_from(omitted).unwrap_or(u32::MAX));
     }
 }
 

@@ -7,6 +7,59 @@ use crate::position::Move;
 use crate::types::{Color, Role};
 use crate::winnability::{AnalysisBudget, Winnability, dead_position, in_game, winnability};
 
+/// The edition of the Laws every verdict applies: the FIDE Laws of Chess in force from
+/// 1 January 2023.
+pub const LAWS_EDITION: &str = "FIDE Laws of Chess, 2023";
+
+/// Something about a verdict an arbiter must be told rather than left to guess.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerdictWarning {
+    /// What it is about.
+    pub code: WarningCode,
+    /// The 1-based ply it concerns; 0 when it concerns no move.
+    pub ply: usize,
+    /// What was noticed and what was done about it, in one sentence.
+    pub message: String,
+}
+
+/// The stable codes of [`VerdictWarning`]s the rules give ([`WarningCode::as_str`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WarningCode {
+    /// `early_agreed_draw`: a draw agreed before both players had made a move (FIDE Laws 5.2.3
+    /// requires one move by each); the draw is kept.
+    EarlyAgreedDraw,
+    /// `moves_after_end`: moves recorded after the rules had ended the game; `ply` is the first.
+    MovesAfterEnd,
+}
+
+impl WarningCode {
+    /// The code as written on the wire: `early_agreed_draw`, `moves_after_end`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WarningCode::EarlyAgreedDraw => "early_agreed_draw",
+            WarningCode::MovesAfterEnd => "moves_after_end",
+        }
+    }
+}
+
+/// Whether both players have made a move by the end of `game`: the start position's fullmove
+/// number is above 1, or the record holds a move of each side (a start position with Black to
+/// move in move 1 shows White's first move).
+#[must_use]
+pub fn both_players_moved(game: &Game) -> bool {
+    let start = game.start();
+    if start.fullmove_number() > 1 {
+        return true;
+    }
+    let plies = game.recorded_plies();
+    match start.side_to_move() {
+        Color::White => plies >= 2,
+        Color::Black => plies >= 1,
+    }
+}
+
 /// What happened at the board that the move list does not show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GameEvent {
@@ -52,6 +105,8 @@ pub struct Verdict {
     /// True when the winnability question was left undecided within the budget (the loss then
     /// stands: a draw needs a proof that the opponent cannot mate).
     pub undetermined: bool,
+    /// What an arbiter must be told about this verdict, in ply order.
+    pub warnings: Vec<VerdictWarning>,
 }
 
 /// Adjudicates a replayed game. The rules' automatic endings (checkmate, stalemate, dead
@@ -67,6 +122,7 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
         plies_after_end: 0,
         claims: Vec::new(),
         undetermined: false,
+        warnings: Vec::new(),
     };
     if let Some(outcome) = game.outcome() {
         verdict.outcome = Some(outcome);
@@ -87,6 +143,19 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
                 "; 1 ply was played after the end of the game".to_owned()
             } else {
                 format!("; {n} plies were played after the end of the game")
+            });
+            verdict.warnings.push(VerdictWarning {
+                code: WarningCode::MovesAfterEnd,
+                ply: outcome.ply + 1,
+                message: format!(
+                    "{n} {} recorded after the game ended at ply {} ({}, FIDE Laws {}), from ply {}: {} not part of the game",
+                    if n == 1 { "ply was" } else { "plies were" },
+                    outcome.ply,
+                    outcome.termination.description(),
+                    outcome.article(),
+                    outcome.ply + 1,
+                    if n == 1 { "it is" } else { "they are" },
+                ),
             });
         }
         return verdict;
@@ -179,6 +248,15 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
             }
             verdict.outcome = Some(end(GameResult::Draw, Termination::AgreedDraw));
             verdict.explanation = "the players agreed to a draw (FIDE Laws 5.2.3)".to_string();
+            if !both_players_moved(game) {
+                verdict.warnings.push(VerdictWarning {
+                    code: WarningCode::EarlyAgreedDraw,
+                    ply,
+                    message: format!(
+                        "a draw was agreed at ply {ply}, before both players had made a move: FIDE Laws 5.2.3 requires at least one move by each player; the agreed draw is kept"
+                    ),
+                });
+            }
             return verdict;
         }
         Some(GameEvent::Forfeit(side)) => {

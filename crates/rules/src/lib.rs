@@ -48,7 +48,10 @@ mod types;
 mod winnability;
 mod zobrist;
 
-pub use adjudication::{AdjudicationRequest, GameEvent, Verdict, adjudicate};
+pub use adjudication::{
+    AdjudicationRequest, GameEvent, LAWS_EDITION, Verdict, VerdictWarning, WarningCode, adjudicate,
+    both_players_moved,
+};
 pub use bitboard::Bitboard;
 pub use chess960::CHESS960_POSITIONS;
 pub use fen::{

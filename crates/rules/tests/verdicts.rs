@@ -6,7 +6,7 @@
 use arbiter_rules::Color::{Black, White};
 use arbiter_rules::{
     AdjudicationRequest, AnalysisBudget, CastlingMode, FenOptions, Game, GameEvent, GameResult,
-    Position, Termination, Verdict, adjudicate,
+    LAWS_EDITION, Position, Termination, Verdict, WarningCode, adjudicate,
 };
 
 fn position(fen: &str, mode: CastlingMode) -> Position {
@@ -293,4 +293,88 @@ fn agreed_draw_in_a_blocked_dead_position_is_the_dead_position() {
         v.outcome.expect("ended").termination,
         Termination::AgreedDraw
     );
+}
+
+/// FIDE 5.2.3 (issue 11 item 5): a draw agreed before both players have made a move keeps its
+/// result but is warned about, at its ply; one move each, or a start position past move 1, is
+/// enough.
+#[test]
+fn agreed_draw_before_one_move_each_is_warned_5_2_3() {
+    let standard = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    for (fen, moves, warned) in [
+        (standard, &[][..], Some(0)),
+        (standard, &["e4"][..], Some(1)),
+        (standard, &["e4", "e5"][..], None),
+        // Black to move in move 1: White's first move is shown by the position.
+        (
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            &[][..],
+            Some(0),
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            &["e5"][..],
+            None,
+        ),
+        // A start position past move 1: both have moved.
+        (
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+            &[][..],
+            None,
+        ),
+    ] {
+        let g = game(fen, CastlingMode::Standard, moves, AnalysisBudget::Full);
+        let v = verdict(&g, Some(GameEvent::AgreedDraw), AnalysisBudget::Full);
+        let outcome = v.outcome.expect("outcome");
+        assert_eq!(
+            (outcome.result, outcome.termination),
+            (GameResult::Draw, Termination::AgreedDraw)
+        );
+        let got: Vec<(WarningCode, usize)> = v.warnings.iter().map(|w| (w.code, w.ply)).collect();
+        match warned {
+            Some(ply) => {
+                assert_eq!(
+                    got,
+                    [(WarningCode::EarlyAgreedDraw, ply)],
+                    "{fen} {moves:?}"
+                );
+                assert!(
+                    v.warnings[0].message.contains("5.2.3"),
+                    "{}",
+                    v.warnings[0].message
+                );
+                assert_eq!(WarningCode::EarlyAgreedDraw.as_str(), "early_agreed_draw");
+            }
+            None => assert!(got.is_empty(), "{fen} {moves:?}: {got:?}"),
+        }
+    }
+}
+
+/// FIDE 5.1.1 (issue 11 item 5): moves recorded after a checkmate are a warning at the first
+/// of them, not only a count.
+#[test]
+fn moves_after_checkmate_are_warned_at_their_first_ply() {
+    let g = game(
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        CastlingMode::Standard,
+        &["f3", "e5", "g4", "Qh4#"],
+        AnalysisBudget::Full,
+    );
+    let mut g2 = g.clone();
+    assert!(g2.record_move_after_end());
+    assert!(g2.record_move_after_end());
+    let v = verdict(&g2, None, AnalysisBudget::Full);
+    assert_eq!(v.plies_after_end, 2);
+    let got: Vec<(&str, usize)> = v
+        .warnings
+        .iter()
+        .map(|w| (w.code.as_str(), w.ply))
+        .collect();
+    assert_eq!(got, [("moves_after_end", 5)]);
+    assert_eq!(
+        v.warnings[0].message,
+        "2 plies were recorded after the game ended at ply 4 (checkmate, FIDE Laws 5.1.1), from ply 5: they are not part of the game"
+    );
+    assert!(verdict(&g, None, AnalysisBudget::Full).warnings.is_empty());
+    assert_eq!(LAWS_EDITION, "FIDE Laws of Chess, 2023");
 }

@@ -91,6 +91,19 @@ pub struct PgnVerdict {
 /// The first problem, at its line and column: a bad `FEN` or `Variant` tag, a null move, an
 /// illegal move (with its ply, text and the rules' reason).
 pub fn replay(raw: &RawGame, budget: AnalysisBudget) -> Result<Game, PgnError> {
+    replay_noting(raw, budget, |_| {})
+}
+
+/// As [`replay`], handing each `wrong_check_suffix` warning to `warn` (see
+/// [`check_suffix_warning`]).
+///
+/// # Errors
+/// As [`replay`].
+pub fn replay_noting(
+    raw: &RawGame,
+    budget: AnalysisBudget,
+    mut warn: impl FnMut(v1::Warning),
+) -> Result<Game, PgnError> {
     let (_, start) = arbiter_pgn::start_position(raw, &ReplayOptions::default())?;
     let mut game = Game::with_dead_position_analysis(start, budget);
     for token in &raw.moves {
@@ -108,7 +121,12 @@ pub fn replay(raw: &RawGame, budget: AnalysisBudget) -> Result<Game, PgnError> {
             }));
         }
         match game.position().parse_move(&token.text) {
-            Ok(m) => game.play(m),
+            Ok(m) => {
+                game.play(m);
+                if let Some(warning) = check_suffix_warning(game.position(), token) {
+                    warn(warning);
+                }
+            }
             // Moves listed after checkmate or stalemate count as played after the end.
             Err(_) if game.record_move_after_end() => {}
             Err(e) => {
@@ -121,6 +139,92 @@ pub fn replay(raw: &RawGame, budget: AnalysisBudget) -> Result<Game, PgnError> {
         }
     }
     Ok(game)
+}
+
+/// The `wrong_check_suffix` warning of a move (`after`: the position it leads to) written with a `+` or `#` that the position after
+/// it does not bear out: `+` or `#` on a move that gives no check, `#` on a check that is not
+/// mate, `+` on a checkmate. The tolerant SAN reader (`Position::parse_move`: the plain form
+/// and the tolerant form both drop the suffix) accepts such a move; a missing suffix is not
+/// warned about (PGN import format may leave it out).
+#[must_use]
+pub fn check_suffix_warning(
+    after: &arbiter_rules::Position,
+    token: &arbiter_pgn::SanToken,
+) -> Option<v1::Warning> {
+    let text = token.text.trim_end_matches(['!', '?', ' ']);
+    let written = if text.ends_with('#') {
+        '#'
+    } else if text.ends_with('+') {
+        '+'
+    } else {
+        return None;
+    };
+    let actual = if !after.is_check() {
+        None
+    } else if after.has_legal_move() {
+        Some('+')
+    } else {
+        Some('#')
+    };
+    if actual == Some(written) {
+        return None;
+    }
+    let (what, should) = match actual {
+        None => ("gives no check", "no suffix".to_owned()),
+        Some('+') => ("gives check but not checkmate", "'+'".to_owned()),
+        Some(_) => ("checkmates", "'#'".to_owned()),
+    };
+    Some(v1::Warning {
+        code: WARNING_WRONG_CHECK_SUFFIX.to_owned(),
+        ply: token.ply,
+        line: token.line,
+        message: format!(
+            "ply {} ({}): the move {what}, so it should have {should}, not '{written}'; the move was read without it",
+            token.ply, token.text
+        ),
+    })
+}
+
+/// `Warning.code`: a move with a wrong `+`/`#` suffix.
+pub const WARNING_WRONG_CHECK_SUFFIX: &str = "wrong_check_suffix";
+/// `Warning.code`: a game without a termination marker.
+pub const WARNING_TRUNCATED_GAME: &str = "truncated_game";
+/// `Warning.code`: a `Result` tag that differs from the termination marker.
+pub const WARNING_RESULT_MISMATCH: &str = "result_mismatch";
+
+/// The warnings about the declared result of `raw` (PGN standard 8.2.6): a movetext without a
+/// termination marker (`truncated_game`), a `Result` tag that differs from the marker
+/// (`result_mismatch`). Each says which value was used.
+#[must_use]
+pub fn result_warnings(raw: &RawGame) -> Vec<v1::Warning> {
+    let tag = raw.tag("Result").map(str::trim);
+    let tag_line = raw
+        .tag_index("Result")
+        .and_then(|i| raw.tag_lines.get(i).copied())
+        .unwrap_or(raw.line);
+    let last_line = raw.moves.last().map_or(raw.line, |m| m.line);
+    match (tag, raw.result.as_deref()) {
+        (tag, None) => vec![v1::Warning {
+            code: WARNING_TRUNCATED_GAME.to_owned(),
+            ply: 0,
+            line: last_line,
+            message: match tag {
+                Some(tag) => format!(
+                    "the movetext ends without a termination marker (PGN standard 8.2.6), so the game may be truncated: the Result tag {tag} was used"
+                ),
+                None => "the movetext ends without a termination marker (PGN standard 8.2.6), so the game may be truncated, and there is no Result tag: no result was declared".to_owned(),
+            },
+        }],
+        (Some(tag), Some(marker)) if tag != marker.trim() => vec![v1::Warning {
+            code: WARNING_RESULT_MISMATCH.to_owned(),
+            ply: 0,
+            line: tag_line,
+            message: format!(
+                "the Result tag says {tag} but the movetext ends with {marker} (PGN standard 8.2.6 says they agree): the Result tag was used"
+            ),
+        }],
+        _ => Vec::new(),
+    }
 }
 
 /// The side that lost by a decisive PGN result.
@@ -259,7 +363,8 @@ pub fn adjudicate_raw(
     event: Option<GameEvent>,
     settings: &Settings,
 ) -> Result<PgnVerdict, PgnError> {
-    let game = replay(raw, settings.analysis)?;
+    let mut move_warnings = Vec::new();
+    let game = replay_noting(raw, settings.analysis, |w| move_warnings.push(w))?;
     let (event, inferred_claim) = match event {
         Some(event) => (Some(event), false),
         None => infer_event(raw, &game),
@@ -282,7 +387,54 @@ pub fn adjudicate_raw(
         response.disagreement = true;
         response.disagreement_reason = reason;
     }
+    // A draw agreed before one move each keeps its result but is not a draw FIDE Laws 5.2.3
+    // allows: a disagreement, unless the tag already disagrees.
+    let early = response
+        .warnings
+        .iter()
+        .position(|w| w.code == arbiter_rules::WarningCode::EarlyAgreedDraw.as_str());
+    if let Some(i) = early
+        && !response.disagreement
+    {
+        response.disagreement = true;
+        let rule = format!(
+            "a draw by agreement needs one move by each player (FIDE Laws 5.2.3): agreed at ply {}",
+            response.warnings[i].ply
+        );
+        response.disagreement_reason = match declared.trim() {
+            "" | "*" => rule,
+            tag => format!("the Result tag says {tag}, but {rule}"),
+        };
+    }
     response.declared_result = declared;
+    // The warnings: the reader's, the declared result's, the moves', then the verdict's (with
+    // the line of their move).
+    let line_of_ply = |ply: u32| {
+        raw.moves
+            .iter()
+            .find(|m| m.ply == ply)
+            .map_or(0, |m| m.line)
+    };
+    let verdict_warnings = std::mem::take(&mut response.warnings);
+    response.warnings = raw
+        .warnings
+        .iter()
+        .map(|w| v1::Warning {
+            code: w.kind.code().to_owned(),
+            ply: 0,
+            line: w.line,
+            message: w.kind.to_string(),
+        })
+        .chain(result_warnings(raw))
+        .chain(move_warnings)
+        .chain(verdict_warnings.into_iter().map(|mut w| {
+            if w.line == 0 && w.ply > 0 {
+                w.line = line_of_ply(w.ply);
+            }
+            w
+        }))
+        .collect();
+    convert::bound_warnings(&mut response);
     // The event only counts when the rules did not end the game first.
     response.event = event
         .filter(|_| game.outcome().is_none())
@@ -811,6 +963,143 @@ mod tests {
         let first = &v.evidence[0];
         assert_eq!((first.san.as_str(), first.uci.as_str()), ("O-O-O", "e1a1"));
         assert_eq!(v.evidence.last().map(|m| m.san.as_str()), Some("Nc3#"));
+    }
+
+    fn warnings(v: &v1::AdjudicateGameResponse) -> Vec<(&str, u32, u32)> {
+        v.warnings
+            .iter()
+            .map(|w| (w.code.as_str(), w.ply, w.line))
+            .collect()
+    }
+
+    /// FIDE 5.2.3 (issue 11 item 5): a draw agreed after White's first move only keeps its
+    /// result, but disagrees citing 5.2.3, with a warning at the ply of the agreement.
+    #[test]
+    fn pgn_agreed_draw_before_one_move_each_disagrees_citing_5_2_3() {
+        let v = verdict("[Result \"1/2-1/2\"]\n\n1. e4 1/2-1/2", None);
+        let o = v.outcome.as_ref().expect("outcome");
+        assert_eq!(
+            (o.result_text.as_str(), o.fide_article.as_str(), o.ply),
+            ("1/2-1/2", "5.2.3", 1)
+        );
+        assert!(v.disagreement);
+        assert_eq!(
+            v.disagreement_reason,
+            "the Result tag says 1/2-1/2, but a draw by agreement needs one move by each player (FIDE Laws 5.2.3): agreed at ply 1"
+        );
+        assert_eq!(warnings(&v), [("early_agreed_draw", 1, 3)]);
+        assert_eq!(v.laws, "FIDE Laws of Chess, 2023");
+        // No move at all, and a start position past move 1 (no warning).
+        let v = verdict("[Result \"1/2-1/2\"]\n\n1/2-1/2", None);
+        assert_eq!(warnings(&v), [("early_agreed_draw", 0, 0)]);
+        assert!(v.disagreement);
+        // The caller's agreed draw on a record without a result: the rule alone.
+        let v = verdict("1. e4 *", Some(GameEvent::AgreedDraw));
+        assert_eq!(
+            v.disagreement_reason,
+            "a draw by agreement needs one move by each player (FIDE Laws 5.2.3): agreed at ply 1"
+        );
+        let v = verdict(
+            "[Result \"1/2-1/2\"]\n[FEN \"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\"]\n\n1/2-1/2",
+            None,
+        );
+        assert!(warnings(&v).is_empty(), "{:?}", v.warnings);
+        assert!(!v.disagreement);
+    }
+
+    /// PGN standard 8.2.6 (issue 11 item 5): a movetext without a termination marker may be
+    /// truncated, and a Result tag that contradicts the marker is used; each warning says which
+    /// value was used.
+    #[test]
+    fn pgn_truncated_game_and_result_tag_against_marker_say_which_value_was_used() {
+        let v = verdict("[Result \"1-0\"]\n\n1. e4 e5\n2. Qh5 Nc6\n", None);
+        assert_eq!(warnings(&v), [("truncated_game", 0, 4)]);
+        assert_eq!(
+            v.warnings[0].message,
+            "the movetext ends without a termination marker (PGN standard 8.2.6), so the game may be truncated: the Result tag 1-0 was used"
+        );
+        assert_eq!(v.declared_result, "1-0");
+        let v = verdict(
+            "[Event \"E\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 0-1",
+            None,
+        );
+        assert_eq!(warnings(&v), [("result_mismatch", 0, 2)]);
+        assert_eq!(
+            v.warnings[0].message,
+            "the Result tag says 1-0 but the movetext ends with 0-1 (PGN standard 8.2.6 says they agree): the Result tag was used"
+        );
+        assert_eq!(v.declared_result, "1-0");
+        let v = verdict("[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 1-0", None);
+        assert!(v.warnings.is_empty(), "{:?}", v.warnings);
+    }
+
+    /// The tolerant SAN reader drops `+`/`#` (issue 11 item 5): a suffix the position does not
+    /// bear out is a warning at the move's ply and line.
+    #[test]
+    fn pgn_wrong_check_suffix_is_warned_at_its_ply_and_line() {
+        let v = verdict(
+            "[Result \"1-0\"]\n\n1. e4+ e5 2. Bc4 Nc6\n3. Qh5# Nf6 4. Qxf7+ 1-0",
+            None,
+        );
+        assert_eq!(v.outcome.as_ref().expect("outcome").fide_article, "5.1.1");
+        assert_eq!(
+            warnings(&v),
+            [
+                ("wrong_check_suffix", 1, 3),
+                ("wrong_check_suffix", 5, 4),
+                ("wrong_check_suffix", 7, 4)
+            ]
+        );
+        assert_eq!(
+            v.warnings[0].message,
+            "ply 1 (e4+): the move gives no check, so it should have no suffix, not '+'; the move was read without it"
+        );
+        assert!(
+            v.warnings[2]
+                .message
+                .contains("checkmates, so it should have '#'")
+        );
+        let v = verdict(
+            "[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7#! 1-0",
+            None,
+        );
+        assert!(v.warnings.is_empty(), "{:?}", v.warnings);
+    }
+
+    /// FIDE 5.1.1 (issue 11 item 5): moves after the checkmate are a warning at the first of
+    /// them, with its line, not only a count.
+    #[test]
+    fn pgn_moves_after_checkmate_are_warned_with_ply_and_line() {
+        let v = verdict(
+            "[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4#\n3. a3 a6 0-1",
+            None,
+        );
+        assert_eq!(v.plies_after_end, 2);
+        assert_eq!(warnings(&v), [("moves_after_end", 5, 4)]);
+    }
+
+    /// Issue 11 items 3-4 with 5: the reader's repeated_tag and skipped_glyph warnings reach
+    /// the verdict, with their lines.
+    #[test]
+    fn pgn_reader_warnings_reach_the_verdict() {
+        let v = verdict(
+            "[Result \"1-0\"]\n[White \"A\"]\n[White \"B\"]\n\n1. e4 \u{2a00} e5 2. Qh5 Nc6 1-0",
+            None,
+        );
+        assert_eq!(
+            warnings(&v),
+            [("repeated_tag", 0, 3), ("skipped_glyph", 0, 5)]
+        );
+    }
+
+    /// Issue 11 item 5: at most 32 warnings per game, the rest counted.
+    #[test]
+    fn warnings_are_bounded_to_32_with_a_count_of_the_rest() {
+        let moves = "Nf3+ Nf6+ Ng1+ Ng8+ ".repeat(10);
+        let v = verdict(&format!("[Result \"*\"]\n\n{moves}*"), None);
+        assert_eq!(v.warnings.len(), 32);
+        assert_eq!(v.warnings_omitted, 9);
+        assert_eq!(warnings(&v)[31], ("wrong_check_suffix", 32, 3));
     }
 
     /// An illegal move is reported with its line:column and ply.

@@ -33,6 +33,8 @@ pub struct Summary {
     pub disagreements: usize,
     /// Games that could not be adjudicated (illegal move, bad PGN, ...).
     pub errors: usize,
+    /// Adjudicated games whose verdict has warnings.
+    pub warned: usize,
     /// The first [`MAX_LISTED`] disagreements: `game N (White - Black): reason`.
     pub disagreement_list: Vec<String>,
     /// The first [`MAX_LISTED`] errors: `game N: line L:C: ...`.
@@ -62,6 +64,9 @@ impl Summary {
                     .as_ref()
                     .map_or_else(|| "ongoing".to_owned(), termination_words);
                 *self.by_termination.entry(termination).or_default() += 1;
+                if !verdict.warnings.is_empty() {
+                    self.warned += 1;
+                }
                 if verdict.disagreement {
                     self.disagreements += 1;
                     if self.disagreement_list.len() < MAX_LISTED {
@@ -103,6 +108,10 @@ impl Summary {
         }
         parts.push(plural(self.disagreements, "disagreement", "disagreements"));
         parts.push(plural(self.errors, "error", "errors"));
+        parts.push(format!(
+            "{} with warnings",
+            plural(self.warned, "game", "games")
+        ));
         writeln!(out, "summary: {}", parts.join("; "))?;
         for line in &self.disagreement_list {
             writeln!(out, "disagreement: {line}")?;
@@ -169,6 +178,15 @@ struct ClaimJson<'a> {
     uci: Option<&'a str>,
 }
 
+/// A warning of a JSON record.
+#[derive(Serialize)]
+struct WarningJson<'a> {
+    code: &'a str,
+    line: u32,
+    message: &'a str,
+    ply: u32,
+}
+
 /// One JSON record, fields in alphabetical order; the verdict fields are left out of an error
 /// record, and `error` is `null` in a verdict record.
 #[derive(Serialize)]
@@ -198,6 +216,9 @@ struct RecordJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     fide_article: Option<&'a str>,
     index: u32,
+    /// The edition of the Laws the verdict applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    laws: Option<&'a str>,
     line: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     plies_after_end: Option<u32>,
@@ -212,12 +233,20 @@ struct RecordJson<'a> {
     termination: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     undetermined: Option<bool>,
+    /// The verdict's warnings (at most 32), {code, line, message, ply}.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warnings: Option<Vec<WarningJson<'a>>>,
+    /// The warnings beyond the first 32.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    warnings_omitted: Option<u32>,
 }
 
 /// Writes the JSON record of one game (one line of `--format jsonl`, without the newline): the
 /// fields of the `AdjudicateGamesResponse` the stream sends for the game, in alphabetical order,
 /// enum values by their proto names; `claims` lists {claimable_now, fide_article, kind, move
-/// (SAN), uci}. A verdict record has `error: null`; an error record has
+/// (SAN), uci}; `warnings` lists {code, line, message, ply} (the first 32, `warnings_omitted`
+/// counts the rest); `laws` names the edition of the Laws. A verdict record has `error: null`; an
+/// error record has
 /// `index`, `line`, `tags` and `error` {column, description, field, line, move, ply, reason}.
 ///
 /// # Errors
@@ -247,6 +276,7 @@ pub fn write_response_json<W: Write + ?Sized>(
         fen: None,
         fide_article: None,
         index: response.index,
+        laws: None,
         line: response.line,
         plies_after_end: None,
         ply: None,
@@ -255,6 +285,8 @@ pub fn write_response_json<W: Write + ?Sized>(
         tags,
         termination: None,
         undetermined: None,
+        warnings: None,
+        warnings_omitted: None,
     };
     let no_outcome = v1::Outcome::default();
     match &response.result {
@@ -293,6 +325,20 @@ pub fn write_response_json<W: Write + ?Sized>(
                     })
                     .collect(),
             );
+            record.laws = Some(&verdict.laws);
+            record.warnings = Some(
+                verdict
+                    .warnings
+                    .iter()
+                    .map(|w| WarningJson {
+                        code: &w.code,
+                        line: w.line,
+                        message: &w.message,
+                        ply: w.ply,
+                    })
+                    .collect(),
+            );
+            record.warnings_omitted = Some(verdict.warnings_omitted);
             record.error = Some(None);
         }
         Some(adjudicate_games_response::Result::Error(error)) => {
@@ -317,8 +363,50 @@ fn cut(text: &str, n: usize) -> String {
     text.chars().take(n).collect()
 }
 
-/// The table header.
-const TABLE_HEADER: &str = "game   event                    round white                black                declared result  termination              article  ply note";
+/// The line before the table header: the edition of the Laws the verdicts apply.
+fn laws_line() -> String {
+    format!("verdicts under the {}", arbiter_rules::LAWS_EDITION)
+}
+
+/// The table header. `warn`: the number of warnings of the verdict.
+const TABLE_HEADER: &str = "game   event                    round white                black                declared result  termination              article  ply warn note";
+
+/// The note of a table row: the disagreement, then the warning codes (with how many of each).
+fn table_note(verdict: &v1::AdjudicateGameResponse) -> String {
+    let mut note = if verdict.disagreement {
+        verdict.disagreement_reason.clone()
+    } else {
+        String::new()
+    };
+    if !verdict.warnings.is_empty() {
+        let mut codes: Vec<(&str, usize)> = Vec::new();
+        for w in &verdict.warnings {
+            match codes.iter_mut().find(|(c, _)| *c == w.code) {
+                Some((_, n)) => *n += 1,
+                None => codes.push((&w.code, 1)),
+            }
+        }
+        let list: Vec<String> = codes
+            .iter()
+            .map(|(c, n)| {
+                if *n == 1 {
+                    (*c).to_owned()
+                } else {
+                    format!("{c} x{n}")
+                }
+            })
+            .collect();
+        if !note.is_empty() {
+            note.push_str("; ");
+        }
+        note.push_str("warnings: ");
+        note.push_str(&list.join(", "));
+        if verdict.warnings_omitted > 0 {
+            note.push_str(&format!(" and {} more", verdict.warnings_omitted));
+        }
+    }
+    note
+}
 
 fn table_row(response: &v1::AdjudicateGamesResponse) -> String {
     let tags = response.tags.clone().unwrap_or_default();
@@ -333,19 +421,19 @@ fn table_row(response: &v1::AdjudicateGamesResponse) -> String {
     match &response.result {
         Some(adjudicate_games_response::Result::Verdict(verdict)) => {
             let outcome = verdict.outcome.clone().unwrap_or_default();
-            let note = if verdict.disagreement {
-                verdict.disagreement_reason.as_str()
-            } else {
-                ""
-            };
+            let note = table_note(verdict);
+            let warn = verdict.warnings.len() as u64 + u64::from(verdict.warnings_omitted);
             format!(
-                "{start} {:<8} {:<7} {:<24} {:<8} {:>4} {note}",
+                "{start} {:<8} {:<7} {:<24} {:<8} {:>4} {:>4} {note}",
                 cut(&verdict.declared_result, 8),
                 outcome.result_text,
                 termination_words(&outcome),
                 outcome.fide_article,
-                outcome.ply
+                outcome.ply,
+                warn
             )
+            .trim_end()
+            .to_owned()
         }
         Some(adjudicate_games_response::Result::Error(error)) => {
             format!("{start} error: {}", error.description)
@@ -394,6 +482,7 @@ pub fn run<R: BufRead, W: Write + ?Sized>(
 ) -> io::Result<Summary> {
     let mut summary = Summary::default();
     if format == OutputFormat::Table {
+        writeln!(out, "{}", laws_line())?;
         writeln!(out, "{TABLE_HEADER}")?;
     }
     run_records(input, out, format, settings, &mut summary)?;
@@ -422,6 +511,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
     }
     let mut summary = Summary::default();
     if format == OutputFormat::Table {
+        writeln!(out, "{}", laws_line())?;
         writeln!(out, "{TABLE_HEADER}")?;
     }
     type Record = (v1::AdjudicateGamesResponse, Vec<u8>);
@@ -661,5 +751,81 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PGN: &str = "[Event \"W\"]\n[Result \"1/2-1/2\"]\n\n1. e4+ 1/2-1/2\n\n[Event \"C\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 1-0\n";
+
+    fn output(format: OutputFormat) -> (String, Summary) {
+        let mut out = Vec::new();
+        let summary = run(PGN.as_bytes(), &mut out, format, &Settings::default()).expect("writes");
+        (String::from_utf8(out).expect("utf-8"), summary)
+    }
+
+    /// Issue 11 item 5: the JSON lines carry each verdict's warnings (code, line, message,
+    /// ply), the count of those left out, and the edition of the Laws.
+    #[test]
+    fn jsonl_records_carry_warnings_and_the_laws_edition() {
+        let (text, summary) = output(OutputFormat::Jsonl);
+        let records: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect();
+        assert_eq!(records.len(), 2);
+        let codes = |r: &serde_json::Value| -> Vec<(String, u64, u64)> {
+            r["warnings"]
+                .as_array()
+                .expect("warnings")
+                .iter()
+                .map(|w| {
+                    (
+                        w["code"].as_str().expect("code").to_owned(),
+                        w["ply"].as_u64().expect("ply"),
+                        w["line"].as_u64().expect("line"),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(
+            codes(&records[0]),
+            [
+                ("wrong_check_suffix".to_owned(), 1, 4),
+                ("early_agreed_draw".to_owned(), 1, 4)
+            ]
+        );
+        assert_eq!(records[0]["warnings_omitted"], 0);
+        assert_eq!(records[0]["disagreement"], true);
+        assert_eq!(records[0]["laws"], "FIDE Laws of Chess, 2023");
+        assert!(codes(&records[1]).is_empty());
+        assert_eq!(summary.warned, 1);
+    }
+
+    /// Issue 11 item 5: the table names the Laws edition before its header, counts each
+    /// verdict's warnings in the `warn` column and lists their codes in the note.
+    #[test]
+    fn table_shows_the_laws_edition_and_warning_codes() {
+        let (text, summary) = output(OutputFormat::Table);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "verdicts under the FIDE Laws of Chess, 2023");
+        assert!(lines[1].ends_with("ply warn note"), "{}", lines[1]);
+        assert!(
+            lines[2].ends_with(
+                "    1    2 the Result tag says 1/2-1/2, but a draw by agreement needs one move by each player (FIDE Laws 5.2.3): agreed at ply 1; warnings: wrong_check_suffix, early_agreed_draw"
+            ),
+            "{}",
+            lines[2]
+        );
+        assert!(lines[3].ends_with("    0"), "{}", lines[3]);
+        let mut out = Vec::new();
+        summary.write(&mut out).expect("writes");
+        assert!(
+            String::from_utf8(out)
+                .expect("utf-8")
+                .starts_with("summary: 2 games; agreed draw 1, resignation 1; 1 disagreement; 0 errors; 1 game with warnings\n")
+        );
     }
 }

@@ -67,8 +67,9 @@ pub struct ServeArgs {
 
     /// How much analysis adjudication may spend on dead positions and on "can the opponent
     /// still checkmate?" (flag fall, resignation): material checks only, a fast sound check, or
-    /// the full helpmate search (bounded by the analyzer's node limits, `--max-analyses` and the
-    /// request timeout).
+    /// the full helpmate search. A level, not a number: the search is bounded by the analyzer's
+    /// own node limit (1,000,000 positions per search phase), in time by the request timeout and
+    /// in memory by `--max-analyses` (about 100 MiB each).
     #[arg(long, env = "ARBITER_ANALYSIS", value_enum, default_value_t = Analysis::Full)]
     pub analysis: Analysis,
 

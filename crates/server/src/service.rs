@@ -733,4 +733,29 @@ mod tests {
             status.message()
         );
     }
+
+    /// FIDE 5.2.3 (issue 11 item 5): AdjudicateGame with a `game` and an agreed draw before any
+    /// move keeps the draw, warns at ply 0 and names the Laws edition.
+    #[test]
+    fn adjudicate_game_warns_of_an_agreed_draw_before_any_move() {
+        let request = AdjudicateGameRequest {
+            source: Some(adjudicate_game_request::Source::Game(
+                arbiter_proto::v1::Game::default(),
+            )),
+            event: Some(arbiter_proto::v1::GameEvent {
+                kind: arbiter_proto::v1::GameEventKind::AgreedDraw.into(),
+                side: arbiter_proto::v1::Color::Unspecified.into(),
+            }),
+            ..AdjudicateGameRequest::default()
+        };
+        let verdict = adjudicate_game(&request, Limits::default()).expect("verdict");
+        assert_eq!(verdict.outcome.expect("outcome").fide_article, "5.2.3");
+        let warnings: Vec<(&str, u32, u32)> = verdict
+            .warnings
+            .iter()
+            .map(|w| (w.code.as_str(), w.ply, w.line))
+            .collect();
+        assert_eq!(warnings, [("early_agreed_draw", 0, 0)]);
+        assert_eq!(verdict.laws, "FIDE Laws of Chess, 2023");
+    }
 }
