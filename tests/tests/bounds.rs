@@ -1377,3 +1377,47 @@ async fn calls_the_client_abandons_are_handled_as_canceled() {
         }
     }
 }
+
+/// Issue 10 fresh-user review: after the lame duck the health listener stopped answering while
+/// the process still drained calls, although the README promises `liveness` SERVING until exit
+/// (a kubelet would count failed liveness probes during every long drain). The probes' listener
+/// now answers until the gRPC port has drained.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn liveness_answers_on_the_health_port_until_the_drain_ends() {
+    let mut server = Server::start_with(&["--lame-duck", "200ms", "--drain-timeout", "20s"]);
+    let client = RawClient::connect(&server).await;
+    // A call in progress (its message never sent) holds the drain open.
+    let held = client
+        .start("ListLegalMoves", Some("15S"))
+        .await
+        .expect("start");
+    server.signal("TERM");
+    settle("the lame duck over", || {
+        server.log_count("lame-duck period over") == 1
+    })
+    .await;
+    let health = Endpoint::from_shared(format!(
+        "http://{}",
+        server.health_addr().expect("a health listener")
+    ))
+    .expect("url")
+    .connect_timeout(Duration::from_secs(5));
+    let channel = within("connect to health while draining", health.connect())
+        .await
+        .expect("the health port still accepts connections");
+    let liveness = within(
+        "Health/Check liveness",
+        HealthClient::new(channel).check(HealthCheckRequest {
+            service: "liveness".to_owned(),
+        }),
+    )
+    .await
+    .expect("liveness answered")
+    .into_inner()
+    .status();
+    assert_eq!(liveness, tonic_health::ServingStatus::Serving.into());
+    drop(held);
+    drop(client);
+    let status = server.exited(SETTLE).await;
+    assert_eq!(status.code(), Some(0), "{}", server.stderr_tail());
+}

@@ -236,6 +236,7 @@ impl Bound {
         // Turns true when the lame-duck period is over: no new connections, a GOAWAY on open
         // ones, and open streams end between messages.
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
+        let (health_stop_tx, health_stop) = tokio::sync::watch::channel(false);
         let arbiter = ArbiterServiceServer::new(
             Arbiter::new(limits, workers, stream_times).with_drain(stop.clone()),
         )
@@ -277,12 +278,18 @@ impl Bound {
                 ..limits
             };
             let routes = MetricsLayer.layer(Routes::new(health_service).prepare());
-            Listener::new(listener, "health", limits, None).serve(routes, stop.clone())
+            Listener::new(listener, "health", limits, None).serve(routes, health_stop.clone())
         });
+        // The probes' listener answers until the gRPC port has drained (liveness stays SERVING
+        // while the process works), then closes too.
         let server = async move {
             match health {
                 Some(health) => {
-                    tokio::join!(grpc, health);
+                    let grpc_then_health = async move {
+                        grpc.await;
+                        let _ = health_stop_tx.send(true);
+                    };
+                    tokio::join!(grpc_then_health, health);
                 }
                 None => grpc.await,
             }
