@@ -25,11 +25,14 @@ use crate::{
 };
 
 /// HTTP/2 flow-control window of one stream: what a client may send ahead of what the server
-/// has read on one call (256 KiB; a larger message is simply sent in several windows).
-pub const STREAM_WINDOW_BYTES: u32 = 256 * 1024;
+/// has read on one call (64 KiB, HTTP/2's own default; a larger message is simply sent in several
+/// windows). Small windows bound what clients can park in the server unread (see below).
+pub const STREAM_WINDOW_BYTES: u32 = 64 * 1024;
 
-/// HTTP/2 flow-control window of one connection (1 MiB).
-pub const CONNECTION_WINDOW_BYTES: u32 = 1024 * 1024;
+/// HTTP/2 flow-control window of one connection (256 KiB): with `--max-connections`, the bound on
+/// request data received but not yet read, which the request-bytes budget cannot see (a flood of
+/// 250 connections filling 1 MiB windows took the server to ~365 MiB).
+pub const CONNECTION_WINDOW_BYTES: u32 = 256 * 1024;
 
 /// Largest header list accepted from a client (16 KiB, as grpc-go's default).
 pub const MAX_HEADER_LIST_BYTES: u32 = 16 * 1024;
