@@ -1343,13 +1343,8 @@ async fn calls_the_client_abandons_are_handled_as_canceled() {
     call.body.send_reset(h2::Reason::CANCEL);
     // 2. Reset while the server works on a slow call.
     let mut call = client.start("AdjudicateGame", None).await.expect("start");
-    let mut frame = BytesMut::new();
-    let message = slow_call();
-    frame.put_u8(0);
-    frame.put_u32(u32::try_from(prost::Message::encoded_len(&message)).expect("small"));
-    prost::Message::encode(&message, &mut frame).expect("encode");
     call.body
-        .send_data(frame.freeze(), true)
+        .send_data(grpc_frame(&slow_call()), true)
         .expect("the request");
     tokio::time::sleep(Duration::from_millis(50)).await;
     call.body.send_reset(h2::Reason::CANCEL);

@@ -561,9 +561,7 @@ struct Unanswered(Option<Pending>);
 impl Drop for Unanswered {
     fn drop(&mut self) {
         if let Some(pending) = self.0.take() {
-            pending
-                .call
-                .finish(Code::Cancelled, pending.started, pending.sent);
+            pending.cancel();
         }
     }
 }
@@ -613,6 +611,13 @@ struct Pending {
     call: CallLabels,
     started: Instant,
     sent: u64,
+}
+
+impl Pending {
+    /// Records the call as `Canceled`: dropped before its status (the client went away).
+    fn cancel(self) {
+        self.call.finish(Code::Cancelled, self.started, self.sent);
+    }
 }
 
 /// A response body that records the call when its trailers pass (or when it is dropped early).
@@ -675,9 +680,7 @@ impl http_body::Body for Finish {
 impl Drop for Finish {
     fn drop(&mut self) {
         if let Some(pending) = self.pending.take() {
-            pending
-                .call
-                .finish(Code::Cancelled, pending.started, pending.sent);
+            pending.cancel();
         }
     }
 }
