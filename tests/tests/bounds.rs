@@ -218,12 +218,21 @@ struct RawCall {
 
 impl RawCall {
     /// Sends the request message, ends the request and reads the answer.
+    ///
+    /// A server may answer before the request has ended (a deadline of 1 ms can expire before
+    /// the message is sent) and then reset the stream, so that sending fails: as any gRPC
+    /// client does, the answer is still read, and only when there is none is the failure to
+    /// send the result.
     async fn finish<Req: prost::Message, Resp: prost::Message + Default>(
         &mut self,
         message: &Req,
     ) -> Result<Resp, Status> {
-        self.send(grpc_frame(message), true)?;
-        self.answer().await
+        let sent = self.send(grpc_frame(message), true);
+        let answer = self.answer().await;
+        match (sent, answer) {
+            (Err(unsent), Err(status)) if status.code() == Code::Unavailable => Err(unsent),
+            (_, answer) => answer,
+        }
     }
 
     /// Sends `data` as request body bytes (any part of the gRPC framing), ending the request
