@@ -345,6 +345,56 @@ async fn abandoned_slow_calls_give_the_worker_back() {
     assert!(!verdict.evidence.is_empty(), "{verdict:?}");
 }
 
+/// Issue 10 item 1, a fresh user's finding: calls waiting for one of `--max-analyses` slots
+/// held their worker while they waited, so with one worker a few analysis-heavy calls made every
+/// cheap call queue behind seconds of analysis and be shed after `--max-queue-wait`. Analyses
+/// now give their worker up while they wait and run: with one worker, one analysis slot and
+/// five slow calls under way, a cheap call is served, and every slow call still gets its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_analyses_do_not_hold_the_workers_cheap_calls_need() {
+    let server = Server::start_with(&[
+        "--workers",
+        "1",
+        "--max-analyses",
+        "1",
+        "--max-queue-wait",
+        "1s",
+        "--request-timeout",
+        "300s",
+    ]);
+    let client = RawClient::connect(&server).await;
+    let slow: Vec<_> = (0..5)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                client
+                    .call::<_, AdjudicateGameResponse>("AdjudicateGame", &slow_call(), None)
+                    .await
+            })
+        })
+        .collect();
+    settle("an analysis under way", || {
+        metric(&server, "arbiter_analyses_running") >= 1.0
+    })
+    .await;
+    for _ in 0..3 {
+        let answer = client
+            .call::<_, ListLegalMovesResponse>("ListLegalMoves", &fast_call(), None)
+            .await
+            .expect("a cheap call is served beside the analyses");
+        assert_eq!(answer.moves.len(), 20);
+    }
+    for call in slow {
+        let verdict = call
+            .await
+            .expect("join")
+            .expect("every analysis is answered");
+        assert!(!verdict.evidence.is_empty(), "{verdict:?}");
+    }
+    assert_eq!(shed(&server, "queue_timeout"), 0.0);
+    assert_eq!(metric(&server, "arbiter_analyses_running"), 0.0);
+}
+
 /// Issue 10 item 7: an expired client deadline is DEADLINE_EXCEEDED, never CANCELLED, wherever
 /// it expires (waiting for a worker, working, answering). 200 calls with deadlines of 1 to 5 ms
 /// on work of about that length, from 4 tasks at once.

@@ -15,6 +15,11 @@
 //! - **a bound on memory**: each analyzer run allocates its own search tables, so the number
 //!   of runs at once bounds the memory analysis can take. [`set_max_concurrent_analyses`] sets
 //!   that number for the whole process; a run beyond it waits for a slot.
+//! - **a worker given back while analysing**: a server that runs calls on a fixed pool of
+//!   workers must not let analyses that wait for a slot (or run for seconds) take every worker
+//!   from cheap calls. Work run inside [`with_seat`] gives its [`Seat`] up before an analyzer run
+//!   (while it waits for a slot and while it runs) and takes it back after, so analyzer runs are
+//!   bounded by the analysis bound alone and the workers stay free for other calls.
 //!
 //! Code that never calls these functions (the CLI, tests) sees no difference: no interrupt is
 //! ever set and the number of analyses is unbounded.
@@ -51,6 +56,51 @@ impl Interrupt {
 thread_local! {
     /// The interrupt of the work running on this thread, if any.
     static CURRENT: RefCell<Option<Interrupt>> = const { RefCell::new(None) };
+    /// The worker seat of the work running on this thread, if any.
+    static SEAT: RefCell<Option<Arc<dyn Seat>>> = const { RefCell::new(None) };
+}
+
+/// A worker's place in a bounded pool, which work may give up while it runs the analyzer (or
+/// waits to) and must take back before it goes on. Implemented by the server's worker pool;
+/// the rules crate only calls it, from the thread that runs the work.
+pub trait Seat: Send + Sync {
+    /// Gives the seat up for an analyzer run; `false` when it may not be given up now (then
+    /// the work keeps it, waits and runs while seated, and [`Seat::retake`] is not called).
+    fn leave(&self) -> bool;
+    /// Takes the seat back after the run, waiting (blocking this thread) until one is free.
+    fn retake(&self);
+}
+
+/// Runs `work` on this thread with `seat` as its worker seat: each analyzer run inside it
+/// gives the seat up while it waits for its slot and runs, and takes it back before the work
+/// goes on (see [`Seat`]). The previous seat of the thread (normally none) is restored
+/// afterwards, even when `work` panics.
+pub fn with_seat<T>(seat: Arc<dyn Seat>, work: impl FnOnce() -> T) -> T {
+    struct Restore(Option<Arc<dyn Seat>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            SEAT.with(|current| *current.borrow_mut() = previous);
+        }
+    }
+    let previous = SEAT.with(|current| current.borrow_mut().replace(seat));
+    let _restore = Restore(previous);
+    work()
+}
+
+/// The seat of the work on this thread, given up: taken back when dropped.
+struct LeftSeat(Arc<dyn Seat>);
+
+impl Drop for LeftSeat {
+    fn drop(&mut self) {
+        self.0.retake();
+    }
+}
+
+/// Gives up the seat of the work on this thread, if it has one that may be given up now.
+fn leave_seat() -> Option<LeftSeat> {
+    let seat = SEAT.with(|current| current.borrow().clone())?;
+    seat.leave().then(|| LeftSeat(seat))
 }
 
 /// Runs `work` on this thread with `interrupt` as its interrupt flag: the analysis inside it
@@ -99,32 +149,52 @@ pub fn analyses_running() -> usize {
     RUNNING.lock().map_or(0, |running| *running)
 }
 
-/// A slot of the analyzer bound, given back when dropped.
-#[derive(Debug)]
-pub(crate) struct AnalysisSlot(());
+/// A slot of the analyzer bound, given back when dropped; the work's seat (if it gave one up)
+/// is taken back after the slot is free.
+pub(crate) struct AnalysisSlot {
+    /// Whether a slot of the bound is held (not when the wait was interrupted).
+    held: bool,
+    /// The seat given up for the run, taken back last.
+    _left: Option<LeftSeat>,
+}
 
 impl Drop for AnalysisSlot {
     fn drop(&mut self) {
-        if let Ok(mut running) = RUNNING.lock() {
-            *running = running.saturating_sub(1);
+        if self.held {
+            if let Ok(mut running) = RUNNING.lock() {
+                *running = running.saturating_sub(1);
+            }
+            FREED.notify_one();
         }
-        FREED.notify_one();
+        // `_left` drops after this body: the seat is taken back only once the slot is free,
+        // so a run waiting for its seat never holds a slot another run waits for.
     }
 }
 
-/// Takes a slot for one analyzer run, waiting while the bound is reached. `None` when the work
-/// on this thread is interrupted, before or while waiting: the caller must then not run the
-/// analyzer.
+/// Takes a slot for one analyzer run, waiting while the bound is reached. The work's seat, if
+/// it has one (see [`with_seat`]), is given up first and taken back when the slot is dropped.
+/// `None` when the work on this thread is interrupted, before or while waiting: the caller
+/// must then not run the analyzer (the seat is taken back before this returns).
 pub(crate) fn analysis_slot() -> Option<AnalysisSlot> {
+    if interrupted() {
+        return None;
+    }
+    let mut slot = AnalysisSlot {
+        held: false,
+        _left: leave_seat(),
+    };
     let mut running = RUNNING.lock().ok()?;
     loop {
         if interrupted() {
+            drop(running);
             return None;
         }
         let max = MAX_ANALYSES.load(Ordering::Relaxed);
         if max == 0 || *running < max {
             *running += 1;
-            return Some(AnalysisSlot(()));
+            slot.held = true;
+            drop(running);
+            return Some(slot);
         }
         running = FREED.wait_timeout(running, WAIT_CHECK).ok()?.0;
     }
@@ -133,6 +203,9 @@ pub(crate) fn analysis_slot() -> Option<AnalysisSlot> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Serializes the tests that take analysis slots: the bound is process-wide.
+    static BOUND_TESTS: Mutex<()> = Mutex::new(());
 
     #[test]
     fn interrupt_is_seen_only_inside_its_scope() {
@@ -148,14 +221,97 @@ mod tests {
 
     #[test]
     fn interrupted_work_gets_no_analysis_slot() {
+        let _bound = BOUND_TESTS.lock();
         let interrupt = Interrupt::new();
         interrupt.set();
         assert!(with_interrupt(&interrupt, analysis_slot).is_none());
         assert!(analysis_slot().is_some());
     }
 
+    /// A seat that records what the work did with it.
+    #[derive(Default)]
+    struct CountingSeat {
+        may_leave: bool,
+        left: AtomicUsize,
+        retaken: AtomicUsize,
+    }
+
+    impl Seat for CountingSeat {
+        fn leave(&self) -> bool {
+            if self.may_leave {
+                self.left.fetch_add(1, Ordering::SeqCst);
+            }
+            self.may_leave
+        }
+        fn retake(&self) {
+            self.retaken.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn an_analyzer_run_gives_its_worker_seat_up_and_takes_it_back_after() {
+        let _bound = BOUND_TESTS.lock();
+        let seat = Arc::new(CountingSeat {
+            may_leave: true,
+            ..CountingSeat::default()
+        });
+        with_seat(Arc::clone(&seat) as Arc<dyn Seat>, || {
+            let slot = analysis_slot().expect("no bound, no interrupt");
+            assert_eq!(seat.left.load(Ordering::SeqCst), 1, "given up for the run");
+            assert_eq!(
+                seat.retaken.load(Ordering::SeqCst),
+                0,
+                "not back during the run"
+            );
+            drop(slot);
+            assert_eq!(seat.retaken.load(Ordering::SeqCst), 1, "back after the run");
+        });
+        // Outside the scope there is no seat to give up.
+        drop(analysis_slot());
+        assert_eq!(seat.left.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_seat_that_may_not_be_given_up_is_kept_and_never_retaken() {
+        let _bound = BOUND_TESTS.lock();
+        let seat = Arc::new(CountingSeat::default());
+        with_seat(Arc::clone(&seat) as Arc<dyn Seat>, || drop(analysis_slot()));
+        assert_eq!(seat.retaken.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn an_interrupted_wait_takes_the_seat_back_before_it_returns() {
+        let seat = Arc::new(CountingSeat {
+            may_leave: true,
+            ..CountingSeat::default()
+        });
+        let _bound = BOUND_TESTS.lock();
+        // The bound is reached by a run that does not end during this test.
+        set_max_concurrent_analyses(1);
+        let held = analysis_slot().expect("a free slot");
+        let interrupt = Interrupt::new();
+        let worker = {
+            let seat = Arc::clone(&seat);
+            let interrupt = interrupt.clone();
+            std::thread::spawn(move || {
+                with_interrupt(&interrupt, || {
+                    with_seat(seat as Arc<dyn Seat>, || analysis_slot().is_some())
+                })
+            })
+        };
+        while seat.left.load(Ordering::SeqCst) == 0 {
+            std::thread::yield_now();
+        }
+        interrupt.set();
+        assert!(!worker.join().expect("no panic"), "interrupted: no slot");
+        assert_eq!(seat.retaken.load(Ordering::SeqCst), 1);
+        drop(held);
+        set_max_concurrent_analyses(0);
+    }
+
     #[test]
     fn analyses_beyond_the_bound_wait_until_interrupted() {
+        let _bound = BOUND_TESTS.lock();
         set_max_concurrent_analyses(1);
         let held = analysis_slot().expect("a free slot");
         let interrupt = Interrupt::new();

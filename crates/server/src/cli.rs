@@ -279,6 +279,26 @@ impl ServeArgs {
             n => usize::try_from(n).unwrap_or(usize::MAX),
         }
     }
+
+    /// Most calls away from their worker for analyzer runs at once (see
+    /// [`crate::workers::Workers::max_seatless`]).
+    #[must_use]
+    pub fn max_seatless(&self) -> usize {
+        crate::workers::Workers::max_seatless(
+            self.worker_threads(),
+            usize::try_from(self.max_analyses).unwrap_or(usize::MAX),
+        )
+    }
+
+    /// Threads of the blocking pool: one per worker, one per call that may be away from its
+    /// worker for an analyzer run, and one for housekeeping (reading reloaded TLS files). The
+    /// pool never grows with the number of calls.
+    #[must_use]
+    pub fn blocking_threads(&self) -> usize {
+        self.worker_threads()
+            .saturating_add(self.max_seatless())
+            .saturating_add(1)
+    }
 }
 
 /// An address that can be turned off (`--metrics-addr`, `--health-addr`): `None` when off.

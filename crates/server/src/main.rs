@@ -45,10 +45,9 @@ fn main() -> ExitCode {
                 return ExitCode::from(EXIT_USAGE);
             }
             logging::init(args.log_format);
-            // Chess work runs on the blocking pool, one thread per worker: the pool never grows
-            // with the number of calls.
-            // One more for housekeeping (reading reloaded TLS files).
-            let blocking_threads = args.worker_threads() + 1;
+            // Chess work runs on the blocking pool, whose size is fixed by the flags (workers,
+            // analyses, housekeeping): it never grows with the number of calls.
+            let blocking_threads = args.blocking_threads();
             run_async(blocking_threads, async move {
                 // Listen for signals before anything is announced: a SIGTERM sent right after
                 // the listening line must start a drain, not kill the process.

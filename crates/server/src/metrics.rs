@@ -96,6 +96,9 @@ pub fn parse_metrics_addr(text: &str) -> Result<Option<SocketAddr>, String> {
     })
 }
 
+/// The gauge of analyzer runs under way, read from the rules crate at each scrape.
+pub const ANALYSES_RUNNING_GAUGE: &str = "arbiter_analyses_running";
+
 /// Installs the process-wide Prometheus recorder (with explicit histogram buckets, so that
 /// histograms render as histograms) and sets `arbiter_build_info{version}` to 1.
 ///
@@ -110,6 +113,11 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
         )?
         .install_recorder()?;
     metrics::gauge!("arbiter_build_info", "version" => env!("CARGO_PKG_VERSION")).set(1.0);
+    metrics::describe_gauge!(
+        ANALYSES_RUNNING_GAUGE,
+        "Analyzer runs (\"can this side still checkmate?\") under way now; at most --max-analyses"
+    );
+    metrics::gauge!(ANALYSES_RUNNING_GAUGE).set(0.0);
     metrics_process::Collector::default().describe();
     Ok(handle)
 }
@@ -213,6 +221,9 @@ fn metrics_response<B>(
     let (status, content_type, body) =
         if request.uri().path() == "/metrics" && request.method() == http::Method::GET {
             metrics_process::Collector::default().collect();
+            #[allow(clippy::cast_precision_loss)] // a handful of runs
+            let analyses = arbiter_rules::interrupt::analyses_running() as f64;
+            metrics::gauge!(ANALYSES_RUNNING_GAUGE).set(analyses);
             (
                 200,
                 "text/plain; version=0.0.4; charset=utf-8",

@@ -230,7 +230,11 @@ impl Bound {
         arbiter_rules::interrupt::set_max_concurrent_analyses(
             usize::try_from(args.max_analyses).unwrap_or(1),
         );
-        let workers = Workers::new(args.worker_threads(), args.max_queue_wait);
+        let workers = Workers::new(
+            args.worker_threads(),
+            args.max_queue_wait,
+            args.max_seatless(),
+        );
         let stream_times = StreamTimes {
             idle: args.stream_idle_timeout,
             message: args.request_timeout,

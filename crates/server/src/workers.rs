@@ -14,10 +14,26 @@
 //! call's future is dropped (deadline, cancellation, client gone), and the analysis inside stops at
 //! its next check. The worker stays taken until the work has really returned, so abandoned work
 //! can never pile up beyond the pool.
+//!
+//! Analyses run beside the workers: a call whose work reaches an analyzer run ("can this side
+//! still checkmate?", which may take seconds and waits for one of `--max-analyses` slots) gives
+//! its worker up for the run and takes one back afterwards (see
+//! [`arbiter_rules::interrupt::Seat`]), so analysis-heavy calls never hold every worker while
+//! cheap calls queue. At most `workers + max_analyses` calls are then busy on the CPU at once,
+//! and at most [`Workers::max_seatless`] calls are away from their seat (waiting for an
+//! analysis slot, analysing, or waiting to sit again: `max_analyses + 4 × workers`); beyond
+//! that, a call keeps its worker while it waits. The blocking pool must therefore have `workers + max_seatless` threads.
 
-use std::{future::Future, sync::Arc, time::Duration};
+use std::{
+    future::Future,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
 
-use arbiter_rules::interrupt::{Interrupt, with_interrupt};
+use arbiter_rules::interrupt::{Interrupt, Seat, with_interrupt, with_seat};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::Status;
 
@@ -55,11 +71,51 @@ pub fn record_shed(reason: ShedReason) {
     crate::overload::note_shed(reason);
 }
 
+/// Calls per worker that may wait for an analysis slot away from their worker.
+const SEATLESS_PER_WORKER: usize = 4;
+
 /// The pool's handle: cheap to clone, shared by every handler.
 #[derive(Debug, Clone)]
 pub struct Workers {
     slots: Arc<Semaphore>,
     max_queue_wait: Duration,
+    /// Calls away from their seat now (see the module documentation).
+    seatless: Arc<AtomicUsize>,
+    max_seatless: usize,
+}
+
+/// The worker seat of one call's work: its permit, which it gives up for analyzer runs.
+struct WorkerSeat {
+    permit: Mutex<Option<OwnedSemaphorePermit>>,
+    slots: Arc<Semaphore>,
+    seatless: Arc<AtomicUsize>,
+    max_seatless: usize,
+    runtime: tokio::runtime::Handle,
+}
+
+impl Seat for WorkerSeat {
+    fn leave(&self) -> bool {
+        let away = self.seatless.fetch_add(1, Ordering::SeqCst);
+        if away >= self.max_seatless {
+            self.seatless.fetch_sub(1, Ordering::SeqCst);
+            return false;
+        }
+        let permit = self.permit.lock().map(|mut permit| permit.take());
+        drop(permit);
+        true
+    }
+
+    fn retake(&self) {
+        // Runs on a blocking-pool thread, never on the runtime's own: blocking here is allowed.
+        let permit = self
+            .runtime
+            .block_on(Arc::clone(&self.slots).acquire_owned())
+            .ok();
+        if let Ok(mut seat) = self.permit.lock() {
+            *seat = permit;
+        }
+        self.seatless.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Sets the interrupt of a call's work when the call's future is dropped before the work ended.
@@ -75,12 +131,27 @@ impl Workers {
     /// A pool of `workers` threads' worth of slots (at least 1); a call waits at most
     /// `max_queue_wait` for one. The threads themselves are tokio's blocking pool, which the
     /// runtime must cap at `workers` (see `main`).
+    ///
+    /// `max_seatless` bounds the calls that may be away from their worker for an analyzer run
+    /// at once (see the module documentation): the blocking pool needs `workers +
+    /// max_seatless` threads.
     #[must_use]
-    pub fn new(workers: usize, max_queue_wait: Duration) -> Self {
+    pub fn new(workers: usize, max_queue_wait: Duration, max_seatless: usize) -> Self {
         Self {
             slots: Arc::new(Semaphore::new(workers.clamp(1, Semaphore::MAX_PERMITS))),
             max_queue_wait,
+            seatless: Arc::new(AtomicUsize::new(0)),
+            max_seatless,
         }
+    }
+
+    /// How many calls may be away from their worker for analyzer runs at once, for a pool of
+    /// `workers` and a bound of `max_analyses` analyzer runs: the running analyses, and four
+    /// per worker waiting for a slot (each costs an idle thread, tens of KiB). Beyond that, a
+    /// call waiting for an analysis slot keeps its worker.
+    #[must_use]
+    pub fn max_seatless(workers: usize, max_analyses: usize) -> usize {
+        max_analyses.saturating_add(workers.saturating_mul(SEATLESS_PER_WORKER))
     }
 
     /// Workers free now.
@@ -146,14 +217,21 @@ impl Workers {
         let slot = self.slot(bounded).await?;
         let interrupt = Interrupt::new();
         let _interrupt_on_drop = InterruptOnDrop(interrupt.clone());
+        let seat = Arc::new(WorkerSeat {
+            permit: Mutex::new(Some(slot)),
+            slots: Arc::clone(&self.slots),
+            seatless: Arc::clone(&self.seatless),
+            max_seatless: self.max_seatless,
+            runtime: tokio::runtime::Handle::current(),
+        });
         let task = tokio::task::spawn_blocking(move || {
-            // Given back when the work has returned, whatever happened to the call.
-            let _slot = slot;
+            // The seat (and its worker permit) is given back when the work has returned,
+            // whatever happened to the call.
             let _hold = hold;
             if interrupt.is_set() {
                 return Err(Status::cancelled("the call ended before its work started"));
             }
-            with_interrupt(&interrupt, work)
+            with_interrupt(&interrupt, || with_seat(seat, work))
         });
         match task.await {
             Ok(result) => result,
@@ -172,7 +250,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_call_that_waits_too_long_for_a_worker_is_shed() {
-        let workers = Workers::new(1, Duration::from_millis(20));
+        let workers = Workers::new(1, Duration::from_millis(20), 0);
         let (started_tx, started_rx) = tokio::sync::oneshot::channel();
         let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
         let busy = tokio::spawn(workers.run((), move || {
@@ -193,7 +271,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn dropping_the_call_interrupts_its_work_and_keeps_the_worker_until_it_returns() {
-        let workers = Workers::new(1, Duration::from_secs(5));
+        let workers = Workers::new(1, Duration::from_secs(5), 0);
         let saw_interrupt = Arc::new(AtomicBool::new(false));
         let (started_tx, started_rx) = tokio::sync::oneshot::channel();
         let saw = Arc::clone(&saw_interrupt);
