@@ -1196,8 +1196,9 @@ fn long_game(plies: usize) -> AdjudicateGameRequest {
 }
 
 /// Issue 10, "bounded whatever clients send": request bytes in flight are bounded. With a budget
-/// of 64 KiB, a call whose 54 KB request is still arriving holds all of it (a message takes its
-/// whole size when its header arrives); 8 concurrent calls of 36 KB each cannot get room, wait
+/// of 64 KiB, a call whose 54 KB request is still arriving holds the 45,000 bytes that have
+/// arrived (its size is more than the half of the budget that may be promised to bytes not
+/// arrived yet); 8 concurrent calls of 36 KB each cannot get room, wait
 /// `--max-queue-wait`, and are refused with
 /// RESOURCE_EXHAUSTED naming the bytes (counted as `reason="request_bytes"`). Meanwhile health
 /// on the same port still answers (it is not under the budget). Once the held call has
@@ -1219,8 +1220,7 @@ async fn requests_beyond_the_byte_budget_are_refused_and_the_bytes_come_back() {
     let mut held = raw.start("AdjudicateGame", None).await.expect("started");
     held.send(held_message.slice(..45_000), false)
         .expect("the first part");
-    #[allow(clippy::cast_precision_loss)]
-    let held_bytes = held_message.len() as f64;
+    let held_bytes = 45_000.0;
     settle("the held call's bytes in flight", || {
         bytes_in_flight(&server) >= held_bytes
     })
@@ -1286,6 +1286,50 @@ async fn requests_beyond_the_byte_budget_are_refused_and_the_bytes_come_back() {
         .into_inner();
     assert_eq!(verdict.ply_count, 6000, "{verdict:?}");
     assert_eq!(shed(&server, "request_bytes"), refused);
+    settle("every byte given back", || bytes_in_flight(&server) == 0.0).await;
+}
+
+/// Issue 10, a fresh user's finding: a message took its whole declared size from the budget as
+/// soon as its header arrived, so clients that sent only headers declaring large messages held
+/// the whole budget until their deadlines and every other call was shed. Now at most half the
+/// budget is promised to bytes not arrived: with a 64 KiB budget, four calls that each declare
+/// 30,000 bytes and send nothing more hold 30,005 + 3 × 5 bytes, and a real call of 25 KB is
+/// served beside them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn headers_declaring_large_messages_cannot_hold_the_byte_budget() {
+    let server = Server::start_with(&[
+        "--max-request-bytes-in-flight",
+        "65536",
+        "--max-message-bytes",
+        "60000",
+        "--max-queue-wait",
+        "300ms",
+    ]);
+    let raw = RawClient::connect(&server).await;
+    let mut liars = Vec::new();
+    for _ in 0..4 {
+        let mut call = raw.start("AdjudicateGame", None).await.expect("started");
+        let mut header = BytesMut::new();
+        header.put_u8(0);
+        header.put_u32(30_000);
+        call.send(header.freeze(), false).expect("a header");
+        liars.push(call);
+    }
+    settle("the liars' headers read", || {
+        bytes_in_flight(&server) >= 30_020.0
+    })
+    .await;
+    assert_eq!(bytes_in_flight(&server), 30_020.0);
+    let mut client = server.client().await;
+    let request = long_game(4000);
+    assert!(grpc_frame(&request).len() > 20_000);
+    let verdict = within("AdjudicateGame", client.adjudicate_game(request))
+        .await
+        .expect("served beside the liars")
+        .into_inner();
+    assert_eq!(verdict.ply_count, 4000, "{verdict:?}");
+    assert_eq!(shed(&server, "request_bytes"), 0.0);
+    drop(liars);
     settle("every byte given back", || bytes_in_flight(&server) == 0.0).await;
 }
 

@@ -27,6 +27,14 @@
 //! declaring more than the largest accepted size takes only its header's bytes: tonic refuses
 //! it once it has read the header.
 //!
+//! Bytes taken for a message that has not arrived yet are a *promise*, and a client can
+//! promise without sending: two streams whose headers declare 4 MiB each and which then send
+//! nothing would hold a whole 8 MiB budget until their deadlines, and every other call would be
+//! shed. So at most half the budget is promised at any time (`RequestBytes::promised`): a
+//! message whose header arrives when its size does not fit in what is left of that half takes
+//! its bytes frame by frame, as they arrive, like any chunk. Whatever clients declare, the other
+//! half of the budget is held only by bytes that have really arrived.
+//!
 //! When the budget has no room, the body waits for it (backpressure: HTTP/2 flow control then
 //! holds the client), at most `--max-queue-wait` per chunk; past that it ends with
 //! `RESOURCE_EXHAUSTED`, which tonic's decoder returns as the call's status, and the call is
@@ -37,7 +45,10 @@ use std::{
     collections::VecDeque,
     future::Future,
     pin::Pin,
-    sync::{Arc, Mutex, PoisonError},
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicUsize, Ordering},
+    },
     task::{Context, Poll, ready},
     time::Duration,
 };
@@ -62,6 +73,9 @@ pub struct RequestBytes {
     total: usize,
     max_message: usize,
     max_wait: Duration,
+    /// Bytes taken for messages whose header has arrived but not these bytes yet: at most
+    /// half of `total` (see the module's documentation).
+    promised: Arc<AtomicUsize>,
 }
 
 impl RequestBytes {
@@ -80,6 +94,36 @@ impl RequestBytes {
             total,
             max_message: total.saturating_sub(MESSAGE_HEADER_BYTES),
             max_wait,
+            promised: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Most bytes promised to messages not arrived yet: half the budget.
+    fn max_promised(&self) -> usize {
+        self.total / 2
+    }
+
+    /// Promises `bytes` to a message whose header has arrived, if they fit in what is left of
+    /// the promise half of the budget: returns the bytes promised, `bytes` or 0.
+    fn promise(&self, bytes: usize) -> usize {
+        let max = self.max_promised();
+        let fits = self
+            .promised
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |promised| {
+                promised.checked_add(bytes).filter(|&after| after <= max)
+            })
+            .is_ok();
+        if fits { bytes } else { 0 }
+    }
+
+    /// Ends the promise of `bytes` (they arrived, or will not).
+    fn unpromise(&self, bytes: usize) {
+        if bytes > 0 {
+            let _ = self
+                .promised
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |promised| {
+                    Some(promised.saturating_sub(bytes))
+                });
         }
     }
 
@@ -112,6 +156,7 @@ impl RequestBytes {
             held,
             framing: Framing::START,
             reserved: 0,
+            promising: None,
             pending: Bytes::new(),
             waiting: None,
             failed: false,
@@ -283,8 +328,12 @@ struct BudgetedBody {
     budget: RequestBytes,
     held: Arc<Mutex<Held>>,
     framing: Framing,
-    /// Permits already held for the bytes of the current message still to come.
+    /// Permits already held for the bytes of the current message still to come (all of them
+    /// promised).
     reserved: usize,
+    /// The promise made for the message whose header is in the chunk waiting for its permits:
+    /// decided once, so that the wait asks for the same count however often it is polled.
+    promising: Option<usize>,
     /// Bytes received from `inner` and not handed on yet (they have no permits yet).
     pending: Bytes,
     /// The wait for the permits of the next chunk of `pending`, when there was no room.
@@ -330,6 +379,15 @@ impl BudgetedBody {
     }
 }
 
+impl Drop for BudgetedBody {
+    fn drop(&mut self) {
+        // The bytes promised and not arrived never will: their permits go back with the
+        // call's held bytes, the promise now.
+        let promised = self.reserved + self.promising.take().unwrap_or(0);
+        self.budget.unpromise(promised);
+    }
+}
+
 /// The budget's semaphore is never closed; should it be, the server is going away.
 fn closed() -> Status {
     Status::unavailable("the server is shutting down")
@@ -357,22 +415,30 @@ impl http_body::Body for BudgetedBody {
                 let covered = n.min(this.reserved);
                 let mut need = n - covered;
                 let mut reserved = this.reserved - covered;
-                // The header has just arrived: the rest of the message is taken now.
+                // The header has just arrived: the rest of the message is taken now, if it fits
+                // in the promise half of the budget.
                 if let (Framing::Header { .. }, Framing::Body { remaining }) =
                     (this.framing, framing)
                     && remaining <= this.budget.max_message
                 {
-                    need += remaining;
-                    reserved += remaining;
+                    let budget = &this.budget;
+                    let promise = *this
+                        .promising
+                        .get_or_insert_with(|| budget.promise(remaining));
+                    need += promise;
+                    reserved += promise;
                 }
                 let permit = match ready!(this.acquire(cx, need)) {
                     Ok(permit) => permit,
                     Err(status) => {
+                        this.budget.unpromise(this.promising.take().unwrap_or(0));
                         this.failed = true;
                         this.pending = Bytes::new();
                         return Poll::Ready(Some(Err(status)));
                     }
                 };
+                this.promising = None;
+                this.budget.unpromise(covered);
                 this.framing = framing;
                 this.reserved = reserved;
                 lock(&this.held).add(permit, ends);
@@ -545,7 +611,8 @@ mod tests {
     /// even when the budget has no room left: calls never hold half a message while waiting.
     #[tokio::test]
     async fn a_message_takes_its_whole_size_at_its_header() {
-        let budget = RequestBytes::new(105, Duration::from_millis(20));
+        // 105 bytes fit in the half of the budget that may be promised.
+        let budget = RequestBytes::new(210, Duration::from_millis(20));
         let held = Arc::new(Mutex::new(Held::default()));
         let data = message(100, b'a');
         let frames = vec![
@@ -560,12 +627,64 @@ mod tests {
             let data = frame.expect("no wait").into_data().expect("data");
             lengths.push(data.len());
             if lengths.len() == 2 {
-                assert_eq!(budget.available(), 0, "taken at the header");
+                assert_eq!(budget.available(), 105, "taken at the header");
+                assert_eq!(budget.promised.load(Ordering::SeqCst), 100 - 35);
             }
         }
         assert_eq!(lengths, [3, 37, 30, 35]);
+        assert_eq!(budget.promised.load(Ordering::SeqCst), 0, "all arrived");
         assert_eq!(lock(&held).take_oldest().map(|m| m.wire_bytes()), Some(105));
-        assert_eq!(budget.available(), 105);
+        assert_eq!(budget.available(), 210);
+    }
+
+    /// Issue 10, a fresh user's finding: headers alone took the whole size of the messages
+    /// they declared, so two streams declaring 4 MiB each and sending nothing more held an
+    /// 8 MiB budget and every other call was shed. Promises now take at most half the budget:
+    /// the second liar's message takes only what arrives, and a real call still fits.
+    #[tokio::test]
+    async fn headers_alone_can_promise_at_most_half_the_budget() {
+        let budget = RequestBytes::new(1000, Duration::from_millis(20));
+        let header = |len: usize| message(len, 0)[..MESSAGE_HEADER_BYTES].to_vec();
+        let mut liars = Vec::new();
+        for _ in 0..3 {
+            let held = Arc::new(Mutex::new(Held::default()));
+            let mut body = budget.wrap(body_of(vec![header(400)]), Arc::clone(&held));
+            let chunk = body.frame().await.expect("a frame").expect("room");
+            assert_eq!(chunk.into_data().map(|data| data.len()).ok(), Some(5));
+            liars.push((body, held));
+        }
+        // The first liar's 400 bytes are promised; the others' would pass the half.
+        assert_eq!(budget.promised.load(Ordering::SeqCst), 400);
+        assert_eq!(budget.available(), 1000 - 405 - 5 - 5);
+        // A real call of 500 bytes arrives whole and is served.
+        let held = Arc::new(Mutex::new(Held::default()));
+        let chunks = read_all(budget.wrap(body_of(vec![message(495, b'r')]), Arc::clone(&held)))
+            .await
+            .expect("room left by the liars");
+        assert_eq!(chunks.iter().map(Bytes::len).sum::<usize>(), 500);
+        drop(held);
+        // A message that gets no promise still arrives, its bytes taken frame by frame.
+        let data = message(200, b'x');
+        let held = Arc::new(Mutex::new(Held::default()));
+        let frames = vec![
+            data[..5].to_vec(),
+            data[5..105].to_vec(),
+            data[105..].to_vec(),
+        ];
+        let chunks = read_all(budget.wrap(body_of(frames), Arc::clone(&held)))
+            .await
+            .expect("its bytes as they arrive");
+        assert_eq!(
+            chunks.iter().map(Bytes::len).collect::<Vec<_>>(),
+            [5, 100, 100]
+        );
+        assert_eq!(lock(&held).take_oldest().map(|m| m.wire_bytes()), Some(205));
+        assert_eq!(budget.promised.load(Ordering::SeqCst), 400);
+        // A call that ends with its promise unfulfilled ends the promise; its bytes go back
+        // with the call.
+        liars.clear();
+        assert_eq!(budget.promised.load(Ordering::SeqCst), 0);
+        assert_eq!(budget.available(), 1000);
     }
 
     /// A message declaring more than the largest accepted size takes only its header: tonic
