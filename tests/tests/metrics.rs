@@ -749,3 +749,42 @@ async fn metrics_connections_beyond_the_cap_are_closed_and_counted() {
         "the three held and this scrape: {text}"
     );
 }
+
+/// A fresh user's review of issue 10: the shed and connection counters did not exist until
+/// their first event, so `rate()` and the alert rules on them had nothing to read on a healthy
+/// server. Every reason's series is there, at 0, as soon as the server serves.
+#[test]
+fn shed_and_connection_counters_exist_at_zero_before_any_event() {
+    let server = Server::start();
+    let text = server.scrape();
+    for reason in [
+        "concurrency_limit",
+        "queue_timeout",
+        "stream_limit",
+        "request_bytes",
+    ] {
+        let series = format!("arbiter_calls_shed_total{{reason=\"{reason}\"}}");
+        assert_eq!(sample(&text, &series), Some(0.0), "{series} in\n{text}");
+    }
+    for reason in [
+        "limit",
+        "handshake_timeout",
+        "tls_error",
+        "idle",
+        "max_age",
+        "shutdown",
+        "keepalive_timeout",
+        "too_many_resets",
+        "protocol_error",
+        "client",
+    ] {
+        let series =
+            format!("arbiter_connections_closed_total{{listener=\"grpc\",reason=\"{reason}\"}}");
+        assert_eq!(sample(&text, &series), Some(0.0), "{series} in\n{text}");
+    }
+    assert_eq!(
+        sample(&text, "arbiter_analyses_running"),
+        Some(0.0),
+        "{text}"
+    );
+}

@@ -230,6 +230,7 @@ impl Bound {
         arbiter_rules::interrupt::set_max_concurrent_analyses(
             usize::try_from(args.max_analyses).unwrap_or(1),
         );
+        crate::workers::describe_shed();
         let workers = Workers::new(
             args.worker_threads(),
             args.max_queue_wait,

@@ -124,6 +124,20 @@ enum Closed {
 }
 
 impl Closed {
+    /// Every reason, for the series created at 0 when a listener starts.
+    const ALL: [Self; 10] = [
+        Self::Limit,
+        Self::HandshakeTimeout,
+        Self::TlsError,
+        Self::Idle,
+        Self::MaxAge,
+        Self::Shutdown,
+        Self::KeepaliveTimeout,
+        Self::TooManyResets,
+        Self::ProtocolError,
+        Self::Client,
+    ];
+
     fn label(self) -> &'static str {
         match self {
             Self::Limit => "limit",
@@ -218,6 +232,17 @@ impl Listener {
         let open = Arc::new(Semaphore::new(max));
         let limits = Arc::new(limits);
         let local_addr = tcp.local_addr().ok();
+        // Every series of this listener exists from the start, at 0: `rate()` and `increase()`
+        // need a first sample before the first event, and alerts on them must not wait for it.
+        metrics::counter!("arbiter_connections_accepted_total", "listener" => name).increment(0);
+        for reason in Closed::ALL {
+            metrics::counter!(
+                "arbiter_connections_closed_total",
+                "listener" => name,
+                "reason" => reason.label()
+            )
+            .increment(0);
+        }
         loop {
             let accepted = tokio::select! {
                 biased;

@@ -52,6 +52,14 @@ pub enum ShedReason {
 }
 
 impl ShedReason {
+    /// Every reason.
+    pub const ALL: [Self; 4] = [
+        Self::ConcurrencyLimit,
+        Self::QueueTimeout,
+        Self::StreamLimit,
+        Self::RequestBytes,
+    ];
+
     /// The `reason` label of `arbiter_calls_shed_total`.
     #[must_use]
     pub fn label(self) -> &'static str {
@@ -61,6 +69,14 @@ impl ShedReason {
             Self::StreamLimit => "stream_limit",
             Self::RequestBytes => "request_bytes",
         }
+    }
+}
+
+/// Creates every series of `arbiter_calls_shed_total` at 0, so that `rate()` and alerts see
+/// them before the first call is shed.
+pub fn describe_shed() {
+    for reason in ShedReason::ALL {
+        metrics::counter!("arbiter_calls_shed_total", "reason" => reason.label()).increment(0);
     }
 }
 
