@@ -123,7 +123,9 @@ pub fn replay_noting(
         match game.position().parse_move(&token.text) {
             Ok(m) => {
                 game.play(m);
-                if let Some(warning) = check_suffix_warning(game.position(), token) {
+                if let Some(warning) =
+                    check_suffix_warning(game.position(), &token.text, token.ply, token.line)
+                {
                     warn(warning);
                 }
             }
@@ -141,17 +143,20 @@ pub fn replay_noting(
     Ok(game)
 }
 
-/// The `wrong_check_suffix` warning of a move (`after`: the position it leads to) written with a `+` or `#` that the position after
-/// it does not bear out: `+` or `#` on a move that gives no check, `#` on a check that is not
-/// mate, `+` on a checkmate. The tolerant SAN reader (`Position::parse_move`: the plain form
-/// and the tolerant form both drop the suffix) accepts such a move; a missing suffix is not
-/// warned about (PGN import format may leave it out).
+/// The `wrong_check_suffix` warning of the move written `text` at 1-based `ply` (`line`: its
+/// 1-based line in PGN input, 0 for a game's list of moves; `after`: the position it leads to)
+/// when its `+` or `#` is not borne out by `after`: `+` or `#` on a move that gives no check,
+/// `#` on a check that is not mate, `+` on a checkmate. The tolerant SAN reader
+/// (`Position::parse_move`: the plain form and the tolerant form both drop the suffix) accepts
+/// such a move; a missing suffix is not warned about (PGN import format may leave it out).
 #[must_use]
 pub fn check_suffix_warning(
     after: &arbiter_rules::Position,
-    token: &arbiter_pgn::SanToken,
+    text: &str,
+    ply: u32,
+    line: u32,
 ) -> Option<v1::Warning> {
-    let text = token.text.trim_end_matches(['!', '?', ' ']);
+    let text = text.trim_end_matches(['!', '?', ' ']);
     let written = if text.ends_with('#') {
         '#'
     } else if text.ends_with('+') {
@@ -176,13 +181,31 @@ pub fn check_suffix_warning(
     };
     Some(v1::Warning {
         code: WARNING_WRONG_CHECK_SUFFIX.to_owned(),
-        ply: token.ply,
-        line: token.line,
+        ply,
+        line,
         message: format!(
-            "ply {} ({}): the move {what}, so it should have {should}, not '{written}'; the move was read without it",
-            token.ply, token.text
+            "ply {ply} ({text}): the move {what}, so it should have {should}, not '{written}'; the move was read without it"
         ),
     })
+}
+
+/// The `wrong_check_suffix` warnings of a game given as a list of moves (`texts`, as sent;
+/// `game`: the game they were read into, whose moves are the first of them): see
+/// [`check_suffix_warning`]. Moves recorded after the end are not read, so not warned about.
+#[must_use]
+pub fn check_suffix_warnings(game: &arbiter_rules::Game, texts: &[String]) -> Vec<v1::Warning> {
+    // Most lists carry no suffix at all (UCI never does): no second replay for them.
+    if !texts.iter().any(|text| text.contains(['+', '#'])) {
+        return Vec::new();
+    }
+    let mut position = game.start().clone();
+    let mut warnings = Vec::new();
+    for (index, (mv, text)) in game.moves().iter().zip(texts).enumerate() {
+        position.play_in_place(mv);
+        let ply = u32::try_from(index + 1).unwrap_or(u32::MAX);
+        warnings.extend(check_suffix_warning(&position, text, ply, 0));
+    }
+    warnings
 }
 
 /// `Warning.code`: a move with a wrong `+`/`#` suffix.

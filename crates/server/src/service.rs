@@ -239,7 +239,7 @@ fn adjudicate_game(
 /// How PGN games of a call with `claim_draw` are adjudicated under `limits`.
 /// Adjudicates a game given as start position and moves (unary and streaming calls alike).
 fn adjudicate_wire_game(
-    game: &arbiter_proto::v1::Game,
+    wire: &arbiter_proto::v1::Game,
     event: Option<&arbiter_proto::v1::GameEvent>,
     claim_draw: bool,
     limits: Limits,
@@ -247,7 +247,7 @@ fn adjudicate_wire_game(
 ) -> Result<AdjudicateGameResponse, ConvertError> {
     let event = convert::event_from_wire(event, "event")?;
     let game = convert::game_from_wire_in(
-        game,
+        wire,
         "game",
         limits.max_moves,
         limits.analysis,
@@ -258,7 +258,14 @@ fn adjudicate_wire_game(
         claim_draw,
         budget: limits.analysis,
     };
-    Ok(convert::adjudicate_with(&game, &adjudication, notation))
+    let mut response = convert::adjudicate_with(&game, &adjudication, notation);
+    // The moves' warnings come before the verdict's, as for PGN input.
+    let suffixes = crate::adjudicate::check_suffix_warnings(&game, &wire.moves);
+    if !suffixes.is_empty() {
+        response.warnings = suffixes.into_iter().chain(response.warnings).collect();
+        convert::bound_warnings(&mut response);
+    }
+    Ok(response)
 }
 
 fn settings(limits: Limits, claim_draw: bool) -> Settings {
@@ -732,6 +739,59 @@ mod tests {
             "{}",
             status.message()
         );
+    }
+
+    /// Issue 11 item 5, the same kind in another place: a wrong `+`/`#` was warned about in
+    /// PGN only; a game's list of moves read it silently. Now both warn, `line` 0 for a list.
+    #[test]
+    fn wrong_check_suffix_in_a_list_of_moves_is_warned_at_its_ply() {
+        let moves = ["e4+", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7+", "Kxf7#"];
+        let request = AdjudicateGameRequest {
+            source: Some(adjudicate_game_request::Source::Game(
+                arbiter_proto::v1::Game {
+                    start: None,
+                    moves: moves[..7].iter().map(|m| (*m).to_owned()).collect(),
+                },
+            )),
+            ..AdjudicateGameRequest::default()
+        };
+        let verdict = adjudicate_game(&request, Limits::default()).expect("verdict");
+        // Qxf7 is mate (Scholar's mate) written with '+'; e4 gives no check.
+        assert_eq!(verdict.outcome.expect("outcome").fide_article, "5.1.1");
+        let warnings: Vec<(&str, u32, u32)> = verdict
+            .warnings
+            .iter()
+            .map(|w| (w.code.as_str(), w.ply, w.line))
+            .collect();
+        assert_eq!(
+            warnings,
+            [("wrong_check_suffix", 1, 0), ("wrong_check_suffix", 7, 0)]
+        );
+        assert!(
+            verdict.warnings[1]
+                .message
+                .contains("checkmates, so it should have '#'"),
+            "{:?}",
+            verdict.warnings[1]
+        );
+        // A move after the end is not read, so not warned about; UCI has no suffix.
+        let request = AdjudicateGameRequest {
+            source: Some(adjudicate_game_request::Source::Game(
+                arbiter_proto::v1::Game {
+                    start: None,
+                    moves: [
+                        "e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6", "h5f7", "Kxf7#",
+                    ]
+                    .iter()
+                    .map(|m| (*m).to_owned())
+                    .collect(),
+                },
+            )),
+            ..AdjudicateGameRequest::default()
+        };
+        let verdict = adjudicate_game(&request, Limits::default()).expect("verdict");
+        let codes: Vec<&str> = verdict.warnings.iter().map(|w| w.code.as_str()).collect();
+        assert_eq!(codes, ["moves_after_end"]);
     }
 
     /// FIDE 5.2.3 (issue 11 item 5): AdjudicateGame with a `game` and an agreed draw before any
