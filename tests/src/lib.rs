@@ -7,20 +7,21 @@
 //! is bounded by a timeout, and a server still running when its [`server::Server`] handle is
 //! dropped (a failed assertion included) is killed.
 //!
-//! This library is the harness; the tests are in `tests/*.rs`:
+//! This library is the harness; the tests are the modules of one test binary, `tests/e2e/`
+//! (`cargo test -p arbiter-e2e --test e2e bounds::` runs one module):
 //!
 //! | file | what |
 //! |---|---|
-//! | `tests/rpc.rs` | every RPC through a tonic client, exact values, error details |
-//! | `tests/health.rs` | gRPC health, `arbiter health-check`, SIGTERM drain and exit code |
-//! | `tests/buf_curl.rs` | proto3 JSON through `buf curl` and reflection, one call per RPC |
-//! | `tests/games.rs` | real lichess games (CC0) replayed through ApplyMove and ApplyMoves |
-//! | `tests/chess960.rs` | Chess960 by number, X-FEN and Shredder-FEN; king-takes-rook castling; the shared corpus's Chess960 games (`ARBITER_CORPUS_DIR`, default `../shared/data/games`, skipped when absent); `perft --chess960`; `buf curl` |
-//! | `tests/languages.rs` | SAN read and written in Spanish, German, French, Italian, Dutch, figurine |
-//! | `tests/metrics.rs` | exact `/metrics` counters and labels after known calls, request ids, one `unknown` series for made-up paths, the alert tests' input series as the server writes them |
-//! | `tests/limits.rs` | concurrency limit (RESOURCE_EXHAUSTED), request timeout, drain on SIGTERM |
-//! | `tests/bounds.rs` | issue 10 under load and attack: abandoned work frees its worker, expired deadlines are DEADLINE_EXCEEDED, connection limit, handshake and idle timeouts, per-connection stream limit, stream limit and idle/stalled streams, SIGTERM under load, quiet overload (exact shed counts, summary log lines), the budget of request bytes in flight (refused with RESOURCE_EXHAUSTED, bytes given back, streams release per message, refused at startup below the message size) |
-//! | `tests/tls.rs` | TLS and mutual TLS with certificates made by `rcgen`, health-check over TLS, certificate rotation without a restart |
+//! | `tests/e2e/rpc.rs` | every RPC through a tonic client, exact values, error details |
+//! | `tests/e2e/health.rs` | gRPC health, `arbiter health-check`, SIGTERM drain and exit code |
+//! | `tests/e2e/buf_curl.rs` | proto3 JSON through `buf curl` and reflection, one call per RPC |
+//! | `tests/e2e/games.rs` | real lichess games (CC0) replayed through ApplyMove and ApplyMoves |
+//! | `tests/e2e/chess960.rs` | Chess960 by number, X-FEN and Shredder-FEN; king-takes-rook castling; the shared corpus's Chess960 games (`ARBITER_CORPUS_DIR`, default `../shared/data/games`, skipped when absent); `perft --chess960`; `buf curl` |
+//! | `tests/e2e/languages.rs` | SAN read and written in Spanish, German, French, Italian, Dutch, figurine |
+//! | `tests/e2e/metrics.rs` | exact `/metrics` counters and labels after known calls, request ids, one `unknown` series for made-up paths, the alert tests' input series as the server writes them |
+//! | `tests/e2e/limits.rs` | concurrency limit (RESOURCE_EXHAUSTED), request timeout, drain on SIGTERM |
+//! | `tests/e2e/bounds.rs` | issue 10 under load and attack: abandoned work frees its worker, expired deadlines are DEADLINE_EXCEEDED, connection limit, handshake and idle timeouts, per-connection stream limit, stream limit and idle/stalled streams, SIGTERM under load, quiet overload (exact shed counts, summary log lines), the budget of request bytes in flight (refused with RESOURCE_EXHAUSTED, bytes given back, streams release per message, refused at startup below the message size) |
+//! | `tests/e2e/tls.rs` | TLS and mutual TLS with certificates made by `rcgen`, health-check over TLS, certificate rotation without a restart |
 //!
 //! ## Which binary is tested
 //!
@@ -30,8 +31,7 @@
 //! 1. `ARBITER_BIN=/path/to/arbiter` wins: that file is tested as is (also the way to test a
 //!    cross-compiled or installed binary).
 //! 2. Otherwise, when run by cargo (`CARGO` is set), it runs
-//!    `cargo build -p arbiter-server --bin arbiter --profile P --target-dir T` once per test
-//!    executable, where `T/P` is where the running test executable lives (`T/<profile dir>/deps/`).
+//!    `cargo build -p arbiter-server --bin arbiter --profile P --target-dir T` once, where `T/P` is where the running test executable lives (`T/<profile dir>/deps/`).
 //!    So `cargo test --workspace --release` tests `T/release/arbiter` built from the same tree, and
 //!    a stale binary is never tested. When the binary is up to date this takes well under a
 //!    second; the first time it compiles the server's `main.rs` and links.
@@ -40,7 +40,7 @@
 //!
 //! ## `buf curl`
 //!
-//! `tests/buf_curl.rs` needs the pinned `buf` that `make tools` installs into
+//! `tests/e2e/buf_curl.rs` needs the pinned `buf` that `make tools` installs into
 //! `node_modules/.bin/buf` (or `ARBITER_BUF=/path/to/buf`). Without it those tests fail and say
 //! to run `make tools`; `ARBITER_SKIP_BUF=1` skips them, printing that they were skipped.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build the python-chess oracle fixture for crates/rules/tests/oracle.rs.
+"""Build the python-chess oracle fixture for crates/rules/tests/rules/oracle.rs.
 
 A test oracle only: python-chess is not shipped and not used by the crate. The script writes
 tests/data/oracle/positions.jsonl (relative to crates/rules), one JSON object per line:

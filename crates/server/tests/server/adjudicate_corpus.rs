@@ -3,7 +3,7 @@
 //! `.pgn` and `.pgn.zst`): every game replays except the known bad-source games of
 //! `crates/pgn/tests/common/known_failures.rs`, two runs give byte-identical JSON lines, and the
 //! disagreements found are printed. Run with
-//! `cargo test -p arbiter-server --release --test adjudicate_corpus -- --ignored --nocapture`
+//! `cargo test -p arbiter-server --release --test server adjudicate_corpus:: -- --ignored --nocapture`
 //! (about a minute in release with `--analysis fast`; skipped with a message when the directory
 //! is absent).
 
@@ -17,7 +17,7 @@ use arbiter_server::adjudicate::Settings;
 use arbiter_server::adjudicate_cli::{Summary, run};
 use arbiter_server::cli::OutputFormat;
 
-include!("../../pgn/tests/common/known_failures.rs");
+include!("../../../pgn/tests/pgn/common/known_failures.rs");
 
 /// A writer that only hashes what it is given.
 struct HashWriter(DefaultHasher);

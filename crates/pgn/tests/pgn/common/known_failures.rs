@@ -1,4 +1,4 @@
-// Included by crates/pgn/tests/corpus.rs and crates/server/tests/corpus.rs.
+// Included by crates/pgn/tests/pgn/corpus.rs and crates/server/tests/server/adjudicate_corpus.rs.
 
 /// Games of the shared corpus that are expected to fail, with the start of their error text:
 /// (file, game index, error prefix).

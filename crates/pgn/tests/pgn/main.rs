@@ -1,0 +1,7 @@
+//! The integration tests of arbiter-pgn, in one test binary: the reader, the replay, the
+//! writer and the real-games corpus. Run one part with `cargo test -p arbiter-pgn --test pgn reader::`.
+
+mod corpus;
+mod reader;
+mod replay;
+mod writer;

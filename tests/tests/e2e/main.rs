@@ -1,0 +1,17 @@
+//! The end-to-end tests of arbiter: the real binary, started as a process, driven over the
+//! network (gRPC, gRPC health and reflection, `/metrics`, `buf curl`) and from its command line.
+//! One test binary for the whole suite (each module was a binary of its own: linking each cost
+//! more than running it); run one part with `cargo test -p arbiter-e2e --test e2e bounds::`.
+
+mod adjudicate_cli;
+mod bounds;
+mod buf_curl;
+mod chess960;
+mod games;
+mod health;
+mod languages;
+mod limits;
+mod metrics;
+mod reflection;
+mod rpc;
+mod tls;
