@@ -30,10 +30,14 @@
 //! Bytes taken for a message that has not arrived yet are a *promise*, and a client can
 //! promise without sending: two streams whose headers declare 4 MiB each and which then send
 //! nothing would hold a whole 8 MiB budget until their deadlines, and every other call would be
-//! shed. So at most half the budget is promised at any time (`RequestBytes::promised`): a
-//! message whose header arrives when its size does not fit in what is left of that half takes
-//! its bytes frame by frame, as they arrive, like any chunk. Whatever clients declare, the other
-//! half of the budget is held only by bytes that have really arrived.
+//! shed. So promises have a bound of their own: half the budget, or the largest message if that
+//! is more (a second semaphore). A message whose rest does not arrive with its header waits for
+//! room there first (at most `--max-queue-wait`, like any wait for the budget), then takes its
+//! whole size from the budget; its promise shrinks as its bytes arrive. Whatever clients
+//! declare, the rest of the budget is held only by bytes that have really arrived, and a message
+//! that arrives whole with its header (most requests: one DATA frame) needs no promise at all.
+//! Taking large messages' bytes frame by frame when promises ran out was tried and brought back
+//! the starvation above (20 concurrent 1 MB calls: 60 of 200 shed instead of none).
 //!
 //! When the budget has no room, the body waits for it (backpressure: HTTP/2 flow control then
 //! holds the client), at most `--max-queue-wait` per chunk; past that it ends with
@@ -45,10 +49,7 @@ use std::{
     collections::VecDeque,
     future::Future,
     pin::Pin,
-    sync::{
-        Arc, Mutex, PoisonError,
-        atomic::{AtomicUsize, Ordering},
-    },
+    sync::{Arc, Mutex, PoisonError},
     task::{Context, Poll, ready},
     time::Duration,
 };
@@ -73,9 +74,11 @@ pub struct RequestBytes {
     total: usize,
     max_message: usize,
     max_wait: Duration,
-    /// Bytes taken for messages whose header has arrived but not these bytes yet: at most
-    /// half of `total` (see the module's documentation).
-    promised: Arc<AtomicUsize>,
+    /// The bound on promises: bytes taken for messages whose header has arrived but not these
+    /// bytes yet (see the module's documentation). Permits taken from it are forgotten and
+    /// added back as the promised bytes arrive.
+    promises: Arc<Semaphore>,
+    max_promised: usize,
 }
 
 impl RequestBytes {
@@ -94,36 +97,31 @@ impl RequestBytes {
             total,
             max_message: total.saturating_sub(MESSAGE_HEADER_BYTES),
             max_wait,
-            promised: Arc::new(AtomicUsize::new(0)),
+            promises: Arc::new(Semaphore::new(total / 2)),
+            max_promised: total / 2,
         }
+        .with_promises()
     }
 
-    /// Most bytes promised to messages not arrived yet: half the budget.
-    fn max_promised(&self) -> usize {
-        self.total / 2
+    /// Sets the bound on promises for the budget and largest message: half the budget, or the
+    /// largest message if that is more (it must be able to wait for room), never more than the
+    /// budget.
+    fn with_promises(mut self) -> Self {
+        self.max_promised = (self.total / 2).max(self.max_message).min(self.total);
+        self.promises = Arc::new(Semaphore::new(self.max_promised));
+        self
     }
 
-    /// Promises `bytes` to a message whose header has arrived, if they fit in what is left of
-    /// the promise half of the budget: returns the bytes promised, `bytes` or 0.
-    fn promise(&self, bytes: usize) -> usize {
-        let max = self.max_promised();
-        let fits = self
-            .promised
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |promised| {
-                promised.checked_add(bytes).filter(|&after| after <= max)
-            })
-            .is_ok();
-        if fits { bytes } else { 0 }
+    /// Bytes promised now to messages whose header has arrived but not these bytes.
+    #[cfg(test)]
+    fn promised(&self) -> usize {
+        self.max_promised - self.promises.available_permits()
     }
 
     /// Ends the promise of `bytes` (they arrived, or will not).
     fn unpromise(&self, bytes: usize) {
         if bytes > 0 {
-            let _ = self
-                .promised
-                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |promised| {
-                    Some(promised.saturating_sub(bytes))
-                });
+            self.promises.add_permits(bytes);
         }
     }
 
@@ -133,7 +131,7 @@ impl RequestBytes {
     #[must_use]
     pub fn with_max_message(mut self, bytes: usize) -> Self {
         self.max_message = bytes.min(self.total.saturating_sub(MESSAGE_HEADER_BYTES));
-        self
+        self.with_promises()
     }
 
     /// The size of the budget, in bytes.
@@ -157,6 +155,7 @@ impl RequestBytes {
             framing: Framing::START,
             reserved: 0,
             promising: None,
+            promise_wait: None,
             pending: Bytes::new(),
             waiting: None,
             failed: false,
@@ -331,9 +330,11 @@ struct BudgetedBody {
     /// Permits already held for the bytes of the current message still to come (all of them
     /// promised).
     reserved: usize,
-    /// The promise made for the message whose header is in the chunk waiting for its permits:
-    /// decided once, so that the wait asks for the same count however often it is polled.
+    /// The promise taken for the message whose header is in the chunk waiting for its budget
+    /// permits (its permits are forgotten: they are added back when it ends).
     promising: Option<usize>,
+    /// The wait for room among the promises, when there was none.
+    promise_wait: Option<Acquire>,
     /// Bytes received from `inner` and not handed on yet (they have no permits yet).
     pending: Bytes,
     /// The wait for the permits of the next chunk of `pending`, when there was no room.
@@ -342,40 +343,87 @@ struct BudgetedBody {
     failed: bool,
 }
 
-impl BudgetedBody {
-    /// Takes `n` permits: at once when there is room, else waiting at most the budget's wait.
-    fn acquire(&mut self, cx: &mut Context<'_>, n: usize) -> Poll<Result<BytePermit, Status>> {
-        let permits = &self.budget.permits;
-        let count = u32::try_from(n).unwrap_or(u32::MAX);
-        let waiting = match &mut self.waiting {
-            Some(waiting) => waiting,
-            None => match Arc::clone(permits).try_acquire_many_owned(count) {
-                Ok(permit) => return Poll::Ready(Ok(BytePermit::new(permit))),
-                Err(tokio::sync::TryAcquireError::Closed) => return Poll::Ready(Err(closed())),
-                Err(tokio::sync::TryAcquireError::NoPermits) => {
-                    let acquire = Arc::clone(permits).acquire_many_owned(count);
-                    self.waiting.insert(Box::pin(tokio::time::timeout(
-                        self.budget.max_wait,
-                        acquire,
-                    )))
-                }
-            },
-        };
-        let acquired = ready!(waiting.as_mut().poll(cx));
-        self.waiting = None;
-        Poll::Ready(match acquired {
-            Ok(Ok(permit)) => Ok(BytePermit::new(permit)),
-            Ok(Err(_closed)) => Err(closed()),
-            Err(_elapsed) => {
-                record_shed(ShedReason::RequestBytes);
-                Err(Status::resource_exhausted(format!(
-                    "server overloaded: the request bytes in flight reached the server's limit of \
-                     {} bytes, and no room was freed within {} ms",
-                    self.budget.total,
-                    self.budget.max_wait.as_millis()
-                )))
+/// Takes `n` permits of `semaphore`: at once when there is room, else waiting (in `waiting`,
+/// polled again on each call) at most `max_wait`. `Err(true)` when the wait timed out,
+/// `Err(false)` when the semaphore is closed.
+fn poll_permits(
+    semaphore: &Arc<Semaphore>,
+    waiting: &mut Option<Acquire>,
+    max_wait: Duration,
+    cx: &mut Context<'_>,
+    n: usize,
+) -> Poll<Result<OwnedSemaphorePermit, bool>> {
+    let count = u32::try_from(n).unwrap_or(u32::MAX);
+    let wait = match waiting {
+        Some(wait) => wait,
+        None => match Arc::clone(semaphore).try_acquire_many_owned(count) {
+            Ok(permit) => return Poll::Ready(Ok(permit)),
+            Err(tokio::sync::TryAcquireError::Closed) => return Poll::Ready(Err(false)),
+            Err(tokio::sync::TryAcquireError::NoPermits) => {
+                let acquire = Arc::clone(semaphore).acquire_many_owned(count);
+                waiting.insert(Box::pin(tokio::time::timeout(max_wait, acquire)))
             }
-        })
+        },
+    };
+    let acquired = ready!(wait.as_mut().poll(cx));
+    *waiting = None;
+    Poll::Ready(match acquired {
+        Ok(Ok(permit)) => Ok(permit),
+        Ok(Err(_closed)) => Err(false),
+        Err(_elapsed) => Err(true),
+    })
+}
+
+impl BudgetedBody {
+    /// Takes `n` permits of the budget: at once when there is room, else waiting at most the
+    /// budget's wait.
+    fn acquire(&mut self, cx: &mut Context<'_>, n: usize) -> Poll<Result<BytePermit, Status>> {
+        let max_wait = self.budget.max_wait;
+        let acquired = ready!(poll_permits(
+            &self.budget.permits,
+            &mut self.waiting,
+            max_wait,
+            cx,
+            n
+        ));
+        Poll::Ready(
+            acquired
+                .map(BytePermit::new)
+                .map_err(|timed_out| self.refusal(timed_out)),
+        )
+    }
+
+    /// Takes room for a promise of `n` bytes (forgetting the permits: they are added back as
+    /// the bytes arrive), waiting at most the budget's wait.
+    fn promise(&mut self, cx: &mut Context<'_>, n: usize) -> Poll<Result<(), Status>> {
+        let max_wait = self.budget.max_wait;
+        let acquired = ready!(poll_permits(
+            &self.budget.promises,
+            &mut self.promise_wait,
+            max_wait,
+            cx,
+            n
+        ));
+        Poll::Ready(
+            acquired
+                .map(OwnedSemaphorePermit::forget)
+                .map_err(|timed_out| self.refusal(timed_out)),
+        )
+    }
+
+    /// The status of a call that got no room: RESOURCE_EXHAUSTED (counted) after a wait that
+    /// timed out, UNAVAILABLE when the budget is closed.
+    fn refusal(&self, timed_out: bool) -> Status {
+        if !timed_out {
+            return closed();
+        }
+        record_shed(ShedReason::RequestBytes);
+        Status::resource_exhausted(format!(
+            "server overloaded: the request bytes in flight reached the server's limit of \
+             {} bytes, and no room was freed within {} ms",
+            self.budget.total,
+            self.budget.max_wait.as_millis()
+        ))
     }
 }
 
@@ -415,18 +463,23 @@ impl http_body::Body for BudgetedBody {
                 let covered = n.min(this.reserved);
                 let mut need = n - covered;
                 let mut reserved = this.reserved - covered;
-                // The header has just arrived: the rest of the message is taken now, if it fits
-                // in the promise half of the budget.
+                // The header has just arrived: the rest of the message is promised (waiting for
+                // room among the promises) and taken now.
                 if let (Framing::Header { .. }, Framing::Body { remaining }) =
                     (this.framing, framing)
+                    && remaining > 0
                     && remaining <= this.budget.max_message
                 {
-                    let budget = &this.budget;
-                    let promise = *this
-                        .promising
-                        .get_or_insert_with(|| budget.promise(remaining));
-                    need += promise;
-                    reserved += promise;
+                    if this.promising.is_none() {
+                        if let Err(status) = ready!(this.promise(cx, remaining)) {
+                            this.failed = true;
+                            this.pending = Bytes::new();
+                            return Poll::Ready(Some(Err(status)));
+                        }
+                        this.promising = Some(remaining);
+                    }
+                    need += remaining;
+                    reserved += remaining;
                 }
                 let permit = match ready!(this.acquire(cx, need)) {
                     Ok(permit) => permit,
@@ -611,7 +664,6 @@ mod tests {
     /// even when the budget has no room left: calls never hold half a message while waiting.
     #[tokio::test]
     async fn a_message_takes_its_whole_size_at_its_header() {
-        // 105 bytes fit in the half of the budget that may be promised.
         let budget = RequestBytes::new(210, Duration::from_millis(20));
         let held = Arc::new(Mutex::new(Held::default()));
         let data = message(100, b'a');
@@ -628,63 +680,77 @@ mod tests {
             lengths.push(data.len());
             if lengths.len() == 2 {
                 assert_eq!(budget.available(), 105, "taken at the header");
-                assert_eq!(budget.promised.load(Ordering::SeqCst), 100 - 35);
+                assert_eq!(budget.promised(), 100 - 35);
             }
         }
         assert_eq!(lengths, [3, 37, 30, 35]);
-        assert_eq!(budget.promised.load(Ordering::SeqCst), 0, "all arrived");
+        assert_eq!(budget.promised(), 0, "all arrived");
         assert_eq!(lock(&held).take_oldest().map(|m| m.wire_bytes()), Some(105));
         assert_eq!(budget.available(), 210);
     }
 
     /// Issue 10, a fresh user's finding: headers alone took the whole size of the messages
     /// they declared, so two streams declaring 4 MiB each and sending nothing more held an
-    /// 8 MiB budget and every other call was shed. Promises now take at most half the budget:
-    /// the second liar's message takes only what arrives, and a real call still fits.
+    /// 8 MiB budget and every other call was shed. Promises now have a bound of their own (half
+    /// the budget here): a second liar waits for room there and is refused, holding nothing,
+    /// and calls whose message arrives whole with its header need no promise and are served.
     #[tokio::test]
     async fn headers_alone_can_promise_at_most_half_the_budget() {
-        let budget = RequestBytes::new(1000, Duration::from_millis(20));
+        let budget = RequestBytes::new(1000, Duration::from_millis(20)).with_max_message(400);
         let header = |len: usize| message(len, 0)[..MESSAGE_HEADER_BYTES].to_vec();
-        let mut liars = Vec::new();
-        for _ in 0..3 {
-            let held = Arc::new(Mutex::new(Held::default()));
-            let mut body = budget.wrap(body_of(vec![header(400)]), Arc::clone(&held));
-            let chunk = body.frame().await.expect("a frame").expect("room");
-            assert_eq!(chunk.into_data().map(|data| data.len()).ok(), Some(5));
-            liars.push((body, held));
-        }
-        // The first liar's 400 bytes are promised; the others' would pass the half.
-        assert_eq!(budget.promised.load(Ordering::SeqCst), 400);
-        assert_eq!(budget.available(), 1000 - 405 - 5 - 5);
-        // A real call of 500 bytes arrives whole and is served.
         let held = Arc::new(Mutex::new(Held::default()));
-        let chunks = read_all(budget.wrap(body_of(vec![message(495, b'r')]), Arc::clone(&held)))
+        let mut liar = budget.wrap(body_of(vec![header(400)]), Arc::clone(&held));
+        let chunk = liar.frame().await.expect("a frame").expect("room");
+        assert_eq!(chunk.into_data().map(|data| data.len()).ok(), Some(5));
+        assert_eq!(budget.promised(), 400);
+        assert_eq!(budget.available(), 1000 - 405);
+        // A second liar finds no room among the promises within the wait.
+        let second = Arc::new(Mutex::new(Held::default()));
+        let status = read_all(budget.wrap(body_of(vec![header(400)]), Arc::clone(&second)))
             .await
-            .expect("room left by the liars");
-        assert_eq!(chunks.iter().map(Bytes::len).sum::<usize>(), 500);
-        drop(held);
-        // A message that gets no promise still arrives, its bytes taken frame by frame.
+            .expect_err("no room for a second promise");
+        assert_eq!(status.code(), tonic::Code::ResourceExhausted);
+        assert_eq!(lock(&second).total(), 0, "a refused liar holds nothing");
+        assert_eq!(budget.available(), 1000 - 405);
+        // A real call of 400 bytes that arrives whole with its header promises nothing.
+        let real = Arc::new(Mutex::new(Held::default()));
+        let chunks = read_all(budget.wrap(body_of(vec![message(395, b'r')]), Arc::clone(&real)))
+            .await
+            .expect("room left by the liar");
+        assert_eq!(chunks.iter().map(Bytes::len).sum::<usize>(), 400);
+        drop(real);
+        // A message in three frames needs a promise: it is served once the liar is gone.
         let data = message(200, b'x');
-        let held = Arc::new(Mutex::new(Held::default()));
-        let frames = vec![
-            data[..5].to_vec(),
-            data[5..105].to_vec(),
-            data[105..].to_vec(),
-        ];
-        let chunks = read_all(budget.wrap(body_of(frames), Arc::clone(&held)))
+        let frames = || {
+            vec![
+                data[..5].to_vec(),
+                data[5..105].to_vec(),
+                data[105..].to_vec(),
+            ]
+        };
+        let framed = Arc::new(Mutex::new(Held::default()));
+        let status = read_all(budget.wrap(body_of(frames()), Arc::clone(&framed)))
             .await
-            .expect("its bytes as they arrive");
+            .expect_err("the liar holds the promises");
+        assert_eq!(status.code(), tonic::Code::ResourceExhausted);
+        // A call that ends with its promise unfulfilled ends the promise; its bytes go back
+        // with the call.
+        drop(liar);
+        drop(held);
+        assert_eq!(budget.promised(), 0);
+        assert_eq!(budget.available(), 1000);
+        let chunks = read_all(budget.wrap(body_of(frames()), Arc::clone(&framed)))
+            .await
+            .expect("room for its promise now");
         assert_eq!(
             chunks.iter().map(Bytes::len).collect::<Vec<_>>(),
             [5, 100, 100]
         );
-        assert_eq!(lock(&held).take_oldest().map(|m| m.wire_bytes()), Some(205));
-        assert_eq!(budget.promised.load(Ordering::SeqCst), 400);
-        // A call that ends with its promise unfulfilled ends the promise; its bytes go back
-        // with the call.
-        liars.clear();
-        assert_eq!(budget.promised.load(Ordering::SeqCst), 0);
-        assert_eq!(budget.available(), 1000);
+        assert_eq!(budget.promised(), 0, "arrived in full");
+        assert_eq!(
+            lock(&framed).take_oldest().map(|m| m.wire_bytes()),
+            Some(205)
+        );
     }
 
     /// A message declaring more than the largest accepted size takes only its header: tonic
