@@ -270,11 +270,13 @@ fn client_faults_are_named(response: &mut Response<Body>) {
 ///   `RESOURCE_EXHAUSTED` (8), as other gRPC servers answer;
 /// - a message that is not valid protobuf: tonic (like grpc-go) says `INTERNAL` (13), which is
 ///   the server's fault and feeds the error-ratio alert, so any client could page the operator;
-///   it is `INVALID_ARGUMENT` (3) here, as Connect's servers answer.
+///   it is `INVALID_ARGUMENT` (3) here, as Connect's servers answer; so are the other faults
+///   of the request body tonic calls `INTERNAL`: a body that ends inside a message, a unary
+///   body without a message, a bad compression flag.
 ///
 /// Each is matched by its code and the start of tonic's message (`grpc-message` is
 /// percent-encoded on the wire).
-const CLIENT_FAULTS: [(&str, &[u8], &str, &str); 2] = [
+const CLIENT_FAULTS: [(&str, &[u8], &str, &str); 5] = [
     (
         "11",
         b"Error, decoded message length too large",
@@ -285,6 +287,28 @@ const CLIENT_FAULTS: [(&str, &[u8], &str, &str); 2] = [
         "13",
         b"failed to decode Protobuf message",
         "failed%20to%20decode%20Protobuf%20message",
+        "3",
+    ),
+    // A request body that ends inside a message (its header promised more bytes).
+    (
+        "13",
+        b"Unexpected EOF decoding stream",
+        "Unexpected%20EOF%20decoding%20stream",
+        "3",
+    ),
+    // A unary request without a message (an empty body).
+    (
+        "13",
+        b"Missing request message",
+        "Missing%20request%20message",
+        "3",
+    ),
+    // A message whose compression flag is set without a `grpc-encoding`, or is neither 0 nor
+    // 1: tonic says "protocol error: received message with ..." only for these.
+    (
+        "13",
+        b"protocol error: received message with",
+        "protocol%20error:%20received%20message%20with",
         "3",
     ),
 ];

@@ -157,14 +157,20 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle, max_connecti
     };
     let slots = Arc::new(Semaphore::new(max_connections.min(Semaphore::MAX_PERMITS)));
     let open = metrics::gauge!("arbiter_connections_open", "listener" => "metrics");
-    let closed = |reason: &'static str| {
+    let closed = |reason: &'static str, count: u64| {
         metrics::counter!(
             "arbiter_connections_closed_total",
             "listener" => "metrics",
             "reason" => reason
         )
-        .increment(1);
+        .increment(count);
     };
+    // Every series of this listener exists from the start, at 0 (see `transport`).
+    open.increment(0.0);
+    metrics::counter!("arbiter_connections_accepted_total", "listener" => "metrics").increment(0);
+    for reason in ["limit", "handshake_timeout", "idle", "client"] {
+        closed(reason, 0);
+    }
     let accept = async move {
         loop {
             let stream = match listener.accept().await {
@@ -177,7 +183,7 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle, max_connecti
             };
             let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
                 drop(stream);
-                closed("limit");
+                closed("limit", 1);
                 continue;
             };
             metrics::counter!("arbiter_connections_accepted_total", "listener" => "metrics")
@@ -186,8 +192,12 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle, max_connecti
             let (handle, open) = (handle.clone(), open.clone());
             tokio::spawn(async move {
                 let _slot = slot;
+                // A connection that timed out after a request is idle, not a failed handshake.
+                let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+                let answered_here = Arc::clone(&answered);
                 let service = hyper::service::service_fn(move |request: Request<_>| {
                     let handle = handle.clone();
+                    answered_here.store(true, std::sync::atomic::Ordering::Relaxed);
                     async move { Ok::<_, Infallible>(metrics_response(&request, &handle)) }
                 });
                 let connection = hyper::server::conn::http1::Builder::new()
@@ -196,6 +206,12 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle, max_connecti
                     .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
                 let reason = match connection.await {
                     Ok(()) => "client",
+                    Err(error)
+                        if error.is_timeout()
+                            && answered.load(std::sync::atomic::Ordering::Relaxed) =>
+                    {
+                        "idle"
+                    }
                     Err(error) if error.is_timeout() => "handshake_timeout",
                     Err(error) => {
                         tracing::debug!(%error, "metrics: connection failed");
@@ -203,7 +219,7 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle, max_connecti
                     }
                 };
                 open.decrement(1.0);
-                closed(reason);
+                closed(reason, 1);
             });
         }
     };

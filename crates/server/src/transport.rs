@@ -235,6 +235,7 @@ impl Listener {
         // Every series of this listener exists from the start, at 0: `rate()` and `increase()`
         // need a first sample before the first event, and alerts on them must not wait for it.
         metrics::counter!("arbiter_connections_accepted_total", "listener" => name).increment(0);
+        metrics::gauge!("arbiter_connections_open", "listener" => name).increment(0.0);
         for reason in Closed::ALL {
             metrics::counter!(
                 "arbiter_connections_closed_total",

@@ -1520,3 +1520,37 @@ async fn liveness_answers_on_the_health_port_until_the_drain_ends() {
     let status = server.exited(SETTLE).await;
     assert_eq!(status.code(), Some(0), "{}", server.stderr_tail());
 }
+
+/// Issue 10, a fresh user's finding: request bodies a client gets wrong were INTERNAL, the
+/// server's own fault, so any client could fire the error-ratio alert: a body that ends inside
+/// a message, an empty body, a compression flag without `grpc-encoding`. Each is now
+/// INVALID_ARGUMENT, and none is counted as Internal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_request_bodies_are_invalid_argument_not_internal() {
+    let server = Server::start();
+    let raw = RawClient::connect(&server).await;
+    let message = grpc_frame(&fast_call());
+    let mut compressed = BytesMut::from(&message[..]);
+    compressed[0] = 1;
+    let bodies = [
+        (
+            "a body that ends inside its message",
+            message.slice(..message.len() - 3),
+        ),
+        ("an empty body", Bytes::new()),
+        (
+            "a compression flag without grpc-encoding",
+            compressed.freeze(),
+        ),
+    ];
+    for (what, body) in bodies {
+        let mut call = raw.start("ListLegalMoves", None).await.expect("started");
+        call.send(body, true).expect("sent");
+        let status = within(what, call.answer::<ListLegalMovesResponse>())
+            .await
+            .expect_err(what);
+        assert_eq!(status.code(), Code::InvalidArgument, "{what}: {status:?}");
+    }
+    assert_eq!(handled(&server, "ListLegalMoves", "InvalidArgument"), 3.0);
+    assert_eq!(handled(&server, "ListLegalMoves", "Internal"), 0.0);
+}

@@ -782,6 +782,15 @@ fn shed_and_connection_counters_exist_at_zero_before_any_event() {
             format!("arbiter_connections_closed_total{{listener=\"grpc\",reason=\"{reason}\"}}");
         assert_eq!(sample(&text, &series), Some(0.0), "{series} in\n{text}");
     }
+    for reason in ["limit", "handshake_timeout", "idle", "client"] {
+        let series =
+            format!("arbiter_connections_closed_total{{listener=\"metrics\",reason=\"{reason}\"}}");
+        assert_eq!(sample(&text, &series), Some(0.0), "{series} in\n{text}");
+    }
+    for listener in ["grpc", "metrics"] {
+        let series = format!("arbiter_connections_open{{listener=\"{listener}\"}}");
+        assert!(sample(&text, &series).is_some(), "{series} in\n{text}");
+    }
     assert_eq!(
         sample(&text, "arbiter_analyses_running"),
         Some(0.0),
