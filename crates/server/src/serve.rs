@@ -283,6 +283,7 @@ impl Bound {
         let health = health.map(|listener| {
             let limits = ConnectionLimits {
                 max_connections: usize::try_from(args.health_max_connections).unwrap_or(usize::MAX),
+                idle_timeout: limits.idle_timeout.min(HEALTH_CONNECTION_IDLE_TIMEOUT),
                 ..limits
             };
             let routes = MetricsLayer.layer(Routes::new(health_service).prepare());
@@ -350,6 +351,13 @@ impl Bound {
 }
 
 /// The connection bounds of `args` for a listener of at most `max_connections` connections.
+/// Longest time a connection to the health port may stay open without a call. Probes (the
+/// kubelet's gRPC probes, `arbiter health-check`) open a connection for each probe, so a
+/// connection without a call is either finished or someone holding one of the port's
+/// `--health-max-connections` places: with the gRPC port's 5 minutes, 32 idle connections
+/// locked the probes out long enough for liveness to fail and the pod to restart.
+pub const HEALTH_CONNECTION_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+
 fn connection_limits(args: &ServeArgs, max_connections: u32) -> ConnectionLimits {
     ConnectionLimits {
         max_connections: usize::try_from(max_connections).unwrap_or(usize::MAX),

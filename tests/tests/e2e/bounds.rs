@@ -1554,3 +1554,51 @@ async fn malformed_request_bodies_are_invalid_argument_not_internal() {
     assert_eq!(handled(&server, "ListLegalMoves", "InvalidArgument"), 3.0);
     assert_eq!(handled(&server, "ListLegalMoves", "Internal"), 0.0);
 }
+
+/// Issue 10, a fresh user's finding: connections to the health port that never make a call were
+/// closed only after `--connection-idle-timeout` (5 minutes), so `--health-max-connections`
+/// idle connections locked the kubelet's probes out long enough for liveness to fail. The
+/// health port closes a connection without a call after 10 s; the probes then get through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_cannot_hold_the_health_port() {
+    let server = Server::start_with(&["--health-max-connections", "2"]);
+    let health = server.health_addr().expect("a health listener");
+    let mut idle = Vec::new();
+    for _ in 0..2 {
+        let tcp = within("connect", tokio::net::TcpStream::connect(health))
+            .await
+            .expect("connect");
+        let (send, connection) = within("HTTP/2 handshake", h2::client::handshake(tcp))
+            .await
+            .expect("HTTP/2 handshake");
+        idle.push((send, tokio::spawn(connection)));
+    }
+    let health_closed = |reason: &str| {
+        metric(
+            &server,
+            &format!("arbiter_connections_closed_total{{listener=\"health\",reason=\"{reason}\"}}"),
+        )
+    };
+    settle("the idle health connections closed", || {
+        health_closed("idle") == 2.0
+    })
+    .await;
+    let channel = within(
+        "connect to health",
+        Endpoint::from_shared(format!("http://{health}"))
+            .expect("url")
+            .connect(),
+    )
+    .await
+    .expect("the health port has room again");
+    let status = within(
+        "Health/Check",
+        HealthClient::new(channel).check(HealthCheckRequest::default()),
+    )
+    .await
+    .expect("Health/Check")
+    .into_inner()
+    .status();
+    assert_eq!(status, tonic_health::ServingStatus::Serving.into());
+    assert_eq!(health_closed("limit"), 0.0);
+}
