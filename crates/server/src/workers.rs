@@ -21,7 +21,7 @@
 //! [`arbiter_rules::interrupt::Seat`]), so analysis-heavy calls never hold every worker while
 //! cheap calls queue. At most `workers + max_analyses` calls are then busy on the CPU at once,
 //! and at most [`Workers::max_seatless`] calls are away from their seat (waiting for an
-//! analysis slot, analysing, or waiting to sit again: `max_analyses + 4 × workers`); beyond
+//! analysis slot, analysing, or waiting to sit again: `max_analyses + 16 × workers`); beyond
 //! that, a call keeps its worker while it waits. The blocking pool must therefore have `workers + max_seatless` threads.
 
 use std::{
@@ -88,7 +88,7 @@ pub fn record_shed(reason: ShedReason) {
 }
 
 /// Calls per worker that may wait for an analysis slot away from their worker.
-const SEATLESS_PER_WORKER: usize = 4;
+const SEATLESS_PER_WORKER: usize = 16;
 
 /// The pool's handle: cheap to clone, shared by every handler.
 #[derive(Debug, Clone)]
@@ -162,7 +162,7 @@ impl Workers {
     }
 
     /// How many calls may be away from their worker for analyzer runs at once, for a pool of
-    /// `workers` and a bound of `max_analyses` analyzer runs: the running analyses, and four
+    /// `workers` and a bound of `max_analyses` analyzer runs: the running analyses, and 16
     /// per worker waiting for a slot (each costs an idle thread, tens of KiB). Beyond that, a
     /// call waiting for an analysis slot keeps its worker.
     #[must_use]
