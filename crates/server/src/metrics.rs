@@ -442,8 +442,9 @@ impl CallLabels {
     }
 
     fn finish(&self, code: Code, started: Instant, messages_sent: u64) {
-        // tonic reports a request body broken by the client as INTERNAL or UNKNOWN.
-        let code = if matches!(code, Code::Internal | Code::Unknown)
+        // tonic reports a request body broken by the client as INTERNAL or UNKNOWN, which the
+        // guard turns into INVALID_ARGUMENT when it reads as a truncated message.
+        let code = if matches!(code, Code::Internal | Code::Unknown | Code::InvalidArgument)
             && self.client_gone.load(Ordering::Relaxed)
         {
             Code::Cancelled

@@ -128,7 +128,14 @@ impl Bound {
         let metrics = match args.metrics_addr.0 {
             Some(addr) => {
                 let metrics_listener = crate::metrics::bind(addr).await?;
-                Some((metrics_listener, crate::metrics::install()?))
+                let handle = crate::metrics::install()?;
+                // The series that count events exist at 0 before the first scrape can come.
+                crate::workers::describe_shed();
+                crate::transport::describe_listener("grpc");
+                if health.is_some() {
+                    crate::transport::describe_listener("health");
+                }
+                Some((metrics_listener, handle))
             }
             None => None,
         };
@@ -230,7 +237,6 @@ impl Bound {
         arbiter_rules::interrupt::set_max_concurrent_analyses(
             usize::try_from(args.max_analyses).unwrap_or(1),
         );
-        crate::workers::describe_shed();
         let workers = Workers::new(
             args.worker_threads(),
             args.max_queue_wait,

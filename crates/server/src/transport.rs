@@ -174,6 +174,23 @@ impl Closed {
     }
 }
 
+/// Creates every connection series of the listener `name` at 0 (`increment(0)`: never resets
+/// a value): `rate()` and `increase()` need a first sample before the first event, and alerts on
+/// them must not wait for it. Called when the listener's socket is bound, before the server
+/// says it listens.
+pub fn describe_listener(name: &'static str) {
+    metrics::counter!("arbiter_connections_accepted_total", "listener" => name).increment(0);
+    metrics::gauge!("arbiter_connections_open", "listener" => name).increment(0.0);
+    for reason in Closed::ALL {
+        metrics::counter!(
+            "arbiter_connections_closed_total",
+            "listener" => name,
+            "reason" => reason.label()
+        )
+        .increment(0);
+    }
+}
+
 fn count_closed(listener: &'static str, reason: Closed) {
     metrics::counter!(
         "arbiter_connections_closed_total",
@@ -232,18 +249,6 @@ impl Listener {
         let open = Arc::new(Semaphore::new(max));
         let limits = Arc::new(limits);
         let local_addr = tcp.local_addr().ok();
-        // Every series of this listener exists from the start, at 0: `rate()` and `increase()`
-        // need a first sample before the first event, and alerts on them must not wait for it.
-        metrics::counter!("arbiter_connections_accepted_total", "listener" => name).increment(0);
-        metrics::gauge!("arbiter_connections_open", "listener" => name).increment(0.0);
-        for reason in Closed::ALL {
-            metrics::counter!(
-                "arbiter_connections_closed_total",
-                "listener" => name,
-                "reason" => reason.label()
-            )
-            .increment(0);
-        }
         loop {
             let accepted = tokio::select! {
                 biased;
