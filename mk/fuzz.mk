@@ -3,6 +3,7 @@
 #   make fuzz                               every target for FUZZ_SECONDS each (60)
 #   make fuzz FUZZ_TARGETS=fen FUZZ_SECONDS=600
 #   make fuzz FUZZ_TARGETS=san FUZZ_EXECS=10000000   stop after that many executions instead
+#   make fuzz FUZZ_TARGETS=rpc FUZZ_EXECS=10000000 FUZZ_SECONDS=900   whichever comes first
 #   make fuzz-cmin FUZZ_TARGETS=fen         fold the run's queue into fuzz/corpus/fen (afl-cmin)
 #   make fuzz-seeds                         regenerate the seeds and minimize them into the corpora
 #
@@ -33,7 +34,9 @@ AFL_BIN = $(patsubst %/afl-cmin.bash,%,$(firstword $(shell find $(HOME)/.local/s
 	-path '*/rustc-$(word 2,$(shell rustc --version))-*/afl.rs-$(AFL_VERSION)/afl/bin/afl-cmin.bash' 2>/dev/null)))
 # (A shell snippet: sets $to and $mem for target $t.)
 FUZZ_LIMITS = case $$t in *_full) to=10000; mem=256;; *) to=1000; mem=64;; esac
-fuzz_bound = $(if $(FUZZ_EXECS),-E $(FUZZ_EXECS),-V $(FUZZ_SECONDS))
+# FUZZ_EXECS alone runs until that many executions; with FUZZ_SECONDS given too (command line or
+# environment), until whichever comes first.
+fuzz_bound = $(if $(FUZZ_EXECS),-E $(FUZZ_EXECS)$(if $(filter-out file default,$(origin FUZZ_SECONDS)), -V $(FUZZ_SECONDS)),-V $(FUZZ_SECONDS))
 
 # afl in a container: no CPU governor to read, core dumps piped elsewhere, no terminal UI.
 export AFL_SKIP_CPUFREQ := 1

@@ -42,9 +42,12 @@ use prost::Message as _;
 use tokio_stream::StreamExt as _;
 use tonic::{Request, Response, Status};
 
+/// A fuzz target: runs one input.
+pub type Target = fn(&[u8]);
+
 /// Every target: its name (the corpus directory `fuzz/corpus/<name>/` and the afl binary) and
 /// its function.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("fen", fen),
     ("san", san),
     ("uci", uci),
