@@ -104,3 +104,6 @@ clean:
 	rm -rf node_modules
 
 include mk/deploy.mk
+# `make fuzz`: coverage-guided fuzzing of every reader and handler (mk/fuzz.mk; not part of `make
+# test`, which replays the saved corpora through crates/fuzz-targets instead).
+include mk/fuzz.mk

@@ -423,6 +423,30 @@ fn shredder_fen() {
     assert_eq!(squares(p.castling_rights()), ["a1", "h1", "a8", "h8"]);
 }
 
+/// Found by fuzzing (the `fen` target): a Chess960 king on the h-file with its a-side right
+/// (chess960-extra.epd line 20) reads in X-FEN, and its Shredder-FEN, which the writer gives,
+/// was refused ("needs a king between its rooks"). Both spellings name the same position.
+#[test]
+fn shredder_fen_castling_of_a_king_on_an_edge_file_reads_like_its_x_fen() {
+    for (x_fen, shredder) in [
+        (
+            "r2r3k/p7/3p4/8/8/P6P/8/R3K2R b KQq - 0 1",
+            "r2r3k/p7/3p4/8/8/P6P/8/R3K2R b HAa - 0 1",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/K5R1 w K - 0 1",
+            "4k3/8/8/8/8/8/8/K5R1 w G - 0 1",
+        ),
+    ] {
+        let p = pos960(x_fen);
+        assert_eq!(p.to_fen_with(true), shredder);
+        let q = Position::from_fen_with(shredder, options960())
+            .unwrap_or_else(|e| panic!("{shredder}: {e}"));
+        assert_eq!(q, p, "{shredder}");
+        assert_eq!(q.to_fen(), x_fen);
+    }
+}
+
 /// Castling rights are lost when the rook moves or is captured, and when the king moves
 /// (FIDE Laws 3.8.2.1).
 #[test]
