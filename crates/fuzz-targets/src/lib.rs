@@ -344,7 +344,7 @@ fn rpc_with(data: &[u8], analysis: AnalysisBudget) {
     };
     let service = Arbiter::new(
         limits,
-        Workers::new(1, Duration::from_secs(10)),
+        Workers::new(1, Duration::from_secs(10), Workers::max_seatless(1, 1)),
         StreamTimes::default(),
     );
     RUNTIME.with(|runtime| runtime.block_on(call(&service, selector, body)));
