@@ -65,6 +65,11 @@ export ARBITER_CORPUS_DIR
 ARBITER_UNWINNABLE_DIR ?= $(abspath ../shared/data/unwinnable)
 export ARBITER_UNWINNABLE_DIR
 
+# The cargo profile of the tests (Cargo.toml: release optimizations, no LTO, so that a cold
+# `make test` stays within CI's budget); the deployment checks run the binary of the same profile.
+TEST_PROFILE ?= test-release
+export TEST_PROFILE
+
 cargo-test: tools
 	@if [ -d "$(ARBITER_CORPUS_DIR)" ]; then \
 		echo "corpus tests: using ARBITER_CORPUS_DIR=$(ARBITER_CORPUS_DIR)"; \
@@ -76,7 +81,7 @@ cargo-test: tools
 	else \
 		echo "winnability sets: SKIPPED (ARBITER_UNWINNABLE_DIR=$(ARBITER_UNWINNABLE_DIR) not found)"; \
 	fi
-	$(CARGO) test --workspace --release
+	$(CARGO) test --workspace --profile $(TEST_PROFILE)
 
 buf-lint: tools
 	$(BUF) lint

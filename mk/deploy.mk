@@ -15,7 +15,10 @@ DEPLOY_VENV ?= .venv/deploy
 DEPLOY_PY := $(DEPLOY_VENV)/bin/python
 DEPLOY_STAMP := $(DEPLOY_VENV)/.installed
 # Binary the smoke test runs.
-DEPLOY_ARBITER ?= target/release/arbiter
+# Binary the smoke test runs: the tests' profile (TEST_PROFILE, set by the Makefile), so that
+# `make test` builds it once.
+DEPLOY_PROFILE ?= $(or $(TEST_PROFILE),release)
+DEPLOY_ARBITER ?= target/$(DEPLOY_PROFILE)/arbiter
 # Kubernetes versions the rendered objects are validated against (oldest supported, newest).
 DEPLOY_KUBE_VERSIONS ?= 1.27.0 1.37.0
 # Extra flags for the smoke test: the server reads every ARBITER_* name the chart sets, so an
@@ -62,9 +65,9 @@ deploy-promtool:
 		|| { echo "deploy-promtool: FAILED: no $(PROMTOOL) on PATH even after installing prometheus" >&2; exit 1; }
 	@$(PROMTOOL) --version 2>&1 | head -n 1
 
-# The image builds with the same command (deploy/Dockerfile).
+# The image builds the same binary with --release (deploy/Dockerfile).
 deploy-build-release:
-	$(CARGO) build --release --locked --bin arbiter
+	$(CARGO) build --profile $(DEPLOY_PROFILE) --locked --bin arbiter
 
 deploy-smoke: $(DEPLOY_STAMP) deploy-build-release
 	$(DEPLOY_PY) scripts/smoke-deployment.py --binary $(DEPLOY_ARBITER) $(DEPLOY_SMOKE_ARGS)
