@@ -53,8 +53,10 @@ fmt:
 fmt-check:
 	$(CARGO) fmt --all --check
 
+# In the tests' profile: build scripts (jemalloc's and ring's C builds) and proc macros are then
+# compiled once for clippy and the tests.
 clippy:
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --profile $(TEST_PROFILE) -- -D warnings
 
 # The end-to-end tests call `buf curl`: install the pinned tools first.
 # The real-games corpus (not redistributable, so not in the repository) is read from
@@ -67,6 +69,9 @@ export ARBITER_UNWINNABLE_DIR
 
 # The cargo profile of the tests (Cargo.toml: release optimizations, no LTO, so that a cold
 # `make test` stays within CI's budget); the deployment checks run the binary of the same profile.
+# `cargo test --workspace` builds the server's binary (the server crate has integration tests)
+# before any test runs, so the end-to-end tests are pointed at it: left to build it themselves
+# (`cargo build -p arbiter-server`, another feature set) they compiled the server a second time.
 TEST_PROFILE ?= test-release
 export TEST_PROFILE
 
@@ -81,7 +86,7 @@ cargo-test: tools
 	else \
 		echo "winnability sets: SKIPPED (ARBITER_UNWINNABLE_DIR=$(ARBITER_UNWINNABLE_DIR) not found)"; \
 	fi
-	$(CARGO) test --workspace --profile $(TEST_PROFILE)
+	ARBITER_BIN=$(abspath target/$(TEST_PROFILE)/arbiter) $(CARGO) test --workspace --profile $(TEST_PROFILE)
 
 buf-lint: tools
 	$(BUF) lint
