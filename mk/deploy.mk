@@ -65,9 +65,11 @@ deploy-promtool:
 		|| { echo "deploy-promtool: FAILED: no $(PROMTOOL) on PATH even after installing prometheus" >&2; exit 1; }
 	@$(PROMTOOL) --version 2>&1 | head -n 1
 
-# The image builds the same binary with --release (deploy/Dockerfile).
+# The image builds the same binary with --release (deploy/Dockerfile). Built as `cargo test
+# --workspace` builds it (`--no-run`): `cargo build --bin arbiter` alone resolves other features
+# and compiled the server a second time inside every `make test`.
 deploy-build-release:
-	$(CARGO) build --profile $(DEPLOY_PROFILE) --locked --bin arbiter
+	$(CARGO) test --workspace --profile $(DEPLOY_PROFILE) --locked --no-run
 
 deploy-smoke: $(DEPLOY_STAMP) deploy-build-release
 	$(DEPLOY_PY) scripts/smoke-deployment.py --binary $(DEPLOY_ARBITER) $(DEPLOY_SMOKE_ARGS)
