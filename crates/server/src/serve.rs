@@ -264,7 +264,8 @@ impl Bound {
         )
         .with_request_bytes(
             RequestBytes::new(args.max_request_bytes_in_flight, args.max_queue_wait)
-                .with_max_message(max_bytes),
+                .with_max_message(max_bytes)
+                .with_arrival_bound(args.request_timeout),
         );
         crate::logging::set_access_log(args.access_log());
         let overload_task = tokio::spawn(crate::overload::summarise(OVERLOAD_LOG_INTERVAL));

@@ -289,14 +289,9 @@ fn transport(error: h2::Error) -> Status {
     Status::unavailable(format!("HTTP/2: {error}"))
 }
 
-/// The `grpc-status` (and `grpc-message`) of `headers`, OK included.
+/// The `grpc-status` (and `grpc-message`, percent-decoded) of `headers`, OK included.
 fn grpc_status(headers: &http::HeaderMap) -> Option<Status> {
-    let code: i32 = headers.get("grpc-status")?.to_str().ok()?.parse().ok()?;
-    let message = headers
-        .get("grpc-message")
-        .and_then(|message| message.to_str().ok())
-        .unwrap_or_default();
-    Some(Status::new(Code::from(code), message))
+    Status::from_header_map(headers)
 }
 
 /// Issue 10 item 2: work ends with its call. With one worker, calls whose slow work outlived
@@ -1332,6 +1327,72 @@ async fn headers_declaring_large_messages_cannot_hold_the_byte_budget() {
     assert_eq!(shed(&server, "request_bytes"), 3.0);
     drop(liars);
     settle("every byte given back", || bytes_in_flight(&server) == 0.0).await;
+}
+
+/// Issue 10, a fresh user's finding: two AdjudicateGames streams that sent all but the last
+/// 10 bytes of their 4 MiB messages and then stalled held the whole 8 MiB budget until the
+/// stream idle timeout (60 s), and every other call was shed. A message must now arrive within
+/// `--request-timeout` of waiting for it: with a 220,000-byte budget, two streams stall 10
+/// bytes short of 100,005-byte messages (200,010 bytes held, too little left for a 20 KB call);
+/// both end with DEADLINE_EXCEEDED naming what arrived, and the budget is free again for the
+/// call. (The stream idle timeout stays 60 s: the old server left them open.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stalled_messages_cannot_hold_the_byte_budget() {
+    let server = Server::start_with(&[
+        "--max-request-bytes-in-flight",
+        "220000",
+        "--max-message-bytes",
+        "100000",
+        "--max-queue-wait",
+        "300ms",
+        "--request-timeout",
+        "5s",
+    ]);
+    let raw = RawClient::connect(&server).await;
+    let mut stalled = Vec::new();
+    for held in [100_000.0, 200_010.0] {
+        let mut stream = raw.start("AdjudicateGames", None).await.expect("started");
+        let mut almost = BytesMut::new();
+        almost.put_u8(0);
+        almost.put_u32(100_000);
+        almost.put_bytes(b'x', 100_000 - 10);
+        stream
+            .send(almost.freeze(), false)
+            .expect("all but 10 bytes");
+        // The first stream's bytes are in before the second promises its own.
+        settle("the stalled message held", || {
+            bytes_in_flight(&server) >= held
+        })
+        .await;
+        stalled.push(stream);
+    }
+    let request = long_game(4000);
+    assert!(
+        grpc_frame(&request).len() > 20_000,
+        "more than the room left"
+    );
+    for mut stream in stalled {
+        let status = within(
+            "the stalled stream's end",
+            stream.answer::<AdjudicateGamesResponse>(),
+        )
+        .await
+        .expect_err("ended, not answered");
+        assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
+        assert!(
+            status
+                .message()
+                .contains("99995 bytes arrived, 100005 declared"),
+            "{status:?}"
+        );
+    }
+    settle("every byte given back", || bytes_in_flight(&server) == 0.0).await;
+    let mut client = server.client().await;
+    let verdict = within("AdjudicateGame", client.adjudicate_game(request))
+        .await
+        .expect("room again")
+        .into_inner();
+    assert_eq!(verdict.ply_count, 4000, "{verdict:?}");
 }
 
 /// A channel to the server's gRPC port (not its health listener).

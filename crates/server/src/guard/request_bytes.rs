@@ -39,6 +39,15 @@
 //! Taking large messages' bytes frame by frame when promises ran out was tried and brought back
 //! the starvation above (20 concurrent 1 MB calls: 60 of 200 shed instead of none).
 //!
+//! Bytes that have arrived are real memory, and a client can hold them without finishing its
+//! message: two streams that send all but the last bytes of 4 MiB messages and then stall
+//! would hold an 8 MiB budget until their idle timeout. So a message, once begun, must arrive
+//! in whole within the *arrival bound* (`--request-timeout`, the longest a unary call may take
+//! anyway): the time counted is the time the body waits for the client's bytes, not the time
+//! the server leaves it unread (a stream reads its next message only when the previous one is
+//! answered, and HTTP/2 flow control holds the client meanwhile). Past the bound the body ends
+//! with `DEADLINE_EXCEEDED`, naming the bytes that arrived, and the call's bytes go back.
+//!
 //! When the budget has no room, the body waits for it (backpressure: HTTP/2 flow control then
 //! holds the client), at most `--max-queue-wait` per chunk; past that it ends with
 //! `RESOURCE_EXHAUSTED`, which tonic's decoder returns as the call's status, and the call is
@@ -67,6 +76,10 @@ pub const BYTES_IN_FLIGHT_GAUGE: &str = "arbiter_request_bytes_in_flight";
 /// Length of the header of a gRPC message: a compression flag and a big-endian `u32` length.
 pub const MESSAGE_HEADER_BYTES: usize = 5;
 
+/// The arrival bound of a budget built without [`RequestBytes::with_arrival_bound`]: the
+/// default `--request-timeout`.
+pub const DEFAULT_ARRIVAL: Duration = Duration::from_secs(10);
+
 /// The budget of request bytes in flight shared by every call of a server: cheap to clone.
 #[derive(Debug, Clone)]
 pub struct RequestBytes {
@@ -79,6 +92,9 @@ pub struct RequestBytes {
     /// added back as the promised bytes arrive.
     promises: Arc<Semaphore>,
     max_promised: usize,
+    /// The longest a message may take to arrive, from its first byte to its last, counting
+    /// only the time spent waiting for the client (see the module's documentation).
+    arrival: Duration,
 }
 
 impl RequestBytes {
@@ -99,6 +115,7 @@ impl RequestBytes {
             max_wait,
             promises: Arc::new(Semaphore::new(total / 2)),
             max_promised: total / 2,
+            arrival: DEFAULT_ARRIVAL,
         }
         .with_promises()
     }
@@ -134,6 +151,15 @@ impl RequestBytes {
         self.with_promises()
     }
 
+    /// The arrival bound: a message that has begun must arrive in whole after at most
+    /// `bound` of waiting for the client's bytes, else the body ends with
+    /// `DEADLINE_EXCEEDED` (default [`DEFAULT_ARRIVAL`]; the server uses `--request-timeout`).
+    #[must_use]
+    pub fn with_arrival_bound(mut self, bound: Duration) -> Self {
+        self.arrival = bound;
+        self
+    }
+
     /// The size of the budget, in bytes.
     #[must_use]
     pub fn total(&self) -> usize {
@@ -159,6 +185,7 @@ impl RequestBytes {
             pending: Bytes::new(),
             waiting: None,
             failed: false,
+            arrival: Arrival::default(),
         })
     }
 }
@@ -341,6 +368,72 @@ struct BudgetedBody {
     waiting: Option<Acquire>,
     /// The body has ended with the budget's error.
     failed: bool,
+    /// The clock of the current message's arrival.
+    arrival: Arrival,
+}
+
+/// How long the current message has waited for its client's bytes (see the module's
+/// documentation): the time left of the arrival bound, and the timer of the wait in progress.
+#[derive(Default)]
+struct Arrival {
+    /// Waiting time left for the message in progress; `None` between messages.
+    left: Option<Duration>,
+    /// The wait for the client in progress: when it began, and when it runs out.
+    waiting: Option<(tokio::time::Instant, Pin<Box<tokio::time::Sleep>>)>,
+    /// Bytes of the message in progress that have arrived, and its declared size (header
+    /// included) once its header has arrived.
+    arrived: usize,
+    declared: Option<usize>,
+}
+
+impl Arrival {
+    /// The body got bytes from its client: the wait in progress (if any) is counted.
+    fn got_bytes(&mut self) {
+        if let (Some((began, _)), Some(left)) = (self.waiting.take(), self.left.as_mut()) {
+            *left = left.saturating_sub(began.elapsed());
+        }
+    }
+
+    /// `n` bytes of the current message were handed on; it `ends` with them, and `declared`
+    /// is its whole size on the wire when its header is known.
+    fn handed(&mut self, bound: Duration, n: usize, ends: bool, declared: Option<usize>) {
+        if ends {
+            *self = Self::default();
+            return;
+        }
+        self.left.get_or_insert(bound);
+        self.arrived += n;
+        if declared.is_some() {
+            self.declared = declared;
+        }
+    }
+
+    /// The body waits for its client: ready (the bound is spent) when a message is in progress
+    /// and its time has run out.
+    fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(left) = self.left else {
+            return Poll::Pending;
+        };
+        let (_, sleep) = self.waiting.get_or_insert_with(|| {
+            let now = tokio::time::Instant::now();
+            (now, Box::pin(tokio::time::sleep_until(now + left)))
+        });
+        sleep.as_mut().poll(cx)
+    }
+
+    /// The status of a message that did not arrive within `bound`.
+    fn expired(&self, bound: Duration) -> Status {
+        let declared = self.declared.map_or_else(
+            || "its header did not arrive".to_owned(),
+            |declared| format!("{declared} declared"),
+        );
+        Status::deadline_exceeded(format!(
+            "a request message did not arrive in whole within {} ms of waiting for it: {} bytes \
+             arrived, {declared} (send each message within --request-timeout)",
+            bound.as_millis(),
+            self.arrived,
+        ))
+    }
 }
 
 /// Takes `n` permits of `semaphore`: at once when there is room, else waiting (in `waiting`,
@@ -492,12 +585,30 @@ impl http_body::Body for BudgetedBody {
                 };
                 this.promising = None;
                 this.budget.unpromise(covered);
+                let declared = match (this.framing, framing) {
+                    (Framing::Header { .. }, Framing::Body { remaining }) => {
+                        Some(this.arrival.arrived + n + remaining)
+                    }
+                    _ => None,
+                };
+                this.arrival.handed(this.budget.arrival, n, ends, declared);
                 this.framing = framing;
                 this.reserved = reserved;
                 lock(&this.held).add(permit, ends);
                 return Poll::Ready(Some(Ok(Frame::data(this.pending.split_to(n)))));
             }
-            match ready!(Pin::new(&mut this.inner).poll_frame(cx)) {
+            let polled = Pin::new(&mut this.inner).poll_frame(cx);
+            if polled.is_pending() {
+                // Waiting for the client: a message in progress must arrive within its bound.
+                if this.arrival.poll_expired(cx).is_ready() {
+                    let status = this.arrival.expired(this.budget.arrival);
+                    this.failed = true;
+                    return Poll::Ready(Some(Err(status)));
+                }
+                return Poll::Pending;
+            }
+            this.arrival.got_bytes();
+            match ready!(polled) {
                 Some(Ok(frame)) => match frame.into_data() {
                     Ok(data) if data.is_empty() => {}
                     Ok(data) => this.pending = data,
@@ -751,6 +862,108 @@ mod tests {
             lock(&framed).take_oldest().map(|m| m.wire_bytes()),
             Some(205)
         );
+    }
+
+    /// A body whose frames are sent by the test, as a client would send them.
+    fn channel_body() -> (tokio::sync::mpsc::Sender<Vec<u8>>, Body) {
+        let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(8);
+        let frames = tokio_stream::StreamExt::map(
+            tokio_stream::wrappers::ReceiverStream::new(rx),
+            |frame| Ok::<_, Status>(Frame::data(Bytes::from(frame))),
+        );
+        (tx, Body::new(http_body_util::StreamBody::new(frames)))
+    }
+
+    /// Issue 10, a fresh user's finding: two streams that sent all but the last bytes of
+    /// 4 MiB messages and then stalled held an 8 MiB budget for the stream idle timeout (60 s).
+    /// A message must now arrive within its bound of waiting for the client: here one stalls
+    /// for 10 s with 10 of its bytes missing, and its body ends with DEADLINE_EXCEEDED, naming
+    /// what arrived; its bytes go back with the call.
+    #[tokio::test(start_paused = true)]
+    async fn a_message_stalled_before_its_last_bytes_ends_at_its_arrival_bound() {
+        let budget = RequestBytes::new(1000, Duration::from_secs(1))
+            .with_arrival_bound(Duration::from_secs(10));
+        let held = Arc::new(Mutex::new(Held::default()));
+        let (client, body) = channel_body();
+        let data = message(400, b's');
+        client.send(data[..395].to_vec()).await.expect("open");
+        let reading = tokio::spawn(read_all(budget.wrap(body, Arc::clone(&held))));
+        tokio::time::sleep(Duration::from_secs(9)).await;
+        assert!(!reading.is_finished(), "within its bound");
+        assert_eq!(budget.available(), 1000 - 405);
+        let status = tokio::time::timeout(Duration::from_secs(60), reading)
+            .await
+            .expect("ended at its bound, not left open")
+            .expect("joins")
+            .expect_err("stalled past its bound");
+        assert_eq!(status.code(), tonic::Code::DeadlineExceeded);
+        assert!(
+            status.message().contains("395 bytes arrived, 405 declared"),
+            "{status:?}"
+        );
+        drop(client);
+        drop(held);
+        assert_eq!(budget.available(), 1000, "every byte back with the call");
+        assert_eq!(budget.promised(), 0);
+    }
+
+    /// The arrival bound counts the time spent waiting for the client, summed over a
+    /// message's frames: a message whose frames come 4 s apart (8 s of waiting, bound 10 s)
+    /// arrives, and the next message has a bound of its own.
+    #[tokio::test(start_paused = true)]
+    async fn a_slow_message_within_its_arrival_bound_arrives_and_the_next_starts_afresh() {
+        let budget = RequestBytes::new(1000, Duration::from_secs(1))
+            .with_arrival_bound(Duration::from_secs(10));
+        let held = Arc::new(Mutex::new(Held::default()));
+        let (client, body) = channel_body();
+        let reading = tokio::spawn(read_all(budget.wrap(body, Arc::clone(&held))));
+        let first = message(100, b'a');
+        let second = message(100, b'b');
+        for (i, part) in [&first[..3], &first[3..50], &first[50..], &second[..50]]
+            .into_iter()
+            .enumerate()
+        {
+            if i > 0 {
+                tokio::time::sleep(Duration::from_secs(4)).await;
+            }
+            client.send(part.to_vec()).await.expect("open");
+        }
+        // The second message began 4 s after the first: 8 s more of waiting are within its own
+        // bound, though 20 s have passed since the first message began.
+        tokio::time::sleep(Duration::from_secs(8)).await;
+        client.send(second[50..].to_vec()).await.expect("open");
+        drop(client);
+        let chunks = reading
+            .await
+            .expect("joins")
+            .expect("each within its bound");
+        assert_eq!(chunks.iter().map(Bytes::len).sum::<usize>(), 210);
+        assert_eq!(lock(&held).take_oldest().map(|m| m.wire_bytes()), Some(105));
+        assert_eq!(lock(&held).take_oldest().map(|m| m.wire_bytes()), Some(105));
+    }
+
+    /// Time the server leaves a body unread is not the client's: a stream reads its next
+    /// message only once it has answered the last. A message whose last bytes have been
+    /// waiting for 30 s when the body is read again arrives.
+    #[tokio::test(start_paused = true)]
+    async fn time_the_server_leaves_a_body_unread_does_not_count_against_its_client() {
+        let budget = RequestBytes::new(1000, Duration::from_secs(1))
+            .with_arrival_bound(Duration::from_secs(10));
+        let held = Arc::new(Mutex::new(Held::default()));
+        let (client, body) = channel_body();
+        let mut body = budget.wrap(body, Arc::clone(&held));
+        let data = message(100, b'u');
+        client.send(data[..60].to_vec()).await.expect("open");
+        client.send(data[60..].to_vec()).await.expect("open");
+        let first = body.frame().await.expect("a frame").expect("room");
+        assert_eq!(first.into_data().map(|data| data.len()).ok(), Some(60));
+        tokio::time::sleep(Duration::from_secs(30)).await; // the server works on something else
+        let rest = body
+            .frame()
+            .await
+            .expect("a frame")
+            .expect("still within its bound");
+        assert_eq!(rest.into_data().map(|data| data.len()).ok(), Some(45));
     }
 
     /// A message declaring more than the largest accepted size takes only its header: tonic
