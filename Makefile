@@ -13,7 +13,7 @@ SERVE_ARGS ?=
 
 # The steps of `make test`, run in this order. Add steps by appending to TEST_STEPS below (or
 # on the command line: `make test TEST_EXTRA=my-step`).
-TEST_STEPS := fmt-check clippy cargo-test buf-lint
+TEST_STEPS := fmt-check clippy cargo-test fuzz-lock buf-lint
 TEST_EXTRA ?=
 # Render, lint and schema-check the Helm chart and kustomize base, lint the Dockerfile, unit-test
 # the alert rules with promtool (Debian's prometheus package, installed with apt-get when

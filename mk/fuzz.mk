@@ -43,7 +43,7 @@ export AFL_SKIP_CPUFREQ := 1
 export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES := 1
 export AFL_NO_UI := 1
 
-.PHONY: fuzz fuzz-tools fuzz-build fuzz-cmin fuzz-seeds
+.PHONY: fuzz fuzz-lock fuzz-tools fuzz-build fuzz-cmin fuzz-seeds
 
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
@@ -60,6 +60,12 @@ fuzz: fuzz-build
 		$(addsuffix /default/hangs,$(FUZZ_TARGETS))) -type f -name 'id:*'); \
 	if [ -n "$$found" ]; then echo "fuzz: crashes or hangs found:"; echo "$$found"; exit 1; fi; \
 	echo "fuzz: no crash, no hang"
+
+# fuzz/ has its own Cargo.lock (it is outside the workspace): a dependency added to a crate it
+# builds must be locked there too, or `make fuzz` fails on --locked. Part of `make test`.
+fuzz-lock:
+	cd $(FUZZ_DIR) && $(CARGO) metadata --locked --format-version 1 > /dev/null \
+		|| { echo "fuzz-lock: fuzz/Cargo.lock is out of date: run 'cd fuzz && cargo update -w'" >&2; exit 1; }
 
 # Installs cargo-afl (pinned) when missing, and builds its AFL++ once per toolchain.
 fuzz-tools:

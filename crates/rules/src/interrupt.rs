@@ -143,6 +143,13 @@ pub fn set_max_concurrent_analyses(max: usize) {
     FREED.notify_all();
 }
 
+/// How many analyzer runs may be under way at once (0: no bound), as set by
+/// [`set_max_concurrent_analyses`].
+#[must_use]
+pub fn max_concurrent_analyses() -> usize {
+    MAX_ANALYSES.load(Ordering::Relaxed)
+}
+
 /// Analyzer runs under way now in this process.
 #[must_use]
 pub fn analyses_running() -> usize {

@@ -83,6 +83,12 @@ pub struct ServeArgs {
     #[arg(long, env = "ARBITER_WORKERS", default_value_t = 0)]
     pub workers: u32,
 
+    /// Most workers that the messages of AdjudicateGames streams may use at once (0: all
+    /// workers but one, at least one), so that unary calls never queue behind a crowd of
+    /// stream messages.
+    #[arg(long, env = "ARBITER_STREAM_WORKERS", default_value_t = 0)]
+    pub stream_workers: u32,
+
     /// Most unary calls admitted at once in the whole process, running or waiting for a worker;
     /// calls beyond it fail at once with RESOURCE_EXHAUSTED.
     #[arg(long, env = "ARBITER_CONCURRENCY_LIMIT", default_value_t = 2048,
@@ -277,6 +283,17 @@ impl ServeArgs {
         match self.workers {
             0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
             n => usize::try_from(n).unwrap_or(usize::MAX),
+        }
+    }
+
+    /// Workers that stream messages may use at once: `--stream-workers`, or all workers but
+    /// one (at least one), never more than the workers.
+    #[must_use]
+    pub fn stream_worker_threads(&self) -> usize {
+        let workers = self.worker_threads();
+        match self.stream_workers {
+            0 => workers.saturating_sub(1).max(1),
+            n => usize::try_from(n).unwrap_or(usize::MAX).min(workers),
         }
     }
 
@@ -545,6 +562,7 @@ mod tests {
         assert_eq!(args.max_message_bytes, 4 * 1024 * 1024);
         assert_eq!(args.max_moves, 10_000);
         assert_eq!(args.request_timeout, Duration::from_secs(10));
+        assert_eq!(args.stream_workers, 0);
         assert_eq!(args.metrics_addr.0.map(|addr| addr.port()), Some(9090));
         assert_eq!(args.max_pgn_bytes, 1024 * 1024);
         assert_eq!(args.max_games_per_stream, 10_000);

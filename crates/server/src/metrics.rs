@@ -118,6 +118,12 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
         "Analyzer runs (\"can this side still checkmate?\") under way now; at most --max-analyses"
     );
     metrics::gauge!(ANALYSES_RUNNING_GAUGE).set(0.0);
+    metrics::describe_gauge!(
+        crate::workers::ANALYSIS_CALLS_GAUGE,
+        "Calls away from their worker for an analysis (waiting for a slot, running, or waiting \
+         for a worker again); beyond --max-analyses + 16 x --workers calls are refused"
+    );
+    metrics::gauge!(crate::workers::ANALYSIS_CALLS_GAUGE).set(0.0);
     metrics_process::Collector::default().describe();
     Ok(handle)
 }

@@ -8,18 +8,12 @@ use std::time::Duration;
 
 use crate::workers::ShedReason;
 
-/// Calls shed since the last summary, by [`ShedReason`] (in its declaration order).
-static SHED: [AtomicU64; REASONS.len()] = [const { AtomicU64::new(0) }; REASONS.len()];
+/// Calls shed since the last summary, by [`ShedReason`] (in its declaration order, that of
+/// [`ShedReason::ALL`]).
+static SHED: [AtomicU64; ShedReason::ALL.len()] =
+    [const { AtomicU64::new(0) }; ShedReason::ALL.len()];
 /// Connections refused since the last summary (connection limit reached).
 static REFUSED_CONNECTIONS: AtomicU64 = AtomicU64::new(0);
-
-/// Every reason, in declaration order (the index of [`SHED`]).
-const REASONS: [ShedReason; 4] = [
-    ShedReason::ConcurrencyLimit,
-    ShedReason::QueueTimeout,
-    ShedReason::StreamLimit,
-    ShedReason::RequestBytes,
-];
 
 /// Adds a shed call to the next summary.
 pub fn note_shed(reason: ShedReason) {
@@ -34,7 +28,7 @@ pub fn note_refused_connection() {
 /// Takes the counts since the last call: `(shed calls by reason label, refused connections)`.
 #[must_use]
 pub fn take_counts() -> (Vec<(&'static str, u64)>, u64) {
-    let shed = REASONS
+    let shed = ShedReason::ALL
         .iter()
         .map(|&reason| {
             (
@@ -80,7 +74,7 @@ mod tests {
 
     #[test]
     fn every_reason_is_counted_at_its_own_index() {
-        for (index, reason) in REASONS.iter().enumerate() {
+        for (index, reason) in ShedReason::ALL.iter().enumerate() {
             assert_eq!(*reason as usize, index, "{reason:?}");
         }
     }

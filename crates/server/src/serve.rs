@@ -37,6 +37,50 @@ pub const CONNECTION_WINDOW_BYTES: u32 = 256 * 1024;
 /// Largest header list accepted from a client (16 KiB, as grpc-go's default).
 pub const MAX_HEADER_LIST_BYTES: u32 = 16 * 1024;
 
+/// The gRPC answer of a call whose handler panicked: without it, hyper resets the stream
+/// (the client sees a transport error, the metrics `Canceled`, and no alert fires).
+const PANIC_MESSAGE: &str = "internal error: the server failed while handling this call";
+
+/// Wraps `routes` so that a panic in a handler (a bug) answers the call with INTERNAL, logged
+/// at ERROR, counted by the metrics layer outside it, instead of resetting the stream.
+/// Work on the workers already turns its panics into INTERNAL (see [`Workers::run`]); this
+/// covers the rest of each call (decoding, admission, encoding).
+fn catch_panics<S>(
+    routes: S,
+) -> impl tower::Service<
+    http::Request<tonic::body::Body>,
+    Response = http::Response<tonic::body::Body>,
+    Error = std::convert::Infallible,
+    Future = impl Future + Send + 'static,
+> + Clone
++ Send
++ 'static
+where
+    S: tower::Service<
+            http::Request<tonic::body::Body>,
+            Response = http::Response<tonic::body::Body>,
+            Error = std::convert::Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    tower::ServiceBuilder::new()
+        .map_response(|response: http::Response<_>| response.map(tonic::body::Body::new))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            |panic: Box<dyn std::any::Any + Send>| {
+                let detail = panic
+                    .downcast_ref::<&str>()
+                    .map(|text| (*text).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                tracing::error!(panic = %detail, "a call's handler panicked: answered INTERNAL");
+                tonic::Status::internal(PANIC_MESSAGE).into_http::<tonic::body::Body>()
+            },
+        ))
+        .service(routes)
+}
+
 /// How often what was shed is summarised in the log (one line at most per interval).
 pub const OVERLOAD_LOG_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -241,7 +285,8 @@ impl Bound {
             args.worker_threads(),
             args.max_queue_wait,
             args.max_seatless(),
-        );
+        )
+        .with_stream_workers(args.stream_worker_threads());
         let stream_times = StreamTimes {
             idle: args.stream_idle_timeout,
             message: args.request_timeout,
@@ -272,13 +317,13 @@ impl Bound {
 
         // Outermost: the metrics layer sees every call, even those no service answers
         // (UNIMPLEMENTED).
-        let routes = MetricsLayer.layer(
+        let routes = MetricsLayer.layer(catch_panics(
             Routes::new(health_service.clone())
                 .add_service(reflection_v1)
                 .add_service(reflection_v1alpha)
                 .add_service(guard.layer(arbiter))
                 .prepare(),
-        );
+        ));
         let limits = connection_limits(&args, args.max_connections);
         let grpc = Listener::new(
             listener,
@@ -293,7 +338,7 @@ impl Bound {
                 idle_timeout: limits.idle_timeout.min(HEALTH_CONNECTION_IDLE_TIMEOUT),
                 ..limits
             };
-            let routes = MetricsLayer.layer(Routes::new(health_service).prepare());
+            let routes = MetricsLayer.layer(catch_panics(Routes::new(health_service).prepare()));
             Listener::new(listener, "health", limits, None).serve(routes, health_stop.clone())
         });
         // The probes' listener answers until the gRPC port has drained (liveness stays SERVING
@@ -456,5 +501,31 @@ pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
             }
             tracing::info!("Ctrl-C received");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tower::ServiceExt as _;
+
+    /// A panic in a handler (a bug) reset the HTTP/2 stream: the client saw a transport error
+    /// and the metrics counted the call as `Canceled`, which no alert watches (found while a
+    /// new shed reason overran a table in issue 10). It is now answered INTERNAL.
+    #[tokio::test]
+    async fn a_handler_that_panics_answers_internal_not_a_reset() {
+        let panicking = tower::service_fn(|_: http::Request<tonic::body::Body>| async {
+            if std::hint::black_box(true) {
+                panic!("index out of bounds");
+            }
+            Ok::<_, std::convert::Infallible>(http::Response::new(tonic::body::Body::empty()))
+        });
+        let response = catch_panics(panicking)
+            .oneshot(http::Request::new(tonic::body::Body::empty()))
+            .await
+            .expect("infallible");
+        let status = tonic::Status::from_header_map(response.headers()).expect("a gRPC status");
+        assert_eq!(status.code(), tonic::Code::Internal);
+        assert_eq!(status.message(), PANIC_MESSAGE);
     }
 }

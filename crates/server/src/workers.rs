@@ -10,6 +10,11 @@
 //! `RESOURCE_EXHAUSTED` and counted (`arbiter_calls_shed_total{reason="queue_timeout"}`). How many
 //! calls may wait at all is the concurrency limit of [`crate::guard`].
 //!
+//! The messages of AdjudicateGames streams wait for a worker without that bound (a stream holds
+//! a stream slot of its own), but they may use at most `--stream-workers` workers at once (all
+//! but one by default): a unary call never queues behind more than that many stream messages,
+//! however many streams are open.
+//!
 //! Work ends with its call: [`Workers::run`] gives the work an [`Interrupt`] that is set when the
 //! call's future is dropped (deadline, cancellation, client gone), and the analysis inside stops at
 //! its next check. The worker stays taken until the work has really returned, so abandoned work
@@ -21,14 +26,18 @@
 //! [`arbiter_rules::interrupt::Seat`]), so analysis-heavy calls never hold every worker while
 //! cheap calls queue. At most `workers + max_analyses` calls are then busy on the CPU at once,
 //! and at most [`Workers::max_seatless`] calls are away from their seat (waiting for an
-//! analysis slot, analysing, or waiting to sit again: `max_analyses + 16 × workers`); beyond
-//! that, a call keeps its worker while it waits. The blocking pool must therefore have `workers + max_seatless` threads.
+//! analysis slot, analysing, or waiting to sit again: `max_analyses + 16 × workers`). Beyond
+//! that bound the call is refused: its work is interrupted and it fails with
+//! `RESOURCE_EXHAUSTED` (`arbiter_calls_shed_total{reason="analysis_queue"}`), rather than keep
+//! its worker while it waits, which would make cheap calls queue behind seconds of analyses
+//! (its analysis is not answered "undetermined": a verdict never depends on the load). The
+//! blocking pool must therefore have `workers + max_seatless` threads.
 
 use std::{
     future::Future,
     sync::{
         Arc, Mutex,
-        atomic::{AtomicUsize, Ordering},
+        atomic::{AtomicBool, AtomicUsize, Ordering},
     },
     time::Duration,
 };
@@ -49,15 +58,19 @@ pub enum ShedReason {
     /// The budget of request bytes in flight had no room for the call's request within
     /// `--max-queue-wait` (see [`crate::guard::request_bytes`]).
     RequestBytes,
+    /// The call's work needed an analyzer run while the most calls allowed were already away
+    /// from their worker for one (see the module documentation).
+    AnalysisQueue,
 }
 
 impl ShedReason {
-    /// Every reason.
-    pub const ALL: [Self; 4] = [
+    /// Every reason, in declaration order (so `reason as usize` indexes it).
+    pub const ALL: [Self; 5] = [
         Self::ConcurrencyLimit,
         Self::QueueTimeout,
         Self::StreamLimit,
         Self::RequestBytes,
+        Self::AnalysisQueue,
     ];
 
     /// The `reason` label of `arbiter_calls_shed_total`.
@@ -68,6 +81,7 @@ impl ShedReason {
             Self::QueueTimeout => "queue_timeout",
             Self::StreamLimit => "stream_limit",
             Self::RequestBytes => "request_bytes",
+            Self::AnalysisQueue => "analysis_queue",
         }
     }
 }
@@ -87,6 +101,11 @@ pub fn record_shed(reason: ShedReason) {
     crate::overload::note_shed(reason);
 }
 
+/// The gauge of calls away from their worker for an analyzer run (waiting for a slot, running,
+/// or waiting to sit again); at most [`Workers::max_seatless`], beyond which calls are refused
+/// (`reason="analysis_queue"`).
+pub const ANALYSIS_CALLS_GAUGE: &str = "arbiter_analysis_calls_away";
+
 /// Calls per worker that may wait for an analysis slot away from their worker.
 const SEATLESS_PER_WORKER: usize = 16;
 
@@ -94,6 +113,8 @@ const SEATLESS_PER_WORKER: usize = 16;
 #[derive(Debug, Clone)]
 pub struct Workers {
     slots: Arc<Semaphore>,
+    /// The workers stream messages may use at once (see the module documentation).
+    stream_slots: Arc<Semaphore>,
     max_queue_wait: Duration,
     /// Calls away from their seat now (see the module documentation).
     seatless: Arc<AtomicUsize>,
@@ -107,6 +128,10 @@ struct WorkerSeat {
     seatless: Arc<AtomicUsize>,
     max_seatless: usize,
     runtime: tokio::runtime::Handle,
+    /// The call's interrupt, set when its analysis is refused.
+    interrupt: Interrupt,
+    /// The call needed an analyzer run past the bound of calls away: it is refused.
+    refused: AtomicBool,
 }
 
 impl Seat for WorkerSeat {
@@ -114,8 +139,13 @@ impl Seat for WorkerSeat {
         let away = self.seatless.fetch_add(1, Ordering::SeqCst);
         if away >= self.max_seatless {
             self.seatless.fetch_sub(1, Ordering::SeqCst);
+            // Waiting seated would hold the worker for seconds: the call is refused instead,
+            // and its work stops at its next check (the analysis gets no slot).
+            self.refused.store(true, Ordering::SeqCst);
+            self.interrupt.set();
             return false;
         }
+        metrics::gauge!(ANALYSIS_CALLS_GAUGE).increment(1.0);
         let permit = self.permit.lock().map(|mut permit| permit.take());
         drop(permit);
         true
@@ -131,6 +161,7 @@ impl Seat for WorkerSeat {
             *seat = permit;
         }
         self.seatless.fetch_sub(1, Ordering::SeqCst);
+        metrics::gauge!(ANALYSIS_CALLS_GAUGE).decrement(1.0);
     }
 }
 
@@ -153,12 +184,23 @@ impl Workers {
     /// max_seatless` threads.
     #[must_use]
     pub fn new(workers: usize, max_queue_wait: Duration, max_seatless: usize) -> Self {
+        metrics::gauge!(ANALYSIS_CALLS_GAUGE).set(0.0);
+        let workers = workers.clamp(1, Semaphore::MAX_PERMITS);
         Self {
-            slots: Arc::new(Semaphore::new(workers.clamp(1, Semaphore::MAX_PERMITS))),
+            slots: Arc::new(Semaphore::new(workers)),
+            stream_slots: Arc::new(Semaphore::new(workers.saturating_sub(1).max(1))),
             max_queue_wait,
             seatless: Arc::new(AtomicUsize::new(0)),
             max_seatless,
         }
+    }
+
+    /// Lets the messages of streams ([`Workers::run_patiently`]) use at most `workers` workers
+    /// at once (at least 1; the default is all workers but one, at least 1).
+    #[must_use]
+    pub fn with_stream_workers(mut self, workers: usize) -> Self {
+        self.stream_slots = Arc::new(Semaphore::new(workers.clamp(1, Semaphore::MAX_PERMITS)));
+        self
     }
 
     /// How many calls may be away from their worker for analyzer runs at once, for a pool of
@@ -211,7 +253,9 @@ impl Workers {
     }
 
     /// Like [`Workers::run`], but waits for a worker without the queue bound: for the messages
-    /// of a stream, which already holds a stream slot of its own.
+    /// of a stream, which already holds a stream slot of its own. At most the stream workers
+    /// ([`Workers::with_stream_workers`]) run such work at once; the others wait before they
+    /// queue for a worker, so that unary calls never queue behind more than that many.
     ///
     /// # Errors
     ///
@@ -221,7 +265,16 @@ impl Workers {
         hold: H,
         work: impl FnOnce() -> Result<T, Status> + Send + 'static,
     ) -> impl Future<Output = Result<T, Status>> + Send + 'static {
-        self.clone().run_when_free(false, hold, work)
+        let workers = self.clone();
+        async move {
+            let stream_slot = Arc::clone(&workers.stream_slots)
+                .acquire_owned()
+                .await
+                .map_err(|_closed| Status::unavailable("the server is shutting down"))?;
+            workers
+                .run_when_free(false, (hold, stream_slot), work)
+                .await
+        }
     }
 
     async fn run_when_free<T: Send + 'static, H: Send + 'static>(
@@ -239,7 +292,10 @@ impl Workers {
             seatless: Arc::clone(&self.seatless),
             max_seatless: self.max_seatless,
             runtime: tokio::runtime::Handle::current(),
+            interrupt: interrupt.clone(),
+            refused: AtomicBool::new(false),
         });
+        let working_seat = Arc::clone(&seat);
         let task = tokio::task::spawn_blocking(move || {
             // The seat (and its worker permit) is given back when the work has returned,
             // whatever happened to the call.
@@ -247,9 +303,21 @@ impl Workers {
             if interrupt.is_set() {
                 return Err(Status::cancelled("the call ended before its work started"));
             }
-            with_interrupt(&interrupt, || with_seat(seat, work))
+            with_interrupt(&interrupt, || with_seat(working_seat, work))
         });
-        match task.await {
+        let result = task.await;
+        if seat.refused.load(Ordering::SeqCst) {
+            // Whatever the interrupted work answered, it is not the verdict.
+            record_shed(ShedReason::AnalysisQueue);
+            return Err(Status::resource_exhausted(format!(
+                "server overloaded: the most calls allowed ({}) are already waiting for or \
+                 running a \"can this side still checkmate?\" analysis (--max-analyses {} runs \
+                 at once); try again later",
+                self.max_seatless,
+                arbiter_rules::interrupt::max_concurrent_analyses(),
+            )));
+        }
+        match result {
             Ok(result) => result,
             Err(error) => {
                 tracing::error!(%error, "handler failed");
@@ -283,6 +351,47 @@ mod tests {
         release_tx.send(()).expect("the first call waits");
         assert_eq!(busy.await.expect("joins").expect("runs"), 1);
         assert_eq!(workers.run((), || Ok(3)).await.expect("a free worker"), 3);
+    }
+
+    /// Issue 10, a fresh user's finding: stream messages waited for a worker without bound,
+    /// in the same queue as unary calls, so a crowd of streams made unary calls be shed. With
+    /// two workers, stream messages use at most one: while one runs, a second waits, and a
+    /// unary call gets the other worker at once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn stream_messages_leave_a_worker_for_unary_calls() {
+        let workers = Workers::new(2, Duration::from_millis(50), 0);
+        let (started_tx, mut started_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let release_rx = Arc::new(Mutex::new(release_rx));
+        let streams: Vec<_> = (0..2)
+            .map(|message| {
+                let (started, release) = (started_tx.clone(), Arc::clone(&release_rx));
+                tokio::spawn(workers.run_patiently((), move || {
+                    let _ = started.send(message);
+                    let _ = release.lock().map(|release| release.recv());
+                    Ok(message)
+                }))
+            })
+            .collect();
+        assert!(started_rx.recv().await.is_some(), "one stream message runs");
+        let second = tokio::time::timeout(Duration::from_millis(200), started_rx.recv()).await;
+        assert!(second.is_err(), "a second stream message must wait");
+        assert_eq!(
+            workers
+                .run((), || Ok("unary"))
+                .await
+                .expect("the free worker"),
+            "unary"
+        );
+        for _ in 0..2 {
+            release_tx.send(()).expect("a message waits for release");
+        }
+        let mut answered = Vec::new();
+        for stream in streams {
+            answered.push(stream.await.expect("joins").expect("runs"));
+        }
+        answered.sort_unstable();
+        assert_eq!(answered, [0, 1], "both stream messages ran in turn");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -297,12 +297,15 @@ fn grpc_status(headers: &http::HeaderMap) -> Option<Status> {
 /// Issue 10 item 2: work ends with its call. With one worker, calls whose slow work outlived
 /// their deadline must not keep it: the queued ones never start, the running one is abandoned,
 /// and a fast call is served behind them within `--max-queue-wait` (had the abandoned work run,
-/// it would wait longer than that and be shed).
+/// it would wait longer than that and be shed). Four analyses at once: the 20 calls are within
+/// the bound of calls away from their worker (4 + 16), so none is refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn abandoned_slow_calls_give_the_worker_back() {
     let server = Server::start_with(&[
         "--workers",
         "1",
+        "--max-analyses",
+        "4",
         "--max-queue-wait",
         "5s",
         "--request-timeout",
@@ -332,7 +335,12 @@ async fn abandoned_slow_calls_give_the_worker_back() {
     assert_eq!(shed(&server, "queue_timeout"), 0.0);
     assert_eq!(handled(&server, "AdjudicateGame", "DeadlineExceeded"), 20.0);
     assert_eq!(handled(&server, "AdjudicateGame", "Canceled"), 0.0);
-    // The slow work itself is sound: given time, it answers.
+    // Abandoned work winds down (an analyzer run under way ends by its own limits); then the
+    // slow work itself is sound: given time, it answers.
+    settle("abandoned analyses wound down", || {
+        metric(&server, "arbiter_analysis_calls_away") == 0.0
+    })
+    .await;
     let verdict = client
         .call::<_, AdjudicateGameResponse>("AdjudicateGame", &slow_call(), None)
         .await
@@ -388,6 +396,72 @@ async fn waiting_analyses_do_not_hold_the_workers_cheap_calls_need() {
     }
     assert_eq!(shed(&server, "queue_timeout"), 0.0);
     assert_eq!(metric(&server, "arbiter_analyses_running"), 0.0);
+}
+
+/// Issue 10 item 1, a fresh user's finding: beyond the bound of calls away from their worker
+/// for analyses (`--max-analyses` + 16 × `--workers`: 17 here), a call kept its worker while it
+/// waited for an analysis slot, so a flood of analyses still made cheap calls queue behind
+/// seconds of analysis and be shed. Such a call is now refused at once (RESOURCE_EXHAUSTED,
+/// counted as `reason="analysis_queue"`), never answered "undetermined": of 24 slow calls with
+/// one worker, those past the bound are refused, cheap calls are served meanwhile, and the
+/// others are answered or reach their deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analyses_past_the_bound_of_calls_away_are_refused_not_seated() {
+    const SLOW_CALLS: usize = 24;
+    let server = Server::start_with(&[
+        "--workers",
+        "1",
+        "--max-analyses",
+        "1",
+        "--max-queue-wait",
+        "1s",
+        "--request-timeout",
+        "300s",
+    ]);
+    let client = RawClient::connect(&server).await;
+    let slow: Vec<_> = (0..SLOW_CALLS)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                client
+                    .call::<_, AdjudicateGameResponse>("AdjudicateGame", &slow_call(), Some("3S"))
+                    .await
+            })
+        })
+        .collect();
+    settle("an analysis under way", || {
+        metric(&server, "arbiter_analyses_running") >= 1.0
+    })
+    .await;
+    for _ in 0..3 {
+        let answer = client
+            .call::<_, ListLegalMovesResponse>("ListLegalMoves", &fast_call(), None)
+            .await
+            .expect("a cheap call is served beside the flood of analyses");
+        assert_eq!(answer.moves.len(), 20);
+    }
+    let mut refused = 0;
+    for call in slow {
+        match call.await.expect("join") {
+            Ok(verdict) => assert!(!verdict.evidence.is_empty(), "{verdict:?}"),
+            Err(status) if status.code() == Code::ResourceExhausted => {
+                assert!(status.message().contains("analysis"), "{status:?}");
+                refused += 1;
+            }
+            Err(status) => assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}"),
+        }
+    }
+    assert!(refused >= 1, "none past the bound of 17 calls away");
+    assert!(
+        refused <= SLOW_CALLS - 17,
+        "{refused} refused within the bound"
+    );
+    assert_eq!(shed(&server, "analysis_queue"), refused as f64);
+    assert_eq!(shed(&server, "queue_timeout"), 0.0);
+    settle("every analysis ended", || {
+        metric(&server, "arbiter_analyses_running") == 0.0
+    })
+    .await;
 }
 
 /// Issue 10 item 7: an expired client deadline is DEADLINE_EXCEEDED, never CANCELLED, wherever
@@ -795,7 +869,9 @@ enum Outcome {
     Ok,
     /// Never reached the server: the connection was refused or closed (tonic says UNAVAILABLE,
     /// or CANCELLED for a request still queued in its own connection when the server closed it
-    /// after the GOAWAY: tonic maps hyper's "canceled" so).
+    /// after the GOAWAY: tonic maps hyper's "canceled" so; or INTERNAL "h2 protocol error" for a
+    /// request written while the server's GOAWAY and close were on their way). The test checks
+    /// on the server's own counters that it took none of them.
     NotSent,
     /// Any other status.
     Failed(Code, String),
@@ -810,7 +886,10 @@ fn outcome(result: Result<(), Status>) -> Outcome {
             if status.code() == Code::Unavailable
                 || (status.code() == Code::Cancelled
                     && std::error::Error::source(&status)
-                        .is_some_and(|source| source.is::<tonic::transport::Error>())) =>
+                        .is_some_and(|source| source.is::<tonic::transport::Error>()))
+                || (status.code() == Code::Internal
+                    && std::error::Error::source(&status)
+                        .is_some_and(|source| source.is::<h2::Error>())) =>
         {
             Outcome::NotSent
         }

@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use arbiter_e2e::{sample, server::Server, within, workspace_root};
 use arbiter_proto::v1::{
-    AdjudicateGameRequest, ApplyMovesRequest, Game, ListLegalMovesRequest, Position,
-    ValidatePositionRequest, adjudicate_game_request, position,
+    AdjudicateGameRequest, ApplyMoveRequest, ApplyMovesRequest, Game, ListLegalMovesRequest,
+    Position, ValidatePositionRequest, adjudicate_game_request, apply_move_request, position,
 };
 use tonic::Code;
 
@@ -364,8 +364,27 @@ async fn alert_test_series_are_the_series_the_server_emits() {
     .await
     .expect_err("past the deadline");
     assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
-    // Unimplemented: a method the server does not have.
+    // Unimplemented: a method the server does not have, and a request compressed with an
+    // encoding the server does not accept (counted under the real method, and no error for
+    // ArbiterHighErrorRatio); ApplyMove answers OK uncompressed.
     call_made_up_path(channel, "/arbiter.v1.ArbiterService/NoSuchMethod").await;
+    let apply = || ApplyMoveRequest {
+        subject: fen("startpos").map(apply_move_request::Subject::Position),
+        r#move: "e4".to_owned(),
+        ..ApplyMoveRequest::default()
+    };
+    within("ApplyMove", client.apply_move(apply()))
+        .await
+        .expect("OK");
+    let mut gzip = tonic::Request::new(apply());
+    gzip.metadata_mut().insert(
+        "grpc-encoding",
+        tonic::metadata::MetadataValue::from_static("gzip"),
+    );
+    let status = within("gzip ApplyMove", client.apply_move(gzip))
+        .await
+        .expect_err("gzip is not accepted");
+    assert_eq!(status.code(), Code::Unimplemented, "{status:?}");
 
     let text = server.scrape();
     let emitted: BTreeSet<Series> = text
@@ -762,6 +781,7 @@ fn shed_and_connection_counters_exist_at_zero_before_any_event() {
         "queue_timeout",
         "stream_limit",
         "request_bytes",
+        "analysis_queue",
     ] {
         let series = format!("arbiter_calls_shed_total{{reason=\"{reason}\"}}");
         assert_eq!(sample(&text, &series), Some(0.0), "{series} in\n{text}");
@@ -791,9 +811,7 @@ fn shed_and_connection_counters_exist_at_zero_before_any_event() {
         let series = format!("arbiter_connections_open{{listener=\"{listener}\"}}");
         assert!(sample(&text, &series).is_some(), "{series} in\n{text}");
     }
-    assert_eq!(
-        sample(&text, "arbiter_analyses_running"),
-        Some(0.0),
-        "{text}"
-    );
+    for gauge in ["arbiter_analyses_running", "arbiter_analysis_calls_away"] {
+        assert_eq!(sample(&text, gauge), Some(0.0), "{gauge} in\n{text}");
+    }
 }
