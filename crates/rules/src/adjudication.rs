@@ -260,6 +260,17 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
             return verdict;
         }
         Some(GameEvent::Forfeit(side)) => {
+            // A forfeit, like any event, cannot end a game a dead position has ended (FIDE
+            // Laws 5.2.2); looked for with the fast check at most, as for an agreed draw.
+            if request.budget != AnalysisBudget::Material
+                && let Some(reason) = dead_position(pos, request.budget.min(AnalysisBudget::Fast))
+            {
+                verdict.outcome = Some(end(GameResult::Draw, Termination::DeadPosition));
+                verdict.explanation = format!(
+                    "dead position at ply {ply} (FIDE Laws 5.2.2): {reason}; the game had ended before {side} forfeited"
+                );
+                return verdict;
+            }
             verdict.outcome = Some(end(GameResult::win_for(side.other()), Termination::Forfeit));
             verdict.explanation = format!("{side} forfeited: {} wins", side.other());
             return verdict;

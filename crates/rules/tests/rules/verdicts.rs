@@ -295,6 +295,46 @@ fn agreed_draw_in_a_blocked_dead_position_is_the_dead_position() {
     );
 }
 
+/// Issue 11 item 1 ("an event never replaces an ending of the rules"): a forfeit recorded in
+/// a dead position came back as a forfeit (6.7.1); the dead position ended the game first
+/// (FIDE Laws 5.2.2). The material level keeps to material checks: the forfeit stands.
+#[test]
+fn forfeit_in_a_blocked_dead_position_is_the_dead_position() {
+    let fen = "8/8/2k5/p1p1p1p1/P1P1P1P1/8/3K4/8 w - - 4 40";
+    let g = game(fen, CastlingMode::Standard, &[], AnalysisBudget::Full);
+    for side in [White, Black] {
+        let v = verdict(&g, Some(GameEvent::Forfeit(side)), AnalysisBudget::Full);
+        let o = v.outcome.expect("ended");
+        assert_eq!(o.result, GameResult::Draw, "{}", v.explanation);
+        assert_eq!(
+            o.termination,
+            Termination::DeadPosition,
+            "{}",
+            v.explanation
+        );
+        assert_eq!(o.article(), "5.2.2");
+        assert_eq!(o.ply, 0);
+    }
+    let v = verdict(
+        &g,
+        Some(GameEvent::Forfeit(White)),
+        AnalysisBudget::Material,
+    );
+    let o = v.outcome.expect("ended");
+    assert_eq!(
+        (o.result, o.termination),
+        (GameResult::BlackWins, Termination::Forfeit)
+    );
+    // A live position: the forfeit stands at every level.
+    let live = game(CLOCK_149, CastlingMode::Standard, &[], AnalysisBudget::Full);
+    let v = verdict(&live, Some(GameEvent::Forfeit(Black)), AnalysisBudget::Full);
+    let o = v.outcome.expect("ended");
+    assert_eq!(
+        (o.result, o.termination),
+        (GameResult::WhiteWins, Termination::Forfeit)
+    );
+}
+
 /// FIDE 5.2.3 (issue 11 item 5): a draw agreed before both players have made a move keeps its
 /// result but is warned about, at its ply; one move each, or a start position past move 1, is
 /// enough.
