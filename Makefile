@@ -13,7 +13,7 @@ SERVE_ARGS ?=
 
 # The steps of `make test`, run in this order. Add steps by appending to TEST_STEPS below (or
 # on the command line: `make test TEST_EXTRA=my-step`).
-TEST_STEPS := fmt-check clippy cargo-test fuzz-lock buf-lint
+TEST_STEPS := fmt-check clippy cargo-test fuzz-lock buf-lint buf-breaking
 TEST_EXTRA ?=
 # Render, lint and schema-check the Helm chart and kustomize base, lint the Dockerfile, unit-test
 # the alert rules with promtool (Debian's prometheus package, installed with apt-get when
@@ -29,7 +29,8 @@ BENCH_PERFT := \
 	"startpos|5" \
 	"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1|4"
 
-.PHONY: all build release run test lint fmt fmt-check clippy cargo-test buf-lint bench \
+.PHONY: all build release run test lint fmt fmt-check clippy cargo-test buf-lint buf-breaking \
+	proto-release-image bench \
 	bench-perft tools clean
 
 all: build
@@ -90,6 +91,16 @@ cargo-test: tools
 
 buf-lint: tools
 	$(BUF) lint
+
+# The contract cannot break silently: proto/ is compared with the image of the last released
+# arbiter.v1 (FILE rules: no field renamed, renumbered, retyped or removed). On a release, after
+# a compatible change, refresh the image with `make proto-release-image` and commit it.
+PROTO_RELEASED := proto/released/arbiter.v1.binpb
+buf-breaking: tools
+	$(BUF) breaking --against $(PROTO_RELEASED)
+
+proto-release-image: tools
+	$(BUF) build -o $(PROTO_RELEASED)
 
 bench: bench-perft $(BENCH_EXTRA)
 
