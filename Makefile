@@ -76,18 +76,26 @@ export ARBITER_UNWINNABLE_DIR
 TEST_PROFILE ?= test-release
 export TEST_PROFILE
 
+# The tests that need the shared data are #[ignore]d, named shared_corpus_* and
+# shared_unwinnable_*, and fail when run without it: they are run here (--include-ignored) for the
+# data that is present, skipped by name for the data that is not, and the step says which.
+SHARED_TEST_ARGS := --include-ignored \
+	$(if $(wildcard $(ARBITER_CORPUS_DIR)/.),,--skip shared_corpus_) \
+	$(if $(wildcard $(ARBITER_UNWINNABLE_DIR)/.),,--skip shared_unwinnable_)
+
 cargo-test: tools
 	@if [ -d "$(ARBITER_CORPUS_DIR)" ]; then \
-		echo "corpus tests: using ARBITER_CORPUS_DIR=$(ARBITER_CORPUS_DIR)"; \
+		echo "corpus tests (shared_corpus_*): run, ARBITER_CORPUS_DIR=$(ARBITER_CORPUS_DIR)"; \
 	else \
-		echo "corpus tests: SKIPPED (ARBITER_CORPUS_DIR=$(ARBITER_CORPUS_DIR) not found)"; \
+		echo "corpus tests (shared_corpus_*): NOT RUN, ARBITER_CORPUS_DIR=$(ARBITER_CORPUS_DIR) not found"; \
 	fi
 	@if [ -d "$(ARBITER_UNWINNABLE_DIR)" ]; then \
-		echo "winnability sets: using ARBITER_UNWINNABLE_DIR=$(ARBITER_UNWINNABLE_DIR)"; \
+		echo "winnability sets (shared_unwinnable_*): run, ARBITER_UNWINNABLE_DIR=$(ARBITER_UNWINNABLE_DIR)"; \
 	else \
-		echo "winnability sets: SKIPPED (ARBITER_UNWINNABLE_DIR=$(ARBITER_UNWINNABLE_DIR) not found)"; \
+		echo "winnability sets (shared_unwinnable_*): NOT RUN, ARBITER_UNWINNABLE_DIR=$(ARBITER_UNWINNABLE_DIR) not found"; \
 	fi
-	ARBITER_BIN=$(abspath target/$(TEST_PROFILE)/arbiter) $(CARGO) test --workspace --profile $(TEST_PROFILE)
+	ARBITER_BIN=$(abspath target/$(TEST_PROFILE)/arbiter) $(CARGO) test --workspace --profile $(TEST_PROFILE) \
+		-- $(SHARED_TEST_ARGS)
 
 buf-lint: tools
 	$(BUF) lint

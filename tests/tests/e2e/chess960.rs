@@ -529,18 +529,15 @@ fn corpus_dir() -> PathBuf {
 }
 
 #[tokio::test]
-async fn the_chess960_games_of_the_corpus_replay_through_apply_moves() {
+#[ignore = "needs ARBITER_CORPUS_DIR (the shared game corpus); make test runs it when present"]
+async fn shared_corpus_chess960_games_replay_through_apply_moves() {
     let file = corpus_dir().join("chess960-human-rapid-wch-2009-and-cutechess.pgn");
-    let Ok(text) = std::fs::read_to_string(&file) else {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED the_chess960_games_of_the_corpus_replay_through_apply_moves: no {} (set \
-             ARBITER_CORPUS_DIR)",
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|error| {
+        panic!(
+            "{}: {error} (set ARBITER_CORPUS_DIR to the shared game corpus)",
             file.display()
-        );
-        return;
-    };
+        )
+    });
     let games = pgn::parse(&text);
     assert_eq!(games.len(), 24, "games in {}", file.display());
     let server = Server::start();
@@ -661,17 +658,14 @@ fn perft_reads_chess960_x_fen_and_shredder_fen() {
 }
 
 #[test]
-fn adjudicate_cli_reads_the_chess960_corpus() {
+#[ignore = "needs ARBITER_CORPUS_DIR (the shared game corpus); make test runs it when present"]
+fn shared_corpus_chess960_games_adjudicate_through_the_cli() {
     let file = corpus_dir().join("chess960-human-rapid-wch-2009-and-cutechess.pgn");
-    if !file.is_file() {
-        use std::io::Write as _;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED adjudicate_cli_reads_the_chess960_corpus: no {}",
-            file.display()
-        );
-        return;
-    }
+    assert!(
+        file.is_file(),
+        "{}: not found (set ARBITER_CORPUS_DIR to the shared game corpus)",
+        file.display()
+    );
     let path = file.to_string_lossy().into_owned();
     let output = command::run(
         Command::new(binary::arbiter()).args([

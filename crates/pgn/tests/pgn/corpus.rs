@@ -120,15 +120,18 @@ include!("common/known_failures.rs");
 
 /// Every game of `$ARBITER_CORPUS_DIR` (default `../shared/data/games` beside the
 /// repository; `.pgn` and `.pgn.zst` files) replays, except the games in [`KNOWN_FAILURES`].
-/// Skipped with a printed line when the directory is absent; `make test` says so too.
+/// Ignored unless asked for (`make test` runs it when the directory is there, and says so
+/// when it is not); fails when asked for without the data.
 #[test]
+#[ignore = "needs ARBITER_CORPUS_DIR (the shared game corpus); make test runs it when present"]
 fn shared_corpus_replays() {
     let dir = std::env::var_os("ARBITER_CORPUS_DIR")
         .map_or_else(|| repo_root().join("../shared/data/games"), PathBuf::from);
-    if !dir.is_dir() {
-        println!("skipped: ARBITER_CORPUS_DIR not found ({})", dir.display());
-        return;
-    }
+    assert!(
+        dir.is_dir(),
+        "{}: not found (set ARBITER_CORPUS_DIR to the shared game corpus)",
+        dir.display()
+    );
     let started = Instant::now();
     let (mut files, mut games, mut plies) = (0, 0, 0);
     let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
