@@ -415,15 +415,6 @@ pub fn optional_position_from_wire(
     }
 }
 
-/// Reads a structured board of standard chess at `field` (see [`board_from_wire_in`]).
-///
-/// # Errors
-///
-/// A [`ConvertError`] naming the board field at fault.
-pub fn board_from_wire(board: &v1::Board, field: &str) -> Result<Position, ConvertError> {
-    board_from_wire_in(board, field, CastlingMode::Standard)
-}
-
 /// Reads a structured board at `field` (e.g. `"position.board"`) under the castling rules of
 /// `mode`: the board is written as FEN (castling rook files as Shredder-FEN letters) and read
 /// with the same strict validation as a FEN string, so both forms accept exactly the same
@@ -705,13 +696,6 @@ pub fn status_to_wire(position: &Position) -> v1::PositionStatus {
 // Moves
 // ---------------------------------------------------------------------------------------------
 
-/// Describes the legal move `mv` of `before` for the wire, SAN in English; also returns the
-/// position after it.
-#[must_use]
-pub fn move_to_wire(before: &Position, mv: &Move) -> (v1::Move, Position) {
-    move_to_wire_in(before, mv, SanLanguage::English)
-}
-
 /// Describes the legal move `mv` of `before` for the wire with SAN in `language` (UCI is
 /// king-takes-rook castling when `before` is a Chess960 position); also returns the position
 /// after it.
@@ -748,12 +732,6 @@ pub fn move_to_wire_in(
     (wire, after)
 }
 
-/// Every legal move of `position` for the wire, sorted by UCI string, SAN in English.
-#[must_use]
-pub fn legal_moves_to_wire(position: &Position) -> Vec<v1::Move> {
-    legal_moves_to_wire_in(position, SanLanguage::English)
-}
-
 /// Every legal move of `position` for the wire, sorted by UCI string, SAN in `language`.
 #[must_use]
 pub fn legal_moves_to_wire_in(position: &Position, language: SanLanguage) -> Vec<v1::Move> {
@@ -764,16 +742,6 @@ pub fn legal_moves_to_wire_in(position: &Position, language: SanLanguage) -> Vec
         .collect();
     moves.sort_unstable_by(|a, b| a.uci.cmp(&b.uci));
     moves
-}
-
-/// Reads one move text (SAN or UCI) at `field`.
-///
-/// # Errors
-///
-/// [`ErrorReason::MissingField`] for an empty text, [`ErrorReason::IllegalMove`] with the rules'
-/// reason otherwise.
-pub fn move_from_wire(position: &Position, text: &str, field: &str) -> Result<Move, ConvertError> {
-    move_from_wire_in(position, text, field, SanLanguage::English)
 }
 
 /// Reads one move text (SAN in `language`, or UCI) at `field`.
@@ -864,23 +832,7 @@ pub fn check_move_count(count: usize, max_moves: usize, field: &str) -> Result<(
     Ok(())
 }
 
-/// Plays a list of move texts from `start`; `field` is the list's path (e.g. `"moves"`). The first
-/// move that cannot be played fails with field `"<field>[i]"` (0-based) and a reason that starts
-/// with its 1-based ply: `"ply 4 (Nf3): ..."`.
-///
-/// # Errors
-///
-/// A [`ConvertError`] for the first bad move, or when there are more than `max_moves` moves.
-pub fn play_moves(
-    start: Position,
-    moves: &[String],
-    field: &str,
-    max_moves: usize,
-) -> Result<(Position, Vec<v1::Move>), ConvertError> {
-    play_moves_in(start, moves, field, max_moves, SanLanguage::English)
-}
-
-/// As [`play_moves`], with SAN read and written in `language`.
+/// Plays `moves` (SAN in `language`, or UCI) from `start`, with SAN written in `language`.
 ///
 /// # Errors
 ///
@@ -913,24 +865,7 @@ pub fn play_moves_in(
 // Games and adjudication
 // ---------------------------------------------------------------------------------------------
 
-/// Reads a game at `field` (e.g. `"game"`): its start position (absent: the initial position)
-/// and moves, played in order. A bad move fails with field `"<field>.moves[i]"` (0-based) and a
-/// reason starting with its 1-based ply. `budget` bounds the dead position analysis run along
-/// the game (FIDE 5.2.2).
-///
-/// # Errors
-///
-/// A [`ConvertError`] for a bad start position, a bad move, or more than `max_moves` moves.
-pub fn game_from_wire(
-    game: &v1::Game,
-    field: &str,
-    max_moves: usize,
-    budget: AnalysisBudget,
-) -> Result<Game, ConvertError> {
-    game_from_wire_in(game, field, max_moves, budget, SanLanguage::English)
-}
-
-/// As [`game_from_wire`], with SAN read in `language`. The game's variant is its start
+/// Reads a game at `field` (its start position and moves), with SAN read in `language`. The game's variant is its start
 /// position's.
 ///
 /// # Errors
@@ -1035,13 +970,7 @@ pub fn claim_kind_to_wire(kind: ClaimKind) -> v1::ClaimKind {
 }
 
 /// The wire form of a claim available in `position`: its article and, when it is made by
-/// announcing a move, that move described in full.
-#[must_use]
-pub fn claim_to_wire(position: &Position, claim: &Claim) -> v1::Claim {
-    claim_to_wire_in(position, claim, SanLanguage::English)
-}
-
-/// As [`claim_to_wire`], with the move's SAN in `language`.
+/// announcing a move, that move described in full, its SAN in `language`.
 #[must_use]
 pub fn claim_to_wire_in(position: &Position, claim: &Claim, language: SanLanguage) -> v1::Claim {
     v1::Claim {
@@ -1054,13 +983,7 @@ pub fn claim_to_wire_in(position: &Position, claim: &Claim, language: SanLanguag
     }
 }
 
-/// The wire claims of a game at its current position.
-#[must_use]
-pub fn claims_to_wire(game: &Game) -> Vec<v1::Claim> {
-    claims_to_wire_in(game, SanLanguage::English)
-}
-
-/// As [`claims_to_wire`], with SAN in `language`.
+/// The wire claims of a game at its current position, SAN in `language`.
 #[must_use]
 pub fn claims_to_wire_in(game: &Game, language: SanLanguage) -> Vec<v1::Claim> {
     game.claims()
@@ -1099,13 +1022,7 @@ pub fn event_from_wire(
     })
 }
 
-/// Describes a series of legal moves from `start` for the wire.
-#[must_use]
-pub fn line_to_wire(start: &Position, line: &[Move]) -> Vec<v1::Move> {
-    line_to_wire_in(start, line, SanLanguage::English)
-}
-
-/// As [`line_to_wire`], with SAN in `language`.
+/// Describes a series of legal moves from `start` for the wire, SAN in `language`.
 #[must_use]
 pub fn line_to_wire_in(start: &Position, line: &[Move], language: SanLanguage) -> Vec<v1::Move> {
     let mut position = start.clone();
@@ -1228,7 +1145,7 @@ mod tests {
         assert_eq!(board.pieces.len(), 32);
         let castling = board.castling.clone().unwrap();
         assert!(castling.white_king_side && castling.black_queen_side);
-        let again = board_from_wire(&board, "position.board").unwrap();
+        let again = board_from_wire_in(&board, "position.board", CastlingMode::Standard).unwrap();
         assert_eq!(again.to_fen(), position.to_fen());
     }
 
@@ -1242,24 +1159,27 @@ mod tests {
                 role: v1::Role::Queen.into(),
             },
         );
-        let error = board_from_wire(&board, "position.board").unwrap_err();
+        let error =
+            board_from_wire_in(&board, "position.board", CastlingMode::Standard).unwrap_err();
         assert_eq!(error.field, "position.board.pieces[\"z9\"]");
 
         let mut board = board_to_wire(&Position::startpos());
         board.side_to_move = 0;
-        let error = board_from_wire(&board, "position.board").unwrap_err();
+        let error =
+            board_from_wire_in(&board, "position.board", CastlingMode::Standard).unwrap_err();
         assert_eq!(error.field, "position.board.side_to_move");
 
         let mut board = board_to_wire(&Position::startpos());
         board.pieces.remove("h1");
-        let error = board_from_wire(&board, "position.board").unwrap_err();
+        let error =
+            board_from_wire_in(&board, "position.board", CastlingMode::Standard).unwrap_err();
         assert_eq!(error.field, "position.board.castling");
     }
 
     #[test]
     fn moves_carry_every_notation() {
         let start = Position::startpos();
-        let moves = legal_moves_to_wire(&start);
+        let moves = legal_moves_to_wire_in(&start, SanLanguage::English);
         assert_eq!(moves.len(), 20);
         assert!(moves.windows(2).all(|pair| pair[0].uci < pair[1].uci));
         let e4 = moves.iter().find(|mv| mv.uci == "e2e4").unwrap();
@@ -1274,7 +1194,14 @@ mod tests {
             .iter()
             .map(|m| (*m).to_owned())
             .collect();
-        let error = play_moves(Position::startpos(), &moves, "moves", 100).unwrap_err();
+        let error = play_moves_in(
+            Position::startpos(),
+            &moves,
+            "moves",
+            100,
+            SanLanguage::English,
+        )
+        .unwrap_err();
         assert_eq!(error.field, "moves[3]");
         assert!(
             error.reason.starts_with("ply 4 (Nf3): "),
@@ -1298,7 +1225,14 @@ mod tests {
             .iter()
             .map(|m| (*m).to_owned())
             .collect();
-        let (position, played) = play_moves(Position::startpos(), &moves, "moves", 100).unwrap();
+        let (position, played) = play_moves_in(
+            Position::startpos(),
+            &moves,
+            "moves",
+            100,
+            SanLanguage::English,
+        )
+        .unwrap();
         let last = played.last().unwrap();
         assert_eq!(last.san, "Qxf7#");
         assert!(last.is_checkmate && last.is_check);
@@ -1309,7 +1243,14 @@ mod tests {
     #[test]
     fn move_limit_is_enforced() {
         let moves = vec!["e4".to_owned(); 3];
-        let error = play_moves(Position::startpos(), &moves, "moves", 2).unwrap_err();
+        let error = play_moves_in(
+            Position::startpos(),
+            &moves,
+            "moves",
+            2,
+            SanLanguage::English,
+        )
+        .unwrap_err();
         assert_eq!(error.field, "moves");
         assert_eq!(error.kind, ErrorReason::LimitExceeded);
     }
@@ -1332,8 +1273,14 @@ mod tests {
 
     #[test]
     fn fools_mate_is_adjudicated() {
-        let played =
-            game_from_wire(&game(&["f3", "e7e5", "g4", "Qh4#"]), "game", 100, BUDGET).unwrap();
+        let played = game_from_wire_in(
+            &game(&["f3", "e7e5", "g4", "Qh4#"]),
+            "game",
+            100,
+            BUDGET,
+            SanLanguage::English,
+        )
+        .unwrap();
         let response = adjudicate(&played, &AdjudicationRequest::default());
         let outcome = response.outcome.unwrap();
         assert_eq!(outcome.result, i32::from(v1::Result::BlackWins));
@@ -1342,11 +1289,12 @@ mod tests {
         assert_eq!(outcome.ply, 4);
         assert_eq!(outcome.result_text, "0-1");
         // FIDE 5.1.1: a move listed after the mate is counted as played after the end.
-        let played = game_from_wire(
+        let played = game_from_wire_in(
             &game(&["f3", "e7e5", "g4", "Qh4#", "a3"]),
             "game",
             100,
             BUDGET,
+            SanLanguage::English,
         )
         .unwrap();
         let response = adjudicate(&played, &AdjudicationRequest::default());
@@ -1356,7 +1304,14 @@ mod tests {
 
     #[test]
     fn game_move_errors_name_the_ply() {
-        let error = game_from_wire(&game(&["e4", "e5", "Ke3"]), "game", 100, BUDGET).unwrap_err();
+        let error = game_from_wire_in(
+            &game(&["e4", "e5", "Ke3"]),
+            "game",
+            100,
+            BUDGET,
+            SanLanguage::English,
+        )
+        .unwrap_err();
         assert_eq!(error.field, "game.moves[2]");
         assert!(
             error.reason.starts_with("ply 3 (Ke3): "),
@@ -1368,7 +1323,8 @@ mod tests {
     #[test]
     fn threefold_claim_is_offered_and_applied() {
         let moves = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"];
-        let played = game_from_wire(&game(&moves), "game", 100, BUDGET).unwrap();
+        let played =
+            game_from_wire_in(&game(&moves), "game", 100, BUDGET, SanLanguage::English).unwrap();
         let open = adjudicate(&played, &AdjudicationRequest::default());
         assert_eq!(open.outcome.unwrap().result, i32::from(v1::Result::Ongoing));
         assert!(open.claims.iter().any(|c| c.claimable_now
@@ -1385,7 +1341,8 @@ mod tests {
     #[test]
     fn claim_by_move_names_the_move() {
         let moves = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"];
-        let played = game_from_wire(&game(&moves), "game", 100, BUDGET).unwrap();
+        let played =
+            game_from_wire_in(&game(&moves), "game", 100, BUDGET, SanLanguage::English).unwrap();
         let response = adjudicate(&played, &claim());
         assert_eq!(
             response.outcome.unwrap().result,
@@ -1407,7 +1364,7 @@ mod tests {
             start: Some(start),
             moves: Vec::new(),
         };
-        let played = game_from_wire(&game, "game", 100, BUDGET).unwrap();
+        let played = game_from_wire_in(&game, "game", 100, BUDGET, SanLanguage::English).unwrap();
         let event = event_from_wire(
             Some(&v1::GameEvent {
                 kind: v1::GameEventKind::FlagFall.into(),
@@ -1581,7 +1538,7 @@ mod tests {
             "1r3kr1/pppppppp/8/8/8/8/PPPPPPPP/1R3KR1 w KQkq - 0 1".to_owned(),
         ));
         let position = position_from_wire(Some(&wire), "position").unwrap();
-        let moves = legal_moves_to_wire(&position);
+        let moves = legal_moves_to_wire_in(&position, SanLanguage::English);
         let castles: Vec<(&str, &str, &str)> = moves
             .iter()
             .filter(|mv| mv.is_castle)
@@ -1589,7 +1546,14 @@ mod tests {
             .collect();
         assert_eq!(castles, [("f1b1", "O-O-O", "c1"), ("f1g1", "O-O", "g1")]);
 
-        let (after, played) = play_moves(position, &texts(&["O-O", "f8b8"]), "moves", 100).unwrap();
+        let (after, played) = play_moves_in(
+            position,
+            &texts(&["O-O", "f8b8"]),
+            "moves",
+            100,
+            SanLanguage::English,
+        )
+        .unwrap();
         assert_eq!(played[0].uci, "f1g1");
         assert_eq!(played[1].san, "O-O-O");
         assert_eq!(
@@ -1597,11 +1561,12 @@ mod tests {
             "2kr2r1/pppppppp/8/8/8/8/PPPPPPPP/1R3RK1 w - - 2 2"
         );
         // The standard spelling of a king's two-square step is no castling in Chess960.
-        let error = play_moves(
+        let error = play_moves_in(
             position_from_wire(Some(&wire), "position").unwrap(),
             &texts(&["f1d1"]),
             "moves",
             100,
+            SanLanguage::English,
         )
         .unwrap_err();
         assert_eq!(error.field, "moves[0]");
@@ -1674,7 +1639,8 @@ mod tests {
             }),
             moves: texts(&["g4", "g5", "Cd3", "Cd6", "Rg2"]),
         };
-        let error = game_from_wire(&game, "game", 100, BUDGET).unwrap_err();
+        let error =
+            game_from_wire_in(&game, "game", 100, BUDGET, SanLanguage::English).unwrap_err();
         assert_eq!(error.field, "game.moves[2]");
         let played = game_from_wire_in(&game, "game", 100, BUDGET, SanLanguage::French).unwrap();
         assert_eq!(played.ply(), 5);

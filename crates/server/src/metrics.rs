@@ -239,7 +239,7 @@ pub const METRICS_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 fn metrics_response<B>(
     request: &Request<B>,
     handle: &PrometheusHandle,
-) -> Response<http_body_util_full::Full> {
+) -> Response<http_body_util::Full<Bytes>> {
     let (status, content_type, body) =
         if request.uri().path() == "/metrics" && request.method() == http::Method::GET {
             metrics_process::Collector::default().collect();
@@ -258,51 +258,13 @@ fn metrics_response<B>(
                 "not found: try /metrics\n".to_owned(),
             )
         };
-    let mut response = Response::new(http_body_util_full::Full(Some(Bytes::from(body))));
+    let mut response = Response::new(http_body_util::Full::new(Bytes::from(body)));
     *response.status_mut() = http::StatusCode::from_u16(status).unwrap_or_default();
     response.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static(content_type),
     );
     response
-}
-
-/// A one-frame response body (what `http-body-util`'s `Full` does, without the dependency).
-mod http_body_util_full {
-    use std::{
-        convert::Infallible,
-        pin::Pin,
-        task::{Context, Poll},
-    };
-
-    use bytes::Bytes;
-    use http_body::Frame;
-
-    /// The whole body, sent as one data frame.
-    pub struct Full(pub Option<Bytes>);
-
-    impl http_body::Body for Full {
-        type Data = Bytes;
-        type Error = Infallible;
-
-        fn poll_frame(
-            mut self: Pin<&mut Self>,
-            _cx: &mut Context<'_>,
-        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-            Poll::Ready(self.0.take().map(|bytes| Ok(Frame::data(bytes))))
-        }
-
-        fn is_end_stream(&self) -> bool {
-            self.0.is_none()
-        }
-
-        fn size_hint(&self) -> http_body::SizeHint {
-            self.0.as_ref().map_or_else(
-                || http_body::SizeHint::with_exact(0),
-                |bytes| http_body::SizeHint::with_exact(bytes.len() as u64),
-            )
-        }
-    }
 }
 
 /// Counts a move the rules rejected (`arbiter_moves_rejected_total{reason}`), when `status`
