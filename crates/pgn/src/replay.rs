@@ -159,7 +159,7 @@ fn parse_token(
     let text = token.text.as_str();
     let parsed = if options.accept_uci && options.san_mode == SanMode::Tolerant {
         pos.parse_move(text)
-    } else if options.accept_uci && is_uci(text) {
+    } else if options.accept_uci && arbiter_rules::looks_like_uci(text) {
         pos.parse_uci(text)
     } else {
         pos.parse_san(text, options.san_mode)
@@ -169,16 +169,6 @@ fn parse_token(
         text: text.to_string(),
         error,
     })
-}
-
-fn is_uci(text: &str) -> bool {
-    let b = text.as_bytes();
-    (b.len() == 4 || b.len() == 5)
-        && matches!(b[0], b'a'..=b'h')
-        && matches!(b[1], b'1'..=b'8')
-        && matches!(b[2], b'a'..=b'h')
-        && matches!(b[3], b'1'..=b'8')
-        && (b.len() == 4 || matches!(b[4], b'q' | b'r' | b'b' | b'n'))
 }
 
 /// Replays the main line of `raw` from its start position (see [`start_position`]).

@@ -776,23 +776,11 @@ pub fn parse_move_in(
     language: SanLanguage,
 ) -> Result<Move, MoveError> {
     let text = text.trim();
-    if language == SanLanguage::English || looks_like_uci(text) {
+    if language == SanLanguage::English || arbiter_rules::looks_like_uci(text) {
         position.parse_move(text)
     } else {
         position.parse_san_in(text, SanMode::Tolerant, language)
     }
-}
-
-/// The text has the shape of a UCI move (as the rules detect it).
-fn looks_like_uci(text: &str) -> bool {
-    if text == "0000" {
-        return true;
-    }
-    text.is_ascii()
-        && (4..=5).contains(&text.len())
-        && Square::from_name(&text[0..2]).is_some()
-        && Square::from_name(&text[2..4]).is_some()
-        && text[4..].chars().all(|c| "pnbrqk".contains(c))
 }
 
 /// The [`ConvertError`] for move text `text` at `field` that the rules rejected; `ply` is the

@@ -58,7 +58,7 @@ pub use fen::{
     FenError, FenOptions, MAX_FEN_LEN, MAX_FULLMOVE_NUMBER, MAX_HALFMOVE_CLOCK, STARTING_FEN,
 };
 pub use game::{Claim, ClaimKind, Game, GameResult, Outcome, PlyError, Termination};
-pub use notation::{MAX_MOVE_TEXT_LEN, MoveError, SanMode};
+pub use notation::{MAX_MOVE_TEXT_LEN, MoveError, SanMode, looks_like_uci};
 pub use position::{
     CastlingMode, MAX_MOVES, Move, MoveKind, MoveList, Position, Status, perft, perft_divide,
 };

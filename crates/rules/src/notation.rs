@@ -107,6 +107,16 @@ fn illegal(text: &str, reason: impl Into<String>) -> MoveError {
     }
 }
 
+/// Whether `text` has the shape of a UCI move, the one test every reader uses to tell UCI from
+/// SAN: `<square><square>` with an optional lower-case piece letter (`e2e4`, `e7e8q`), or the
+/// null move `0000` (which [`Position::parse_uci`] then refuses with its reason). Only the
+/// shape: whether the move is legal is [`Position::parse_uci`]'s answer. No SAN move has this
+/// shape, so a text that has it is never tried as SAN.
+#[must_use]
+pub fn looks_like_uci(text: &str) -> bool {
+    text == "0000" || split_uci(text).is_some()
+}
+
 /// The parts of a UCI move: from, to, promotion.
 fn split_uci(text: &str) -> Option<(Square, Square, Option<Role>)> {
     if !text.is_ascii() || !(4..=5).contains(&text.len()) {
@@ -183,8 +193,8 @@ impl Position {
         Err(illegal(text, self.explain_illegal(from, to, promotion)))
     }
 
-    /// Reads a move in SAN or UCI, detected automatically (UCI when the text is exactly
-    /// `<square><square>[qrbn]`), with tolerant SAN.
+    /// Reads a move in SAN or UCI, detected automatically (UCI when the text has its shape,
+    /// see [`looks_like_uci`]), with tolerant SAN.
     ///
     /// # Errors
     /// See [`Position::parse_uci`] and [`Position::parse_san`].
@@ -193,7 +203,7 @@ impl Position {
             return Ok(m);
         }
         let text = text.trim();
-        if split_uci(text).is_some() || text == "0000" {
+        if looks_like_uci(text) {
             self.parse_uci(text)
         } else {
             // The plain form was tried above.
@@ -809,6 +819,22 @@ impl Position {
 mod tests {
     use super::*;
     use crate::fen::FenOptions;
+
+    /// Issue 12 item 4: three readers (rules, PGN replay, wire) each had their own UCI
+    /// detector, and they disagreed (`0000`, `e7e8k`). One shape now decides; no SAN move and no
+    /// SAN in another language has it.
+    #[test]
+    fn one_uci_shape_for_every_reader() {
+        for uci in ["e2e4", "e7e8q", "a7a8n", "e1h1", "0000", "e7e8k", "e7e8p"] {
+            assert!(looks_like_uci(uci), "{uci}");
+        }
+        for not in [
+            "e4", "Nf3", "exd5", "O-O", "e8=Q", "E2E4", "e2e4Q", "e2e9", "i2i4", "e2e4qq", "e2-e4",
+            "Sf3", "e2e", "", "00000",
+        ] {
+            assert!(!looks_like_uci(not), "{not}");
+        }
+    }
 
     /// Texts around the SAN of `m`: as written, without suffix, without the capture sign, with
     /// a full square of origin, with a wrong file of origin, and with each other promotion.
