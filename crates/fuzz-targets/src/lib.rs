@@ -295,8 +295,8 @@ fn adjudicate_cli_path(data: &[u8], analysis: AnalysisBudget) {
     let settings = Settings {
         claim_draw: options & 0x04 != 0,
         analysis,
-        max_moves: 10_000,
-        max_game_bytes: 1 << 20,
+        max_moves: arbiter_pgn::DEFAULT_MAX_PLIES as usize,
+        max_game_bytes: arbiter_pgn::DEFAULT_MAX_GAME_BYTES as usize,
         notation: Notation {
             language: SanLanguage::ALL[usize::from((options >> 3) & 0x07) % SanLanguage::ALL.len()],
             shredder: false,

@@ -8,6 +8,15 @@ use arbiter_rules::MAX_MOVE_TEXT_LEN;
 
 use crate::error::{ErrorKind, PgnError, ReadWarning, WarningKind};
 
+/// The default bound on the plies of one game (10,000), the one default of every door: the
+/// reader, the CLI's `--max-moves`, the server's `--max-moves` (move lists and games on the
+/// wire) and its settings.
+pub const DEFAULT_MAX_PLIES: u32 = 10_000;
+
+/// The default bound on the bytes of one game's PGN text (1 MiB), the one default of the
+/// reader, the CLI's `--max-game-bytes` and the server's `--max-pgn-bytes`.
+pub const DEFAULT_MAX_GAME_BYTES: u32 = 1 << 20;
+
 /// Bounds on what one game may hold. Exceeding one is an error for that game only: the reader
 /// skips the rest of it and goes on with the next game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,10 +38,10 @@ pub struct ReaderLimits {
 impl Default for ReaderLimits {
     fn default() -> ReaderLimits {
         ReaderLimits {
-            max_game_bytes: 1 << 20,
+            max_game_bytes: DEFAULT_MAX_GAME_BYTES as usize,
             max_tags: 256,
             max_tag_value_len: 4096,
-            max_plies: 10_000,
+            max_plies: DEFAULT_MAX_PLIES as usize,
             max_variation_depth: 64,
         }
     }

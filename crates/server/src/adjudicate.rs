@@ -51,8 +51,8 @@ impl Default for Settings {
         Self {
             claim_draw: false,
             analysis: AnalysisBudget::Full,
-            max_moves: 10_000,
-            max_game_bytes: 1 << 20,
+            max_moves: arbiter_pgn::DEFAULT_MAX_PLIES as usize,
+            max_game_bytes: arbiter_pgn::DEFAULT_MAX_GAME_BYTES as usize,
             notation: Notation::default(),
         }
     }

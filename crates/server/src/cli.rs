@@ -51,17 +51,17 @@ pub struct ServeArgs {
     pub max_message_bytes: u32,
 
     /// Most moves accepted in one request or game.
-    #[arg(long, env = "ARBITER_MAX_MOVES", default_value_t = 10_000,
+    #[arg(long, env = "ARBITER_MAX_MOVES", default_value_t = arbiter_pgn::DEFAULT_MAX_PLIES,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_moves: u32,
 
     /// Largest PGN text accepted in one request, in bytes (default 1 MiB).
-    #[arg(long, env = "ARBITER_MAX_PGN_BYTES", default_value_t = 1024 * 1024,
+    #[arg(long, env = "ARBITER_MAX_PGN_BYTES", default_value_t = arbiter_pgn::DEFAULT_MAX_GAME_BYTES,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_pgn_bytes: u32,
 
     /// Most games accepted on one streaming call.
-    #[arg(long, env = "ARBITER_MAX_GAMES_PER_STREAM", default_value_t = 10_000,
+    #[arg(long, env = "ARBITER_MAX_GAMES_PER_STREAM", default_value_t = DEFAULT_MAX_GAMES_PER_STREAM,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_games_per_stream: u32,
 
@@ -239,6 +239,9 @@ pub struct ServeArgs {
 /// unread request data in HTTP/2 flow-control windows, which the budget does not see.
 pub const DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT: u64 = 8 * 1024 * 1024;
 
+/// The default of `--max-games-per-stream` (and of the service's [`crate::service::Limits`]).
+pub const DEFAULT_MAX_GAMES_PER_STREAM: u32 = 10_000;
+
 /// Flags of `arbiter serve` that contradict each other.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ServeArgsError {
@@ -411,10 +414,10 @@ pub struct AdjudicateArgs {
     #[arg(long, value_enum, default_value_t = Analysis::Full)]
     pub analysis: Analysis,
     /// Most plies of one game.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = arbiter_pgn::DEFAULT_MAX_PLIES, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_moves: u32,
     /// Largest game, in bytes of PGN.
-    #[arg(long, default_value_t = 1024 * 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = arbiter_pgn::DEFAULT_MAX_GAME_BYTES, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_game_bytes: u32,
     /// The piece letters of SAN in the moves written in the JSON output (claims, evidence): en,
     /// es, de, fr, it, nl or figurine. The movetext is read, and PGN output (--format pgn)

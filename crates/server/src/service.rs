@@ -45,10 +45,10 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Self {
-            max_moves: 10_000,
+            max_moves: arbiter_pgn::DEFAULT_MAX_PLIES as usize,
             analysis: AnalysisBudget::Full,
-            max_pgn_bytes: 1 << 20,
-            max_games_per_stream: 10_000,
+            max_pgn_bytes: arbiter_pgn::DEFAULT_MAX_GAME_BYTES as usize,
+            max_games_per_stream: crate::cli::DEFAULT_MAX_GAMES_PER_STREAM as usize,
         }
     }
 }
