@@ -1,7 +1,7 @@
 //! Replaying a [`RawGame`] under the rules: start position from the tags, every main-line move
 //! checked, the first problem reported with its line, column, ply and reason.
 
-use arbiter_rules::{CastlingMode, FenError, FenOptions, Game, Move, Position, SanMode};
+use arbiter_rules::{CastlingMode, FenOptions, Game, Move, Position, SanMode};
 
 use crate::error::{ErrorKind, PgnError};
 use crate::reader::{RawGame, SanToken};
@@ -132,15 +132,15 @@ pub fn start_position(
             },
         )
     };
-    match read(variant.castling_mode()) {
+    // Without a Variant tag, the FEN decides (Chess960 when only valid there).
+    let read = if variant_index.is_none() {
+        Position::from_fen_detecting_mode(fen, options.permissive_fen)
+    } else {
+        read(variant.castling_mode())
+    };
+    match read {
+        Ok(pos) if pos.castling_mode() == CastlingMode::Chess960 => Ok((Variant::Chess960, pos)),
         Ok(pos) => Ok((variant, pos)),
-        Err(e @ (FenError::BadCastling(_) | FenError::CastlingWithoutPieces { .. }))
-            if variant_index.is_none() =>
-        {
-            read(CastlingMode::Chess960)
-                .map(|pos| (Variant::Chess960, pos))
-                .map_err(|_| tag_error(Some(fen_index), ErrorKind::Fen(e)))
-        }
         Err(e) => Err(tag_error(Some(fen_index), ErrorKind::Fen(e))),
     }
 }

@@ -353,11 +353,11 @@ pub fn position_from_wire(
             };
             Position::from_fen_with(fen, options).map_err(|error| {
                 let mut reason = error.to_string();
-                let chess960 = FenOptions {
-                    mode: CastlingMode::Chess960,
-                    permissive: false,
-                };
-                if mode == CastlingMode::Standard && Position::from_fen_with(fen, chess960).is_ok()
+                // The wire has a variant field: a FEN valid only in Chess960 is not read so
+                // silently, the error says how to ask for it.
+                if mode == CastlingMode::Standard
+                    && Position::from_fen_detecting_mode(fen, false)
+                        .is_ok_and(|position| position.castling_mode() == CastlingMode::Chess960)
                 {
                     let _ = write!(
                         reason,

@@ -141,6 +141,19 @@ pub enum FenError {
     },
 }
 
+impl FenError {
+    /// Whether this error of a standard-chess reading is one a Chess960 reading may not have:
+    /// the castling field (Shredder-FEN letters, a right whose king or rook is off its standard
+    /// square). See [`Position::from_fen_detecting_mode`].
+    #[must_use]
+    pub fn is_chess960_only(&self) -> bool {
+        matches!(
+            self,
+            FenError::BadCastling(_) | FenError::CastlingWithoutPieces { .. }
+        )
+    }
+}
+
 impl Position {
     /// Reads a FEN strictly in standard chess mode (`KQkq`). The shorthand `startpos` is accepted.
     ///
@@ -148,6 +161,24 @@ impl Position {
     /// A [`FenError`] naming the field and the reason (see [`Position::from_fen_with`]).
     pub fn from_fen(fen: &str) -> Result<Position, FenError> {
         Position::from_fen_with(fen, FenOptions::default())
+    }
+
+    /// Reads `fen` in standard chess, or in Chess960 when its castling field is valid only
+    /// there (Shredder-FEN letters of rooks off the corners, a king off its standard square): the
+    /// one rule every reader without a variant of its own uses to choose the castling mode (the
+    /// PGN reader for a game without a `Variant` tag, `arbiter perft`). Any other error is the
+    /// standard reading's; so is the error when the Chess960 reading fails too.
+    ///
+    /// # Errors
+    /// The [`FenError`] of the standard reading.
+    pub fn from_fen_detecting_mode(fen: &str, permissive: bool) -> Result<Position, FenError> {
+        let read = |mode| Position::from_fen_with(fen, FenOptions { mode, permissive });
+        match read(CastlingMode::Standard) {
+            Err(error) if error.is_chess960_only() => {
+                read(CastlingMode::Chess960).map_err(|_| error)
+            }
+            read => read,
+        }
     }
 
     /// Reads a FEN (6 fields; the two clock fields may be omitted and then default to `0 1`).

@@ -111,18 +111,16 @@ fn run_async(
 /// `arbiter perft`: prints the node count (with `--divide`, first one `move: count` line per
 /// legal move in UCI order, then an empty line), and the speed on standard error.
 fn perft(args: &PerftArgs) -> ExitCode {
-    let options = |mode| arbiter_rules::FenOptions {
-        mode,
-        permissive: false,
-    };
-    let read = |mode| arbiter_rules::Position::from_fen_with(&args.fen, options(mode));
     let position = if args.chess960 {
-        read(arbiter_rules::CastlingMode::Chess960)
+        let options = arbiter_rules::FenOptions {
+            mode: arbiter_rules::CastlingMode::Chess960,
+            permissive: false,
+        };
+        arbiter_rules::Position::from_fen_with(&args.fen, options)
     } else {
         // A FEN only valid in Chess960 (Shredder-FEN, king or rooks off their standard squares)
         // is read as Chess960.
-        read(arbiter_rules::CastlingMode::Standard)
-            .or_else(|error| read(arbiter_rules::CastlingMode::Chess960).map_err(|_| error))
+        arbiter_rules::Position::from_fen_detecting_mode(&args.fen, false)
     };
     let position = match position {
         Ok(position) => position,

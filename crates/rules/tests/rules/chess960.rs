@@ -841,3 +841,37 @@ fn king_step_and_castling_to_the_same_square() {
     assert_eq!(p.play(&step).to_fen(), "4k3/8/8/8/8/8/8/R1K5 b - - 1 1");
     assert_eq!(p.play(&ooo).to_fen(), "4k3/8/8/8/8/8/8/2KR4 b - - 1 1");
 }
+
+/// Issue 12 item 4: the PGN reader (no `Variant` tag), `arbiter perft` and the wire's hint each
+/// decided "standard, else Chess960" their own way (perft fell back on any error). One rule
+/// now: Chess960 only when the standard reading fails on the castling field and the Chess960
+/// reading succeeds; any other error is the standard reading's.
+#[test]
+fn the_castling_mode_of_a_fen_without_a_variant_is_decided_once() {
+    let standard = Position::from_fen_detecting_mode(STARTING_FEN, false).expect("standard");
+    assert_eq!(standard.castling_mode(), CastlingMode::Standard);
+    // Shredder-FEN letters of a Chess960 start (number 0: bbqnnrkr).
+    let shredder = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1";
+    let detected = Position::from_fen_detecting_mode(shredder, false).expect("Chess960");
+    assert_eq!(detected.castling_mode(), CastlingMode::Chess960);
+    assert_eq!(detected, pos960(shredder));
+    // X-FEN rights of a king off e1: only Chess960 has them.
+    let xfen = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1";
+    assert_eq!(
+        Position::from_fen_detecting_mode(xfen, false)
+            .expect("Chess960")
+            .castling_mode(),
+        CastlingMode::Chess960
+    );
+    // An error that is not the castling field's stays the standard reading's.
+    let error = Position::from_fen_detecting_mode("8/8/8/8/8/8/8/8 w - - 0 1", false)
+        .expect_err("no kings");
+    assert!(!error.is_chess960_only(), "{error:?}");
+    // Castling rights valid in neither mode: the standard reading's error.
+    let neither = "4k3/8/8/8/8/8/8/4K3 w KQ - 0 1";
+    let error = Position::from_fen_detecting_mode(neither, false).expect_err("no rooks");
+    assert!(
+        matches!(error, FenError::CastlingWithoutPieces { .. }),
+        "{error:?}"
+    );
+}
