@@ -470,15 +470,20 @@ pub fn adjudicate_raw(
     })
 }
 
+/// The reason of a PGN error (the one mapping of PGN error kinds to reasons).
+fn error_reason_kind(error: &PgnError) -> ErrorReason {
+    match &error.kind {
+        ErrorKind::Move { .. } | ErrorKind::NullMove { .. } => ErrorReason::IllegalMove,
+        ErrorKind::Fen(_) => ErrorReason::InvalidPosition,
+        ErrorKind::Limit { .. } => ErrorReason::LimitExceeded,
+        _ => ErrorReason::InvalidPgn,
+    }
+}
+
 /// The reason name of a PGN error for `GameError.reason` and ErrorInfo.
 #[must_use]
 pub fn error_reason(error: &PgnError) -> &'static str {
-    match &error.kind {
-        ErrorKind::Move { .. } | ErrorKind::NullMove { .. } => ErrorReason::IllegalMove.as_str(),
-        ErrorKind::Fen(_) => ErrorReason::InvalidPosition.as_str(),
-        ErrorKind::Limit { .. } => ErrorReason::LimitExceeded.as_str(),
-        _ => INVALID_PGN,
-    }
+    error_reason_kind(error).as_str()
 }
 
 /// The ply and move text of a move error.
@@ -531,13 +536,7 @@ pub fn convert_error_to_wire(error: &ConvertError) -> v1::GameError {
 /// line:column (and the ply and move), the ErrorInfo metadata "line", "column", "ply", "move".
 #[must_use]
 pub fn pgn_error_to_convert(error: &PgnError, field: &str) -> ConvertError {
-    let kind = match &error.kind {
-        ErrorKind::Move { .. } | ErrorKind::NullMove { .. } => ErrorReason::IllegalMove,
-        ErrorKind::Fen(_) => ErrorReason::InvalidPosition,
-        ErrorKind::Limit { .. } => ErrorReason::LimitExceeded,
-        _ => ErrorReason::InvalidPgn,
-    };
-    let mut converted = ConvertError::new(field, kind, error.to_string())
+    let mut converted = ConvertError::new(field, error_reason_kind(error), error.to_string())
         .with_metadata("line", error.line.to_string())
         .with_metadata("column", error.column.to_string());
     if let Some((ply, text)) = error_move(error) {
