@@ -183,16 +183,25 @@ pub fn replay(raw: &RawGame, options: &ReplayOptions) -> Result<ReplayedGame, Pg
     let (variant, start) = start_position(raw, options)?;
     let mut game = Game::new(start);
     for token in &raw.moves {
-        let m = parse_token(game.position(), token, options)
+        // A move listed after checkmate or stalemate counts as played after the end
+        // (`Game::plies_after_end`).
+        let parsed = match parse_token(game.position(), token, options) {
+            // A null move is an error wherever it stands.
+            Err(kind @ ErrorKind::NullMove { .. }) => {
+                return Err(PgnError::new(token.line, token.column, raw.index, kind));
+            }
+            parsed => parsed,
+        };
+        game.record(parsed)
             .map_err(|kind| PgnError::new(token.line, token.column, raw.index, kind))?;
-        game.play(m);
     }
     Ok(ReplayedGame { variant, game })
 }
 
 /// Replays the main line like [`replay`] but only collects the moves and the final position,
 /// without the bookkeeping of [`Game`] (repetition keys, automatic endings): the fast path for
-/// validation in bulk.
+/// validation in bulk. Without a [`Game`], nothing counts moves after the end: a move listed
+/// after checkmate or stalemate is an error here.
 ///
 /// # Errors
 /// As [`replay`].

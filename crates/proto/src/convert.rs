@@ -875,12 +875,11 @@ pub fn game_from_wire_in(
         if text.trim().is_empty() {
             return Err(ConvertError::missing(item, "a move in SAN or UCI"));
         }
-        match parse_move_in(played.position(), text, language) {
-            Ok(mv) => played.play(mv),
-            // Moves listed after checkmate or stalemate count as played after the end.
-            Err(_) if played.record_move_after_end() => {}
-            Err(error) => return Err(move_error(&item, &error, text, Some(index + 1))),
-        }
+        // Moves listed after checkmate or stalemate count as played after the end.
+        let parsed = parse_move_in(played.position(), text, language);
+        played
+            .record(parsed)
+            .map_err(|error| move_error(&item, &error, text, Some(index + 1)))?;
     }
     Ok(played)
 }

@@ -320,18 +320,39 @@ impl Game {
         true
     }
 
-    /// Plays a move given as SAN or UCI text (detected automatically).
+    /// Records the next move of a score sheet, as read by the caller from the current position
+    /// (`parsed`, the reading's result): the one replay step of every reader (PGN, the wire's
+    /// move lists, [`Game::push`]). A legal move is played (`Ok(Some(move))`). A move that cannot
+    /// be read after checkmate or stalemate, which ended the game and after which no move
+    /// exists (FIDE Laws 5.1.1, 5.2.1), is counted as played after the end (`Ok(None)`, see
+    /// [`Game::record_move_after_end`]).
+    ///
+    /// # Errors
+    /// The reading's error when the position has a legal move.
+    pub fn record<E>(&mut self, parsed: Result<Move, E>) -> Result<Option<Move>, E> {
+        match parsed {
+            Ok(m) => {
+                self.play(m);
+                Ok(Some(m))
+            }
+            Err(_) if self.record_move_after_end() => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Records a move given as SAN or UCI text (detected automatically), as [`Game::record`]
+    /// does: `None` when it was listed after checkmate or stalemate.
     ///
     /// # Errors
     /// A [`PlyError`] with the 1-based ply and the reason when the move is not legal.
-    pub fn push(&mut self, text: &str) -> Result<Move, PlyError> {
-        let m = self.position.parse_move(text).map_err(|error| PlyError {
-            ply: self.ply() + 1,
+    pub fn push(&mut self, text: &str) -> Result<Option<Move>, PlyError> {
+        let ply = self.ply() + 1;
+        let parsed = self.position.parse_move(text);
+        self.record(parsed).map_err(|error| PlyError {
+            ply,
             text: text.chars().take(32).collect(),
             error,
-        })?;
-        self.play(m);
-        Ok(m)
+        })
     }
 
     /// Plays a legal move (from [`Position::legal_moves`] or a parse function of the current

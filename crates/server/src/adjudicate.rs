@@ -120,17 +120,17 @@ pub fn replay_noting(
                 text: token.text.to_string(),
             }));
         }
-        match game.position().parse_move(&token.text) {
-            Ok(m) => {
-                game.play(m);
+        // Moves listed after checkmate or stalemate count as played after the end.
+        let parsed = game.position().parse_move(&token.text);
+        match game.record(parsed) {
+            Ok(Some(_)) => {
                 if let Some(warning) =
                     check_suffix_warning(game.position(), &token.text, token.ply, token.line)
                 {
                     warn(warning);
                 }
             }
-            // Moves listed after checkmate or stalemate count as played after the end.
-            Err(_) if game.record_move_after_end() => {}
+            Ok(None) => {}
             Err(e) => {
                 return Err(error(ErrorKind::Move {
                     ply,

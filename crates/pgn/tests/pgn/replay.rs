@@ -26,14 +26,14 @@ fn illegal_move_names_line_column_ply_and_reason() {
 
 #[test]
 fn error_kinds() {
-    let g = raw("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# Ke7 1-0");
+    let g = raw("1. e4 e5 2. Qh5 Nc6 3. Qxf7+ Ke7 1-0");
     let err = replay(&g, &ReplayOptions::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "line 1:41: ply 8 (Ke7): the king would be in check on e7 from the queen on f7 (FIDE Laws 3.9.2)"
+        "line 1:30: ply 6 (Ke7): the king would be in check on e7 from the queen on f7 (FIDE Laws 3.9.2)"
     );
     assert_eq!(err.kind.name(), "move_illegal");
-    assert_eq!((err.line, err.column, err.game), (1, 41, 0));
+    assert_eq!((err.line, err.column, err.game), (1, 30, 0));
     let err = replay(&raw("1. Nd2 *"), &ReplayOptions::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -41,6 +41,24 @@ fn error_kinds() {
     );
     let err = replay(&raw("1. e4 e5 2. N *"), &ReplayOptions::default()).unwrap_err();
     assert_eq!(err.kind.name(), "move_syntax", "{err}");
+}
+
+/// Issue 12 item 4: `replay` refused a move listed after checkmate, where the server's readers
+/// counted it as played after the end (FIDE Laws 5.1.1); every reader records moves through
+/// `Game::record` now. A null move stays an error even there.
+#[test]
+fn a_move_listed_after_checkmate_is_counted_after_the_end() {
+    let g = raw("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# Ke7 1-0");
+    let replayed = replay(&g, &ReplayOptions::default()).expect("counted, not refused");
+    assert_eq!(replayed.game.ply(), 7);
+    assert_eq!(replayed.game.plies_after_end(), 1);
+    assert_eq!(replayed.game.recorded_plies(), 8);
+    let err = replay(
+        &raw("1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# -- 1-0"),
+        &ReplayOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(err.kind.name(), "null_move");
 }
 
 #[test]
