@@ -13,7 +13,7 @@ SERVE_ARGS ?=
 
 # The steps of `make test`, run in this order. Add steps by appending to TEST_STEPS below (or
 # on the command line: `make test TEST_EXTRA=my-step`).
-TEST_STEPS := fmt-check clippy cargo-test fuzz-lock buf-lint buf-breaking
+TEST_STEPS := fmt-check clippy doc-check cargo-test fuzz-lock buf-lint buf-breaking
 TEST_EXTRA ?=
 # Render, lint and schema-check the Helm chart and kustomize base, lint the Dockerfile, unit-test
 # the alert rules with promtool (Debian's prometheus package, installed with apt-get when
@@ -29,7 +29,7 @@ BENCH_PERFT := \
 	"startpos|5" \
 	"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1|4"
 
-.PHONY: all build release run test lint fmt fmt-check clippy cargo-test buf-lint buf-breaking \
+.PHONY: all build release run test lint fmt fmt-check clippy doc-check cargo-test buf-lint buf-breaking \
 	proto-release-image bench \
 	bench-perft tools clean
 
@@ -58,6 +58,11 @@ fmt-check:
 # compiled once for clippy and the tests.
 clippy:
 	$(CARGO) clippy --workspace --all-targets --profile $(TEST_PROFILE) -- -D warnings
+
+# Every intra-doc link resolves (the rules crate's table of FIDE articles links each article to
+# its items) and rustdoc's lints pass. In the tests' profile, it reuses clippy's dependencies.
+doc-check:
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --profile $(TEST_PROFILE)
 
 # The end-to-end tests call `buf curl`: install the pinned tools first.
 # The real-games corpus (not redistributable, so not in the repository) is read from

@@ -8,6 +8,38 @@
 //!
 //! No I/O, no async; move generation does not allocate ([`MoveList`] lives on the stack).
 //!
+//! ## The Laws, article by article
+//!
+//! The edition applied is [`LAWS_EDITION`] (FIDE Laws of Chess, 2023). Each article the crate
+//! implements, and where (`cargo doc` checks every link):
+//!
+//! | article | what | items |
+//! |---|---|---|
+//! | 2, 3.1-3.6 | the board, the pieces and how they move | [`Position::legal_moves`], [`MoveList`], [`Move`], [`Square`], [`Piece`] |
+//! | 3.7.3 | en passant | [`MoveKind::EnPassant`] |
+//! | 3.7.5 | promotion | [`Move::promotion`] |
+//! | 3.8.2 | castling (standard and Chess960) | [`MoveKind::Castle`], [`CastlingMode`], [`CHESS960_POSITIONS`] |
+//! | 3.9 | check; no move may leave the own king attacked | [`Position::is_check`], [`Position::parse_move`], [`Position::explain_illegal`], [`MoveError`] |
+//! | 5.1.1 | checkmate | [`Termination::Checkmate`], [`Status`] |
+//! | 5.1.2 | resignation | [`GameEvent::Resignation`] |
+//! | 5.2.1 | stalemate | [`Termination::Stalemate`], [`Position::has_legal_move`] |
+//! | 5.2.2 | dead position | [`Termination::DeadPosition`], [`Termination::InsufficientMaterial`], [`Position::is_insufficient_material`], [`dead_position`] |
+//! | 5.2.3 | draw by agreement (one move each) | [`GameEvent::AgreedDraw`], [`both_players_moved`], [`WarningCode::EarlyAgreedDraw`] |
+//! | 5.1.1, 5.2.1 with 8.1 | moves recorded after the game ended | [`Game::record`], [`Game::plies_after_end`] |
+//! | 6.7.1 | forfeit by default | [`GameEvent::Forfeit`] |
+//! | 6.9 | flag fall: the loss stands unless the opponent cannot checkmate | [`GameEvent::FlagFall`], [`winnability_in_game`], [`Winnability`], [`AnalysisBudget`] |
+//! | 7.5.5 | a second completed illegal move | [`GameEvent::SecondIllegalMove`] |
+//! | 9.2 | threefold repetition, claimed; position identity (9.2.3) | [`ClaimKind::ThreefoldRepetition`], [`Game::claims`], [`Game::claim_draw`], [`Game::repetitions`], [`Position::zobrist`] |
+//! | 9.3 | fifty-move rule, claimed | [`ClaimKind::FiftyMoveRule`], [`Position::halfmove_clock`] |
+//! | 9.6.1 | fivefold repetition | [`Termination::FivefoldRepetition`] |
+//! | 9.6.2 | seventy-five-move rule | [`Termination::SeventyFiveMoveRule`] |
+//! | Appendix C | algebraic notation (SAN), in several languages | [`Position::san`], [`Position::parse_san`], [`Position::parse_san_in`], [`SanMode`], [`SanLanguage`] |
+//! | Guidelines on Chess960 | start positions, castling, X-FEN and Shredder-FEN | [`CHESS960_POSITIONS`], [`CastlingMode::Chess960`], [`Position::from_fen_detecting_mode`] |
+//!
+//! Every verdict names its article: [`Outcome::article`], [`Termination::article`],
+//! [`ClaimKind::article`]; [`adjudicate`] applies them in the order the Laws give (the rules'
+//! own endings before any [`GameEvent`]).
+//!
 //! ```
 //! use arbiter_rules::{Game, Position, Termination, perft};
 //!

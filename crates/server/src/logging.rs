@@ -11,7 +11,7 @@ use crate::cli::LogFormat;
 /// the log unless `RUST_LOG` names the `h2` target: a client could otherwise turn each of its
 /// connections into a log line. Those closes are counted instead
 /// (`arbiter_connections_closed_total{reason="too_many_resets"}`, [`crate::transport`]).
-const QUIET_H2: &str = "h2=error";
+pub const QUIET_H2: &str = "h2=error";
 
 /// The log filter for a `RUST_LOG` value (`None`: unset): `info` by default, with [`QUIET_H2`]
 /// added unless the value says something about `h2` itself.
