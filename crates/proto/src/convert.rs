@@ -784,7 +784,10 @@ pub fn parse_move_in(
 }
 
 /// The [`ConvertError`] for move text `text` at `field` that the rules rejected; `ply` is the
-/// 1-based ply within a move list, if the move is part of one.
+/// 1-based ply within a move list, if the move is part of one. Its `ErrorInfo` metadata: `move`,
+/// `move_error` (`syntax`, `illegal`, ...), for an illegal move `cause` (a stable name such as
+/// `PINNED`, [`arbiter_rules::Illegality::cause`]) and `article` (the FIDE article, e.g.
+/// `3.9.2`, when one applies), and in a list `ply` and `index`.
 #[must_use]
 pub fn move_error(field: &str, error: &MoveError, text: &str, ply: Option<usize>) -> ConvertError {
     let shown = clip(text.trim(), 32);
@@ -795,6 +798,12 @@ pub fn move_error(field: &str, error: &MoveError, text: &str, ply: Option<usize>
     let mut converted = ConvertError::new(field, ErrorReason::IllegalMove, reason)
         .with_metadata("move", shown)
         .with_metadata("move_error", error.kind());
+    if let Some(illegality) = error.illegality() {
+        converted = converted.with_metadata("cause", illegality.cause());
+        if let Some(article) = illegality.article() {
+            converted = converted.with_metadata("article", article);
+        }
+    }
     if let Some(ply) = ply {
         converted = converted
             .with_metadata("ply", ply.to_string())

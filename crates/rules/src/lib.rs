@@ -19,7 +19,7 @@
 //! | 3.7.3 | en passant | [`MoveKind::EnPassant`] |
 //! | 3.7.5 | promotion | [`Move::promotion`] |
 //! | 3.8.2 | castling (standard and Chess960) | [`MoveKind::Castle`], [`CastlingMode`], [`CHESS960_POSITIONS`] |
-//! | 3.9 | check; no move may leave the own king attacked | [`Position::is_check`], [`Position::parse_move`], [`Position::explain_illegal`], [`MoveError`] |
+//! | 3.9 | check; no move may leave the own king attacked | [`Position::is_check`], [`Position::parse_move`], [`Position::explain_illegal`], [`MoveError`], [`Illegality`] (every cause of an illegal move, with its article) |
 //! | 5.1.1 | checkmate | [`Termination::Checkmate`], [`Status`] |
 //! | 5.1.2 | resignation | [`GameEvent::Resignation`] |
 //! | 5.2.1 | stalemate | [`Termination::Stalemate`], [`Position::has_legal_move`] |
@@ -70,6 +70,7 @@ mod bitboard;
 mod chess960;
 mod fen;
 mod game;
+mod illegality;
 pub mod interrupt;
 mod magic_search;
 mod notation;
@@ -90,6 +91,7 @@ pub use fen::{
     FenError, FenOptions, MAX_FEN_LEN, MAX_FULLMOVE_NUMBER, MAX_HALFMOVE_CLOCK, STARTING_FEN,
 };
 pub use game::{Claim, ClaimKind, Game, GameResult, Outcome, PlyError, Termination};
+pub use illegality::Illegality;
 pub use notation::{MAX_MOVE_TEXT_LEN, MoveError, SanMode, looks_like_uci};
 pub use position::{
     CastlingMode, MAX_MOVES, Move, MoveKind, MoveList, Position, Status, perft, perft_divide,

@@ -7,6 +7,7 @@ use thiserror::Error;
 
 use crate::attacks::tables;
 use crate::bitboard::Bitboard;
+use crate::illegality::Illegality;
 use crate::position::{CastlingMode, Move, MoveKind, Position, castle_path};
 use crate::types::{Color, File, Rank, Role, Square};
 
@@ -42,8 +43,9 @@ pub enum MoveError {
     Illegal {
         /// The text as given.
         text: String,
-        /// Why, e.g. "the knight on d2 is pinned against the king on e1 by the bishop on b4".
-        reason: String,
+        /// Why, as a value: its cause, its article and, as `Display`, a sentence such as "the
+        /// knight on d2 is pinned against the king on e1 by the bishop on b4 (FIDE Laws 3.9.2)".
+        reason: Illegality,
     },
     /// The SAN fits more than one legal move.
     #[error("'{text}' is ambiguous: it fits {candidates}")]
@@ -69,11 +71,20 @@ impl MoveError {
     pub fn reason(&self) -> String {
         match self {
             MoveError::Syntax { why, .. } => why.clone(),
-            MoveError::Illegal { reason, .. } => reason.clone(),
+            MoveError::Illegal { reason, .. } => reason.to_string(),
             MoveError::Ambiguous { candidates, .. } => format!("ambiguous: it fits {candidates}"),
             MoveError::NotStrict { canonical, .. } => {
                 format!("not strict SAN: write '{canonical}'")
             }
+        }
+    }
+
+    /// Why the move is illegal, when it is ([`MoveError::Illegal`]).
+    #[must_use]
+    pub fn illegality(&self) -> Option<&Illegality> {
+        match self {
+            MoveError::Illegal { reason, .. } => Some(reason),
+            _ => None,
         }
     }
 
@@ -100,10 +111,10 @@ fn syntax(text: &str, why: impl Into<String>) -> MoveError {
     }
 }
 
-fn illegal(text: &str, reason: impl Into<String>) -> MoveError {
+fn illegal(text: &str, reason: Illegality) -> MoveError {
     MoveError::Illegal {
         text: clip(text),
-        reason: reason.into(),
+        reason,
     }
 }
 
@@ -184,10 +195,7 @@ impl Position {
         {
             return Err(illegal(
                 text,
-                format!(
-                    "in Chess960 UCI writes castling as the king taking its own rook: {}",
-                    self.uci(m)
-                ),
+                Illegality::Chess960CastlingNotation { uci: self.uci(m) },
             ));
         }
         Err(illegal(text, self.explain_illegal(from, to, promotion)))
@@ -521,7 +529,7 @@ impl Position {
         if !candidates.is_empty() && promotion.is_none() {
             return Err(illegal(
                 original,
-                "a pawn that reaches the last rank must be promoted to a queen, rook, bishop or knight (FIDE Laws 3.7.5.1): add =Q, =R, =B or =N",
+                Illegality::PromotionRequired { hint: true },
             ));
         }
         // No legal move fits: explain with the pieces that could have been meant.
@@ -551,17 +559,22 @@ impl Position {
             [] => Err(illegal(
                 original,
                 if origins.is_empty() {
-                    format!("{} has no {} that fits", us, role.name())
+                    Illegality::NoPieceFits { color: us, role }
                 } else {
-                    format!("no {} {} can move to {to}", us.name(), role.name())
+                    Illegality::NoPieceReaches {
+                        color: us,
+                        role,
+                        to,
+                    }
                 },
             )),
             many => Err(illegal(
                 original,
-                many.iter()
-                    .map(|&from| self.explain_illegal(from, to, promotion))
-                    .collect::<Vec<_>>()
-                    .join("; "),
+                Illegality::Several(
+                    many.iter()
+                        .map(|&from| self.explain_illegal(from, to, promotion))
+                        .collect(),
+                ),
             )),
         }
     }
@@ -588,78 +601,84 @@ impl Position {
         }
     }
 
-    fn explain_castle_failure(&self, kingside: bool) -> String {
+    fn explain_castle_failure(&self, kingside: bool) -> Illegality {
         let us = self.turn;
-        let side = if kingside {
-            "h-side (O-O)"
-        } else {
-            "a-side (O-O-O)"
-        };
         let Some(king) = self.king_square(us) else {
-            return format!("{us} has no king");
+            return Illegality::NoKing { color: us };
         };
         let rook = (self.castling & self.by_color(us) & Bitboard::from_rank(us.back_rank()))
             .find(|r| (r.file() > king.file()) == kingside);
         match rook {
-            None => format!(
-                "{us} has no castling right on the {side}: the king or that rook has moved (FIDE Laws 3.8.2.1)"
-            ),
+            None => Illegality::NoCastlingRight {
+                color: us,
+                kingside,
+            },
             Some(rook) => self.explain_castle(king, rook),
         }
     }
 
-    fn explain_castle(&self, king: Square, rook: Square) -> String {
+    fn explain_castle(&self, king: Square, rook: Square) -> Illegality {
         let t = tables();
         let us = self.turn;
-        if let Some(c) = self.checkers().first() {
-            return format!(
-                "castling is not allowed while in check (FIDE Laws 3.8.2.2): the {} on {c} gives check",
-                self.role_at(c).map_or("piece", Role::name)
-            );
+        if let Some(checker) = self.checkers().first() {
+            return Illegality::CastlingInCheck {
+                checker,
+                role: self.role_at(checker),
+            };
         }
         let path = castle_path(t, king, rook);
-        if let Some(sq) = (self.occupied() & path.must_be_empty).first() {
-            return format!(
-                "castling needs the squares between king and rook empty, but {sq} holds a {} (FIDE Laws 3.8.2.2)",
-                self.piece_at(sq)
-                    .map_or_else(|| "piece".to_string(), |p| p.to_string())
-            );
+        if let Some(square) = (self.occupied() & path.must_be_empty).first() {
+            return Illegality::CastlingPathBlocked {
+                square,
+                piece: self.piece_at(square),
+            };
         }
         let occupied = self.occupied() ^ Bitboard::from_square(king) ^ Bitboard::from_square(rook);
-        for sq in path.king_path {
-            if let Some(a) = self.attackers(sq, us.other(), occupied).first() {
-                let by = format!(
-                    "by the {} on {a}",
-                    self.role_at(a).map_or("piece", Role::name)
-                );
-                return if sq == path.king_to {
-                    format!("castling into check: the king would land on {sq}, attacked {by}")
+        for square in path.king_path {
+            if let Some(attacker) = self.attackers(square, us.other(), occupied).first() {
+                let role = self.role_at(attacker);
+                return if square == path.king_to {
+                    Illegality::CastlingIntoCheck {
+                        square,
+                        attacker,
+                        role,
+                    }
                 } else {
-                    format!(
-                        "castling through the attacked square {sq}, attacked {by} (FIDE Laws 3.8.2.2)"
-                    )
+                    Illegality::CastlingThroughAttack {
+                        square,
+                        attacker,
+                        role,
+                    }
                 };
             }
         }
-        "castling is not possible here".to_string()
+        Illegality::CastlingImpossible
     }
 
     /// Why moving from `from` to `to` (with an optional promotion) is not legal in this position,
-    /// in words: "no piece on e3", "the knight on d2 is pinned against the king on e1 by the bishop
-    /// on b4", "castling through the attacked square f1, attacked by the bishop on c4", ...
-    /// For a legal move it says so.
+    /// as an [`Illegality`] (its cause, its article, and as `Display` the sentence: "no piece on
+    /// e3", "the knight on d2 is pinned against the king on e1 by the bishop on b4", "castling
+    /// through the attacked square f1, attacked by the bishop on c4", ...). For a legal move it
+    /// says so ([`Illegality::Legal`]).
     #[must_use]
-    pub fn explain_illegal(&self, from: Square, to: Square, promotion: Option<Role>) -> String {
+    pub fn explain_illegal(&self, from: Square, to: Square, promotion: Option<Role>) -> Illegality {
         let t = tables();
         let us = self.turn;
         let Some(piece) = self.piece_at(from) else {
-            return format!("no piece on {from}");
+            return Illegality::NoPiece { from };
         };
         if piece.color != us {
-            return format!("the piece on {from} is a {piece}, but it is {us}'s move");
+            return Illegality::NotYourPiece {
+                from,
+                piece,
+                to_move: us,
+            };
         }
         if from == to {
-            return format!("the {} on {from} cannot stay on its square", piece.role);
+            return Illegality::NoMove {
+                from,
+                role: piece.role,
+            };
         }
         let king = self.king_square(us);
         // Castling attempts: king onto an own castling rook, or the standard two-square king step.
@@ -676,7 +695,11 @@ impl Position {
             }
         }
         if let Some(target) = self.piece_at(to).filter(|p| p.color == us) {
-            return format!("{to} is occupied by {us}'s own {}", target.role);
+            return Illegality::OwnPieceOnTarget {
+                to,
+                color: us,
+                role: target.role,
+            };
         }
         if piece.role == Role::Pawn {
             let forward: i32 = if us == Color::White { 8 } else { -8 };
@@ -690,52 +713,42 @@ impl Position {
                             role: Role::Pawn,
                         });
                     return if beside && self.ep_square != Some(to) {
-                        format!(
-                            "en passant is only possible on the move right after the double step (FIDE Laws 3.7.3.2), or it would expose the king; {to} is empty"
-                        )
+                        Illegality::EnPassantExpired { to }
                     } else {
-                        format!("a pawn captures diagonally only, and {to} is empty")
+                        Illegality::PawnCapturesDiagonally { to }
                     };
                 }
             } else if from.offset(forward) == Some(to) {
                 if self.occupied().contains(to) {
-                    return format!("a pawn cannot capture straight ahead: {to} is occupied");
+                    return Illegality::PawnBlocked { to };
                 }
             } else if from.offset(2 * forward) == Some(to) {
                 if from.rank() != Rank::Second.relative_to(us) {
-                    return format!(
-                        "a pawn may advance two squares only from its original square (FIDE Laws 3.7.2); {from} is not"
-                    );
+                    return Illegality::PawnDoubleStep { from };
                 }
                 let mid = from.offset(forward).unwrap_or(from);
                 if self.occupied().contains(mid) {
-                    return format!("the pawn on {from} cannot jump over the piece on {mid}");
+                    return Illegality::PawnJumps { from, over: mid };
                 }
                 if self.occupied().contains(to) {
-                    return format!("a pawn cannot capture straight ahead: {to} is occupied");
+                    return Illegality::PawnBlocked { to };
                 }
             } else {
-                return format!("a pawn cannot move from {from} to {to}");
+                return Illegality::PawnPattern { from, to };
             }
             let last = to.rank() == Rank::Eighth.relative_to(us);
             match (last, promotion) {
-                (true, None) => {
-                    return "a pawn that reaches the last rank must be promoted to a queen, rook, bishop or knight (FIDE Laws 3.7.5.1)".to_string();
-                }
-                (false, Some(_)) => {
-                    return format!("a pawn promotes only on the last rank; {to} is not");
-                }
-                (true, Some(Role::King | Role::Pawn)) => {
-                    return "a pawn promotes to a queen, rook, bishop or knight only (FIDE Laws 3.7.5.1)".to_string();
-                }
+                (true, None) => return Illegality::PromotionRequired { hint: false },
+                (false, Some(_)) => return Illegality::PromotionNotOnLastRank { to },
+                (true, Some(Role::King | Role::Pawn)) => return Illegality::PromotionPiece,
                 _ => {}
             }
         } else {
             if promotion.is_some() {
-                return format!(
-                    "only a pawn can be promoted; the piece on {from} is a {}",
-                    piece.role
-                );
+                return Illegality::PromotionNotAPawn {
+                    from,
+                    role: piece.role,
+                };
             }
             let pattern = match piece.role {
                 Role::Knight => t.knight(from),
@@ -745,19 +758,24 @@ impl Position {
                 _ => t.king(from),
             };
             if !pattern.contains(to) {
-                return format!("a {} cannot move from {from} to {to}", piece.role);
+                return Illegality::PiecePattern {
+                    role: piece.role,
+                    from,
+                    to,
+                };
             }
             if let Some(block) = (t.between(from, to) & self.occupied()).first() {
-                return format!(
-                    "the path from {from} to {to} is blocked by the {} on {block}",
-                    self.piece_at(block)
-                        .map_or_else(|| "piece".to_string(), |p| p.to_string())
-                );
+                return Illegality::PathBlocked {
+                    from,
+                    to,
+                    block,
+                    piece: self.piece_at(block),
+                };
             }
         }
         // The move fits the piece's pattern; it must leave the own king in check (FIDE Laws 3.9.2).
         let Some(king) = king else {
-            return format!("{us} has no king");
+            return Illegality::NoKing { color: us };
         };
         let is_ep = piece.role == Role::Pawn
             && !self.occupied().contains(to)
@@ -779,39 +797,42 @@ impl Position {
             },
         };
         if self.legal_moves().contains(&m) {
-            return "the move is legal".to_string();
+            return Illegality::Legal;
         }
         let after = self.play(&m);
         let new_king = if piece.role == Role::King { to } else { king };
         let attackers = after.attackers(new_king, us.other(), after.occupied());
-        let Some(a) = attackers.first() else {
-            return "the move would leave the king in check".to_string();
+        let Some(attacker) = attackers.first() else {
+            return Illegality::LeavesKingInCheck;
         };
-        let by = format!(
-            "the {} on {a}",
-            after.role_at(a).map_or("piece", Role::name)
-        );
+        let role = after.role_at(attacker);
         if piece.role == Role::King {
-            return format!("the king would be in check on {to} from {by} (FIDE Laws 3.9.2)");
+            return Illegality::KingIntoCheck { to, attacker, role };
         }
         let checkers = self.checkers();
-        if let Some(c) = checkers.first()
-            && (checkers.contains(a) || attackers.count() > 1)
+        if let Some(checker) = checkers.first()
+            && (checkers.contains(attacker) || attackers.count() > 1)
         {
-            return format!(
-                "{us} is in check from the {} on {c}, and this move does not parry it (FIDE Laws 3.9.2)",
-                self.role_at(c).map_or("piece", Role::name)
-            );
+            return Illegality::CheckNotParried {
+                color: us,
+                checker,
+                role: self.role_at(checker),
+            };
         }
         if is_ep {
-            return format!(
-                "the en passant capture would expose the king on {king} to {by} (FIDE Laws 3.9.2)"
-            );
+            return Illegality::EnPassantExposesKing {
+                king,
+                attacker,
+                role,
+            };
         }
-        format!(
-            "the {} on {from} is pinned against the king on {king} by {by} (FIDE Laws 3.9.2)",
-            piece.role
-        )
+        Illegality::Pinned {
+            role: piece.role,
+            from,
+            king,
+            attacker,
+            attacker_role: role,
+        }
     }
 }
 

@@ -544,6 +544,14 @@ pub fn pgn_error_to_convert(error: &PgnError, field: &str) -> ConvertError {
             .with_metadata("ply", ply.to_string())
             .with_metadata("move", text);
     }
+    if let ErrorKind::Move { error, .. } = &error.kind
+        && let Some(illegality) = error.illegality()
+    {
+        converted = converted.with_metadata("cause", illegality.cause());
+        if let Some(article) = illegality.article() {
+            converted = converted.with_metadata("article", article);
+        }
+    }
     converted
 }
 

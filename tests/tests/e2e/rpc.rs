@@ -476,19 +476,34 @@ async fn apply_moves_plays_a_sequence() {
 async fn apply_moves_pinpoints_the_first_illegal_ply() {
     let server = Server::start();
     let mut client = server.client().await;
-    let cases: [(&str, &[&str], &str, &str); 5] = [
+    // Issue 12 item 2: beside the sentence, ErrorInfo carries a stable `cause` and the FIDE
+    // `article`, so that clients can word the reason in their own language.
+    let cases: [(&str, &[&str], &str, &str, &str, Option<&str>); 6] = [
         (
             PINNED_KNIGHT,
             &["Kd1", "Kd8", "Ke1", "Ke8", "Nf3"],
             "moves[4]",
             "ply 5 (Nf3): the knight on d2 is pinned against the king on e1 by the bishop on b4 \
              (FIDE Laws 3.9.2)",
+            "PINNED",
+            Some("3.9.2"),
+        ),
+        (
+            PINNED_KNIGHT,
+            &["Nf3"],
+            "moves[0]",
+            "ply 1 (Nf3): the knight on d2 is pinned against the king on e1 by the bishop on b4 \
+             (FIDE Laws 3.9.2)",
+            "PINNED",
+            Some("3.9.2"),
         ),
         (
             "startpos",
             &["e4", "e5", "e3e4"],
             "moves[2]",
             "ply 3 (e3e4): no piece on e3",
+            "NO_PIECE",
+            None,
         ),
         (
             CASTLING_THROUGH_F1,
@@ -496,6 +511,8 @@ async fn apply_moves_pinpoints_the_first_illegal_ply() {
             "moves[0]",
             "ply 1 (O-O): castling through the attacked square f1, attacked by the rook on f2 \
              (FIDE Laws 3.8.2.2)",
+            "CASTLING_THROUGH_ATTACK",
+            Some("3.8.2.2"),
         ),
         (
             "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
@@ -503,15 +520,19 @@ async fn apply_moves_pinpoints_the_first_illegal_ply() {
             "moves[4]",
             "ply 5 (O-O): White has no castling right on the h-side (O-O): the king or that rook \
              has moved (FIDE Laws 3.8.2.1)",
+            "NO_CASTLING_RIGHT",
+            Some("3.8.2.1"),
         ),
         (
             "startpos",
             &["e4", "e5", "Nf3", "Nf3"],
             "moves[3]",
             "ply 4 (Nf3): no black knight can move to f3",
+            "NO_PIECE_REACHES",
+            None,
         ),
     ];
-    for (start, moves, field, description) in cases {
+    for (start, moves, field, description, cause, article) in cases {
         let error = within(
             "ApplyMoves",
             client.apply_moves(ApplyMovesRequest {
@@ -544,6 +565,8 @@ async fn apply_moves_pinpoints_the_first_illegal_ply() {
             info.metadata.get("move").map(String::as_str),
             moves.last().copied()
         );
+        assert_eq!(info.metadata.get("cause").map(String::as_str), Some(cause));
+        assert_eq!(info.metadata.get("article").map(String::as_str), article);
     }
 
     // An empty move is a missing field.

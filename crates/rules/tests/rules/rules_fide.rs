@@ -1507,3 +1507,181 @@ fn fen_written_after_a_move_reads_back_at_the_clock_limits() {
     let fen = p.to_fen();
     assert_eq!(Position::from_fen(&fen).map(|q| q.to_fen()), Ok(fen));
 }
+
+/// Issue 12 item 2: every cause of an illegal move is a value with a stable cause and its FIDE
+/// article (the sentences are checked elsewhere). One case per cause that a move between two
+/// squares can have.
+#[test]
+fn illegal_moves_have_typed_causes_with_their_articles() {
+    use arbiter_rules::{Illegality, Role, Square};
+    const STARTPOS: &str = STARTING_FEN;
+    let sq = |name: &str| Square::from_name(name).expect("a square");
+    let cases: &[(&str, &str, &str, Option<Role>, &str, Option<&str>)] = &[
+        (STARTPOS, "e3", "e4", None, "NO_PIECE", None),
+        (STARTPOS, "e7", "e5", None, "NOT_YOUR_PIECE", Some("1.2")),
+        (
+            STARTPOS,
+            "d1",
+            "d2",
+            None,
+            "OWN_PIECE_ON_TARGET",
+            Some("3.1.1"),
+        ),
+        (STARTPOS, "g1", "g3", None, "PIECE_PATTERN", Some("3.6")),
+        (STARTPOS, "c1", "e3", None, "PATH_BLOCKED", Some("3.5")),
+        (
+            STARTPOS,
+            "e2",
+            "d3",
+            None,
+            "PAWN_CAPTURES_DIAGONALLY",
+            Some("3.7.3.1"),
+        ),
+        (STARTPOS, "e2", "e5", None, "PAWN_PATTERN", Some("3.7")),
+        (
+            "4k3/8/8/8/8/4p3/4P3/4K3 w - - 0 1",
+            "e2",
+            "e3",
+            None,
+            "PAWN_BLOCKED",
+            Some("3.7.1"),
+        ),
+        (
+            "4k3/8/8/8/8/4P3/8/4K3 w - - 0 1",
+            "e3",
+            "e5",
+            None,
+            "PAWN_DOUBLE_STEP",
+            Some("3.7.2"),
+        ),
+        (
+            "4k3/8/8/8/8/4n3/4P3/4K3 w - - 0 1",
+            "e2",
+            "e4",
+            None,
+            "PAWN_JUMPS",
+            Some("3.7.2"),
+        ),
+        (
+            "k7/4P3/8/8/8/8/8/4K3 w - - 0 1",
+            "e7",
+            "e8",
+            None,
+            "PROMOTION_REQUIRED",
+            Some("3.7.5.1"),
+        ),
+        (
+            "k7/4P3/8/8/8/8/8/4K3 w - - 0 1",
+            "e7",
+            "e8",
+            Some(Role::King),
+            "PROMOTION_PIECE",
+            Some("3.7.5.1"),
+        ),
+        (
+            "k7/8/4P3/8/8/8/8/4K3 w - - 0 1",
+            "e6",
+            "e7",
+            Some(Role::Queen),
+            "PROMOTION_NOT_ON_LAST_RANK",
+            Some("3.7.5.1"),
+        ),
+        (
+            "1k6/8/8/8/8/8/8/R3K3 w - - 0 1",
+            "a1",
+            "a2",
+            Some(Role::Queen),
+            "PROMOTION_NOT_A_PAWN",
+            Some("3.7.5.1"),
+        ),
+        (
+            "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1",
+            "d2",
+            "f3",
+            None,
+            "PINNED",
+            Some("3.9.2"),
+        ),
+        (
+            "4k3/8/8/8/8/8/3r4/4K3 w - - 0 1",
+            "e1",
+            "d1",
+            None,
+            "KING_INTO_CHECK",
+            Some("3.9.2"),
+        ),
+        (
+            "4k3/8/8/8/8/8/4r3/R3K3 w - - 0 1",
+            "a1",
+            "a2",
+            None,
+            "CHECK_NOT_PARRIED",
+            Some("3.9.2"),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/R3K2R w - - 0 1",
+            "e1",
+            "g1",
+            None,
+            "NO_CASTLING_RIGHT",
+            Some("3.8.2.1"),
+        ),
+        (
+            "4k3/8/8/8/8/8/4r3/R3K2R w KQ - 0 1",
+            "e1",
+            "g1",
+            None,
+            "CASTLING_IN_CHECK",
+            Some("3.8.2.2"),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/R3KB1R w KQ - 0 1",
+            "e1",
+            "g1",
+            None,
+            "CASTLING_PATH_BLOCKED",
+            Some("3.8.2.2"),
+        ),
+        (
+            "4kr2/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+            "e1",
+            "g1",
+            None,
+            "CASTLING_THROUGH_ATTACK",
+            Some("3.8.2.2"),
+        ),
+        (
+            "4k1r1/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+            "e1",
+            "g1",
+            None,
+            "CASTLING_INTO_CHECK",
+            Some("3.8.2.2"),
+        ),
+        (STARTPOS, "e2", "e4", None, "LEGAL", None),
+    ];
+    for &(fen, from, to, promotion, cause, article) in cases {
+        let position = Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        let why: Illegality = position.explain_illegal(sq(from), sq(to), promotion);
+        assert_eq!(
+            (why.cause(), why.article()),
+            (cause, article),
+            "{fen} {from}{to}: {why}"
+        );
+    }
+    // Through the SAN reader: the reason is the same value.
+    let position = Position::from_fen("4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1").expect("valid");
+    let error = position.parse_move("Nf3").expect_err("pinned");
+    let why = error.illegality().expect("illegal, not a syntax error");
+    assert!(
+        matches!(
+            why,
+            Illegality::Pinned {
+                role: Role::Knight,
+                ..
+            }
+        ),
+        "{why:?}"
+    );
+    assert_eq!(why.article(), Some("3.9.2"));
+}
