@@ -478,7 +478,16 @@ async fn apply_moves_pinpoints_the_first_illegal_ply() {
     let mut client = server.client().await;
     // Issue 12 item 2: beside the sentence, ErrorInfo carries a stable `cause` and the FIDE
     // `article`, so that clients can word the reason in their own language.
-    let cases: [(&str, &[&str], &str, &str, &str, Option<&str>); 6] = [
+    /// Start, moves, field, description, cause, article.
+    type Case<'a> = (
+        &'a str,
+        &'a [&'a str],
+        &'a str,
+        &'a str,
+        &'a str,
+        Option<&'a str>,
+    );
+    let cases: [Case; 6] = [
         (
             PINNED_KNIGHT,
             &["Kd1", "Kd8", "Ke1", "Ke8", "Nf3"],

@@ -1516,7 +1516,16 @@ fn illegal_moves_have_typed_causes_with_their_articles() {
     use arbiter_rules::{Illegality, Role, Square};
     const STARTPOS: &str = STARTING_FEN;
     let sq = |name: &str| Square::from_name(name).expect("a square");
-    let cases: &[(&str, &str, &str, Option<Role>, &str, Option<&str>)] = &[
+    /// Position, from, to, promotion, cause, article.
+    type Case<'a> = (
+        &'a str,
+        &'a str,
+        &'a str,
+        Option<Role>,
+        &'a str,
+        Option<&'a str>,
+    );
+    let cases: &[Case] = &[
         (STARTPOS, "e3", "e4", None, "NO_PIECE", None),
         (STARTPOS, "e7", "e5", None, "NOT_YOUR_PIECE", Some("1.2")),
         (
