@@ -1,0 +1,30 @@
+//! Perft: counting the legal move paths of a given depth, the standard test of a move generator.
+
+use super::{Move, Position};
+
+/// Counts the legal move paths of `depth` plies from `pos` (perft). Depth 0 counts 1.
+///
+/// The last ply is counted without playing the moves (bulk counting).
+#[must_use]
+pub fn perft(pos: &Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if depth == 1 {
+        return pos.count_legal_moves() as u64;
+    }
+    pos.legal_moves()
+        .iter()
+        .map(|m| perft(&pos.play(m), depth - 1))
+        .sum()
+}
+
+/// Perft split by first move ("divide"): each legal move with the node count below it, in move
+/// generation order. The counts add up to `perft(pos, depth)` for `depth >= 1`.
+#[must_use]
+pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
+    pos.legal_moves()
+        .iter()
+        .map(|m| (*m, perft(&pos.play(m), depth.saturating_sub(1))))
+        .collect()
+}
