@@ -1,0 +1,168 @@
+//! Moves: reading move texts (SAN in a language, or UCI) and describing legal moves and lines.
+
+use super::*;
+// ---------------------------------------------------------------------------------------------
+// Moves
+// ---------------------------------------------------------------------------------------------
+
+/// Describes the legal move `mv` of `before` for the wire with SAN in `language` (UCI is
+/// king-takes-rook castling when `before` is a Chess960 position); also returns the position
+/// after it.
+#[must_use]
+pub fn move_to_wire_in(
+    before: &Position,
+    mv: &Move,
+    language: SanLanguage,
+) -> (v1::Move, Position) {
+    let after = before.play(mv);
+    let piece = Piece {
+        color: before.side_to_move(),
+        role: mv.role,
+    };
+    let wire = v1::Move {
+        uci: before.uci(mv),
+        san: before.san_in(mv, language),
+        from: mv.from.to_string(),
+        to: mv.king_destination().to_string(),
+        piece: Some(piece_to_wire(piece)),
+        captured: mv
+            .capture
+            .map_or(v1::Role::Unspecified, role_to_wire)
+            .into(),
+        promotion: mv
+            .promotion
+            .map_or(v1::Role::Unspecified, role_to_wire)
+            .into(),
+        is_check: after.is_check(),
+        is_checkmate: after.is_checkmate(),
+        is_castle: mv.kind == MoveKind::Castle,
+        is_en_passant: mv.kind == MoveKind::EnPassant,
+    };
+    (wire, after)
+}
+
+/// Every legal move of `position` for the wire, sorted by UCI string, SAN in `language`.
+#[must_use]
+pub fn legal_moves_to_wire_in(position: &Position, language: SanLanguage) -> Vec<v1::Move> {
+    let mut moves: Vec<v1::Move> = position
+        .legal_moves()
+        .iter()
+        .map(|mv| move_to_wire_in(position, mv, language).0)
+        .collect();
+    moves.sort_unstable_by(|a, b| a.uci.cmp(&b.uci));
+    moves
+}
+
+/// Reads one move text (SAN in `language`, or UCI) at `field`.
+///
+/// # Errors
+///
+/// [`ErrorReason::MissingField`] for an empty text, [`ErrorReason::IllegalMove`] with the rules'
+/// reason otherwise.
+pub fn move_from_wire_in(
+    position: &Position,
+    text: &str,
+    field: &str,
+    language: SanLanguage,
+) -> Result<Move, ConvertError> {
+    if text.trim().is_empty() {
+        return Err(ConvertError::missing(field, "a move in SAN or UCI"));
+    }
+    parse_move_in(position, text, language).map_err(|error| move_error(field, &error, text, None))
+}
+
+/// Reads a move in UCI or in SAN with the piece letters of `language`, the notation detected
+/// for the move on its own: UCI when the text is `<square><square>[promotion letter]` (or the
+/// null move `0000`, which is rejected), SAN (tolerant) otherwise. Figurine SAN reads English
+/// letters and figurine symbols; figurines are read in every language.
+///
+/// # Errors
+///
+/// The rules' [`MoveError`].
+pub fn parse_move_in(
+    position: &Position,
+    text: &str,
+    language: SanLanguage,
+) -> Result<Move, MoveError> {
+    let text = text.trim();
+    if language == SanLanguage::English || arbiter_rules::looks_like_uci(text) {
+        position.parse_move(text)
+    } else {
+        position.parse_san_in(text, SanMode::Tolerant, language)
+    }
+}
+
+/// The [`ConvertError`] for move text `text` at `field` that the rules rejected; `ply` is the
+/// 1-based ply within a move list, if the move is part of one. Its `ErrorInfo` metadata: `move`,
+/// `move_error` (`syntax`, `illegal`, ...), for an illegal move `cause` (a stable name such as
+/// `PINNED`, [`arbiter_rules::Illegality::cause`]) and `article` (the FIDE article, e.g.
+/// `3.9.2`, when one applies), and in a list `ply` and `index`.
+#[must_use]
+pub fn move_error(field: &str, error: &MoveError, text: &str, ply: Option<usize>) -> ConvertError {
+    let shown = clip(text.trim(), 32);
+    let reason = match ply {
+        Some(ply) => format!("ply {ply} ({shown}): {}", error.reason()),
+        None => format!("{shown}: {}", error.reason()),
+    };
+    let mut converted = ConvertError::new(field, ErrorReason::IllegalMove, reason)
+        .with_metadata("move", shown)
+        .with_metadata("move_error", error.kind());
+    if let Some(illegality) = error.illegality() {
+        converted = converted.with_metadata("cause", illegality.cause());
+        if let Some(article) = illegality.article() {
+            converted = converted.with_metadata("article", article);
+        }
+    }
+    if let Some(ply) = ply {
+        converted = converted
+            .with_metadata("ply", ply.to_string())
+            .with_metadata("index", (ply - 1).to_string());
+    }
+    converted
+}
+
+/// Checks a move list against the `max_moves` limit; `field` is the list's path.
+///
+/// # Errors
+///
+/// [`ErrorReason::LimitExceeded`] when the list is longer than `max_moves`.
+pub fn check_move_count(count: usize, max_moves: usize, field: &str) -> Result<(), ConvertError> {
+    if count > max_moves {
+        return Err(ConvertError::new(
+            field,
+            ErrorReason::LimitExceeded,
+            format!("{count} moves, more than the limit of {max_moves}"),
+        )
+        .with_metadata("limit", max_moves.to_string()));
+    }
+    Ok(())
+}
+
+/// Plays `moves` (SAN in `language`, or UCI) from `start`, with SAN written in `language`.
+///
+/// # Errors
+///
+/// A [`ConvertError`] for the first bad move, or when there are more than `max_moves` moves.
+pub fn play_moves_in(
+    start: Position,
+    moves: &[String],
+    field: &str,
+    max_moves: usize,
+    language: SanLanguage,
+) -> Result<(Position, Vec<v1::Move>), ConvertError> {
+    check_move_count(moves.len(), max_moves, field)?;
+    let mut position = start;
+    let mut played = Vec::with_capacity(moves.len());
+    for (index, text) in moves.iter().enumerate() {
+        let item = format!("{field}[{index}]");
+        if text.trim().is_empty() {
+            return Err(ConvertError::missing(item, "a move in SAN or UCI"));
+        }
+        let mv = parse_move_in(&position, text, language)
+            .map_err(|error| move_error(&item, &error, text, Some(index + 1)))?;
+        let (wire, after) = move_to_wire_in(&position, &mv, language);
+        played.push(wire);
+        position = after;
+    }
+    Ok((position, played))
+}
