@@ -25,7 +25,7 @@
 //! ever set and the number of analyses is unbounded.
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -69,6 +69,10 @@ pub trait Seat: Send + Sync {
     fn leave(&self) -> bool;
     /// Takes the seat back after the run, waiting (blocking this thread) until one is free.
     fn retake(&self);
+    /// The analysis found no slot within the bound of [`set_max_analysis_wait`]: the work is
+    /// refused (the server answers its call "overloaded"), and the analysis is not run. The
+    /// default does nothing.
+    fn refuse(&self) {}
 }
 
 /// Runs `work` on this thread with `seat` as its worker seat: each analyzer run inside it
@@ -150,6 +154,20 @@ pub fn max_concurrent_analyses() -> usize {
     MAX_ANALYSES.load(Ordering::Relaxed)
 }
 
+/// Longest wait for an analysis slot, in microseconds (0: no bound).
+static MAX_SLOT_WAIT_MICROS: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the longest time a run waits for one of the slots of [`set_max_concurrent_analyses`]
+/// (`None`: no bound, the default). Past it, the work's [`Seat`] is told ([`Seat::refuse`]) and
+/// the analyzer is not run: a server refuses such a call rather than let it wait until its
+/// deadline. Work without a seat (the CLI) never has a bound set.
+pub fn set_max_analysis_wait(max: Option<Duration>) {
+    let micros = max.map_or(0, |max| {
+        u64::try_from(max.as_micros()).unwrap_or(u64::MAX).max(1)
+    });
+    MAX_SLOT_WAIT_MICROS.store(micros, Ordering::Relaxed);
+}
+
 /// Analyzer runs under way now in this process.
 #[must_use]
 pub fn analyses_running() -> usize {
@@ -178,18 +196,23 @@ impl Drop for AnalysisSlot {
     }
 }
 
-/// Takes a slot for one analyzer run, waiting while the bound is reached. The work's seat, if
-/// it has one (see [`with_seat`]), is given up first and taken back when the slot is dropped.
-/// `None` when the work on this thread is interrupted, before or while waiting: the caller
-/// must then not run the analyzer (the seat is taken back before this returns).
+/// Takes a slot for one analyzer run, waiting while the bound is reached (at most the bound of
+/// [`set_max_analysis_wait`], if set). The work's seat, if it has one (see [`with_seat`]), is
+/// given up first and taken back when the slot is dropped. `None` when the work on this thread
+/// is interrupted, before or while waiting, or waited past its bound (its seat is then refused):
+/// the caller must then not run the analyzer (the seat is taken back before this returns).
 pub(crate) fn analysis_slot() -> Option<AnalysisSlot> {
     if interrupted() {
         return None;
     }
+    let seat = SEAT.with(|current| current.borrow().clone());
     let mut slot = AnalysisSlot {
         held: false,
         _left: leave_seat(),
     };
+    let max_wait = MAX_SLOT_WAIT_MICROS.load(Ordering::Relaxed);
+    let give_up = (max_wait > 0 && seat.is_some())
+        .then(|| std::time::Instant::now() + Duration::from_micros(max_wait));
     let mut running = RUNNING.lock().ok()?;
     loop {
         if interrupted() {
@@ -203,8 +226,25 @@ pub(crate) fn analysis_slot() -> Option<AnalysisSlot> {
             drop(running);
             return Some(slot);
         }
+        if give_up.is_some_and(|at| std::time::Instant::now() >= at) {
+            drop(running);
+            if let Some(seat) = &seat {
+                seat.refuse();
+            }
+            return None;
+        }
         running = FREED.wait_timeout(running, WAIT_CHECK).ok()?.0;
     }
+}
+
+/// Runs `work` holding one slot of the analyzer bound, taken as an analyzer run takes it
+/// (giving up the seat of the work on this thread while it waits and runs, bounded by
+/// [`set_max_analysis_wait`]): for callers that run an expensive analysis of their own under
+/// the same bound. `None`, without running `work`, when the work on this thread is interrupted
+/// or its wait was refused.
+pub fn with_analysis_slot<T>(work: impl FnOnce() -> T) -> Option<T> {
+    let _slot = analysis_slot()?;
+    Some(work())
 }
 
 #[cfg(test)]

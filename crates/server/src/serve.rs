@@ -29,10 +29,13 @@ use crate::{
 /// windows). Small windows bound what clients can park in the server unread (see below).
 pub const STREAM_WINDOW_BYTES: u32 = 64 * 1024;
 
-/// HTTP/2 flow-control window of one connection (256 KiB): with `--max-connections`, the bound on
-/// request data received but not yet read, which the request-bytes budget cannot see (a flood of
-/// 250 connections filling 1 MiB windows took the server to ~365 MiB).
-pub const CONNECTION_WINDOW_BYTES: u32 = 256 * 1024;
+/// HTTP/2 flow-control window of one connection (64 KiB, the same as one stream's): with
+/// `--max-connections`, the bound on request data received but not yet read, which the
+/// request-bytes budget cannot see: 1,024 connections × 64 KiB = 64 MiB at most. (A flood of
+/// 250 connections filling 1 MiB windows took the server to ~365 MiB; with 256 KiB windows,
+/// 1,000 connections × 4 stalled calls peaked at 185 MiB, and the bound was 256 MiB, the chart's
+/// whole memory limit.)
+pub const CONNECTION_WINDOW_BYTES: u32 = 64 * 1024;
 
 /// Largest header list accepted from a client (16 KiB, as grpc-go's default).
 pub const MAX_HEADER_LIST_BYTES: u32 = 16 * 1024;
@@ -281,6 +284,9 @@ impl Bound {
         arbiter_rules::interrupt::set_max_concurrent_analyses(
             usize::try_from(args.max_analyses).unwrap_or(1),
         );
+        // A call whose analysis would wait longer for a slot than it may wait for a worker is
+        // refused (RESOURCE_EXHAUSTED, reason analysis_queue), not left to reach its deadline.
+        arbiter_rules::interrupt::set_max_analysis_wait(Some(args.max_queue_wait));
         let workers = Workers::new(
             args.worker_threads(),
             args.max_queue_wait,

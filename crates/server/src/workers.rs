@@ -30,14 +30,17 @@
 //! that bound the call is refused: its work is interrupted and it fails with
 //! `RESOURCE_EXHAUSTED` (`arbiter_calls_shed_total{reason="analysis_queue"}`), rather than keep
 //! its worker while it waits, which would make cheap calls queue behind seconds of analyses
-//! (its analysis is not answered "undetermined": a verdict never depends on the load). The
+//! (its analysis is not answered "undetermined": a verdict never depends on the load). So is a
+//! call whose analysis finds no slot within `--max-queue-wait`, the bound of any wait: left to
+//! wait, it would mostly reach its deadline. A stream message gives up its stream worker with
+//! its worker, so that streams waiting for analyses do not hold up the other streams. The
 //! blocking pool must therefore have `workers + max_seatless` threads.
 
 use std::{
     future::Future,
     sync::{
         Arc, Mutex,
-        atomic::{AtomicBool, AtomicUsize, Ordering},
+        atomic::{AtomicU8, AtomicUsize, Ordering},
     },
     time::Duration,
 };
@@ -121,17 +124,65 @@ pub struct Workers {
     max_seatless: usize,
 }
 
-/// The worker seat of one call's work: its permit, which it gives up for analyzer runs.
-struct WorkerSeat {
+/// A semaphore permit a seat holds and gives up with it, and its semaphore, to take it back.
+struct HeldSlot {
     permit: Mutex<Option<OwnedSemaphorePermit>>,
     slots: Arc<Semaphore>,
+}
+
+impl HeldSlot {
+    fn new(permit: OwnedSemaphorePermit, slots: &Arc<Semaphore>) -> Self {
+        Self {
+            permit: Mutex::new(Some(permit)),
+            slots: Arc::clone(slots),
+        }
+    }
+
+    fn give_up(&self) {
+        let permit = self.permit.lock().map(|mut permit| permit.take());
+        drop(permit);
+    }
+
+    /// Waits for a permit again (blocking this thread: a blocking-pool thread, never one of the
+    /// runtime's own).
+    fn take_back(&self, runtime: &tokio::runtime::Handle) {
+        let permit = runtime
+            .block_on(Arc::clone(&self.slots).acquire_owned())
+            .ok();
+        if let Ok(mut seat) = self.permit.lock() {
+            *seat = permit;
+        }
+    }
+}
+
+/// Why a call's analysis was refused (see the module documentation).
+const NOT_REFUSED: u8 = 0;
+const REFUSED_AWAY_BOUND: u8 = 1;
+const REFUSED_SLOT_WAIT: u8 = 2;
+
+/// The worker seat of one call's work: its worker permit (and for a stream message its stream
+/// worker permit), which it gives up for analyzer runs.
+struct WorkerSeat {
+    worker: HeldSlot,
+    /// A stream message's permit of the stream workers: given up with the worker, so that a
+    /// stream whose message waits for an analysis does not hold up the other streams.
+    stream: Option<HeldSlot>,
     seatless: Arc<AtomicUsize>,
     max_seatless: usize,
     runtime: tokio::runtime::Handle,
     /// The call's interrupt, set when its analysis is refused.
     interrupt: Interrupt,
-    /// The call needed an analyzer run past the bound of calls away: it is refused.
-    refused: AtomicBool,
+    /// Whether, and why, the call's analysis was refused.
+    refused: AtomicU8,
+}
+
+impl WorkerSeat {
+    fn refuse_with(&self, why: u8) {
+        // The work stops at its next check (the analysis gets no slot), and the call is
+        // answered "overloaded" whatever the work returns.
+        self.refused.store(why, Ordering::SeqCst);
+        self.interrupt.set();
+    }
 }
 
 impl Seat for WorkerSeat {
@@ -139,29 +190,30 @@ impl Seat for WorkerSeat {
         let away = self.seatless.fetch_add(1, Ordering::SeqCst);
         if away >= self.max_seatless {
             self.seatless.fetch_sub(1, Ordering::SeqCst);
-            // Waiting seated would hold the worker for seconds: the call is refused instead,
-            // and its work stops at its next check (the analysis gets no slot).
-            self.refused.store(true, Ordering::SeqCst);
-            self.interrupt.set();
+            // Waiting seated would hold the worker for seconds: the call is refused instead.
+            self.refuse_with(REFUSED_AWAY_BOUND);
             return false;
         }
         metrics::gauge!(ANALYSIS_CALLS_GAUGE).increment(1.0);
-        let permit = self.permit.lock().map(|mut permit| permit.take());
-        drop(permit);
+        self.worker.give_up();
+        if let Some(stream) = &self.stream {
+            stream.give_up();
+        }
         true
     }
 
     fn retake(&self) {
-        // Runs on a blocking-pool thread, never on the runtime's own: blocking here is allowed.
-        let permit = self
-            .runtime
-            .block_on(Arc::clone(&self.slots).acquire_owned())
-            .ok();
-        if let Ok(mut seat) = self.permit.lock() {
-            *seat = permit;
+        // In the order they were first taken: the stream workers' permit, then a worker.
+        if let Some(stream) = &self.stream {
+            stream.take_back(&self.runtime);
         }
+        self.worker.take_back(&self.runtime);
         self.seatless.fetch_sub(1, Ordering::SeqCst);
         metrics::gauge!(ANALYSIS_CALLS_GAUGE).decrement(1.0);
+    }
+
+    fn refuse(&self) {
+        self.refuse_with(REFUSED_SLOT_WAIT);
     }
 }
 
@@ -249,7 +301,7 @@ impl Workers {
         hold: H,
         work: impl FnOnce() -> Result<T, Status> + Send + 'static,
     ) -> impl Future<Output = Result<T, Status>> + Send + 'static {
-        self.clone().run_when_free(true, hold, work)
+        self.clone().run_when_free(true, None, hold, work)
     }
 
     /// Like [`Workers::run`], but waits for a worker without the queue bound: for the messages
@@ -272,7 +324,7 @@ impl Workers {
                 .await
                 .map_err(|_closed| Status::unavailable("the server is shutting down"))?;
             workers
-                .run_when_free(false, (hold, stream_slot), work)
+                .run_when_free(false, Some(stream_slot), hold, work)
                 .await
         }
     }
@@ -280,6 +332,7 @@ impl Workers {
     async fn run_when_free<T: Send + 'static, H: Send + 'static>(
         self,
         bounded: bool,
+        stream_slot: Option<OwnedSemaphorePermit>,
         hold: H,
         work: impl FnOnce() -> Result<T, Status> + Send + 'static,
     ) -> Result<T, Status> {
@@ -287,13 +340,13 @@ impl Workers {
         let interrupt = Interrupt::new();
         let _interrupt_on_drop = InterruptOnDrop(interrupt.clone());
         let seat = Arc::new(WorkerSeat {
-            permit: Mutex::new(Some(slot)),
-            slots: Arc::clone(&self.slots),
+            worker: HeldSlot::new(slot, &self.slots),
+            stream: stream_slot.map(|permit| HeldSlot::new(permit, &self.stream_slots)),
             seatless: Arc::clone(&self.seatless),
             max_seatless: self.max_seatless,
             runtime: tokio::runtime::Handle::current(),
             interrupt: interrupt.clone(),
-            refused: AtomicBool::new(false),
+            refused: AtomicU8::new(NOT_REFUSED),
         });
         let working_seat = Arc::clone(&seat);
         let task = tokio::task::spawn_blocking(move || {
@@ -306,16 +359,28 @@ impl Workers {
             with_interrupt(&interrupt, || with_seat(working_seat, work))
         });
         let result = task.await;
-        if seat.refused.load(Ordering::SeqCst) {
+        let refused = seat.refused.load(Ordering::SeqCst);
+        if refused != NOT_REFUSED {
             // Whatever the interrupted work answered, it is not the verdict.
             record_shed(ShedReason::AnalysisQueue);
-            return Err(Status::resource_exhausted(format!(
-                "server overloaded: the most calls allowed ({}) are already waiting for or \
-                 running a \"can this side still checkmate?\" analysis (--max-analyses {} runs \
-                 at once); try again later",
-                self.max_seatless,
-                arbiter_rules::interrupt::max_concurrent_analyses(),
-            )));
+            let analyses = arbiter_rules::interrupt::max_concurrent_analyses();
+            return Err(Status::resource_exhausted(
+                if refused == REFUSED_SLOT_WAIT {
+                    format!(
+                        "server overloaded: no \"can this side still checkmate?\" analysis slot \
+                     became free within {} ms (--max-analyses {analyses} runs at once); try again \
+                     later",
+                        self.max_queue_wait.as_millis()
+                    )
+                } else {
+                    format!(
+                        "server overloaded: the most calls allowed ({}) are already waiting for or \
+                     running a \"can this side still checkmate?\" analysis (--max-analyses \
+                     {analyses} runs at once); try again later",
+                        self.max_seatless
+                    )
+                },
+            ));
         }
         match result {
             Ok(result) => result,
@@ -392,6 +457,91 @@ mod tests {
         }
         answered.sort_unstable();
         assert_eq!(answered, [0, 1], "both stream messages ran in turn");
+    }
+
+    /// The analyzer bound is process-wide: the tests that set it run one at a time.
+    static ANALYSIS_BOUND: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+    /// Holds the only analysis slot (of a bound of one) on a thread of its own until `release`
+    /// receives; `held` receives once it is held.
+    fn hold_the_analysis_slot() -> (std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>) {
+        arbiter_rules::interrupt::set_max_concurrent_analyses(1);
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let (held_tx, held_rx) = std::sync::mpsc::channel::<()>();
+        let holder = std::thread::spawn(move || {
+            arbiter_rules::interrupt::with_analysis_slot(|| {
+                let _ = held_tx.send(());
+                let _ = release_rx.recv();
+            });
+        });
+        held_rx.recv().expect("the slot is held");
+        (release_tx, holder)
+    }
+
+    /// Issue 10, a fresh user's finding: a stream message kept its stream worker while its
+    /// analysis waited for a slot, so with one stream worker (two workers) every other stream
+    /// waited behind analysis-heavy ones. The stream worker is now given up with the worker:
+    /// while one stream message waits for the analysis slot, another stream's message runs.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_stream_message_waiting_for_an_analysis_leaves_its_stream_worker() {
+        let _bound = ANALYSIS_BOUND.lock().await;
+        let workers = Workers::new(2, Duration::from_secs(5), 8).with_stream_workers(1);
+        let (release, holder) = hold_the_analysis_slot();
+        let (waiting_tx, waiting_rx) = tokio::sync::oneshot::channel();
+        let analysing = tokio::spawn(workers.run_patiently((), move || {
+            let _ = waiting_tx.send(());
+            Ok(arbiter_rules::interrupt::with_analysis_slot(|| "analysed"))
+        }));
+        waiting_rx.await.expect("the first message runs");
+        let other = tokio::time::timeout(
+            Duration::from_secs(10),
+            workers.run_patiently((), || Ok("another stream's game")),
+        )
+        .await;
+        release.send(()).expect("the holder waits");
+        holder.join().expect("joins");
+        assert_eq!(
+            other
+                .expect("served while the first waits for its analysis")
+                .expect("runs"),
+            "another stream's game"
+        );
+        assert_eq!(
+            analysing.await.expect("joins").expect("runs"),
+            Some("analysed")
+        );
+        arbiter_rules::interrupt::set_max_concurrent_analyses(0);
+    }
+
+    /// Issue 10, a fresh user's finding: calls waited for the analysis slot until their
+    /// deadline (a flood of analyses ended in DEADLINE_EXCEEDED, which the error alert counts).
+    /// A call whose analysis finds no slot within the bound is refused at once, counted as
+    /// `analysis_queue`, and never answered with a weaker analysis.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_analysis_that_finds_no_slot_in_time_is_refused() {
+        let _bound = ANALYSIS_BOUND.lock().await;
+        let workers = Workers::new(1, Duration::from_secs(5), 8);
+        let (release, holder) = hold_the_analysis_slot();
+        arbiter_rules::interrupt::set_max_analysis_wait(Some(Duration::from_millis(50)));
+        let refused = workers
+            .run((), || {
+                Ok(arbiter_rules::interrupt::with_analysis_slot(|| "analysed"))
+            })
+            .await;
+        arbiter_rules::interrupt::set_max_analysis_wait(None);
+        release.send(()).expect("the holder waits");
+        holder.join().expect("joins");
+        let status = refused.expect_err("refused, not answered without its analysis");
+        assert_eq!(status.code(), tonic::Code::ResourceExhausted);
+        assert!(status.message().contains("analysis slot"), "{status:?}");
+        // With the slot free, the same work is answered.
+        let answered = workers
+            .run((), || {
+                Ok(arbiter_rules::interrupt::with_analysis_slot(|| "analysed"))
+            })
+            .await;
+        assert_eq!(answered.expect("a free slot"), Some("analysed"));
+        arbiter_rules::interrupt::set_max_concurrent_analyses(0);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -355,13 +355,14 @@ async fn abandoned_slow_calls_give_the_worker_back() {
 /// five slow calls under way, a cheap call is served, and every slow call still gets its answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn waiting_analyses_do_not_hold_the_workers_cheap_calls_need() {
+    // A long queue wait: every analysis waits its turn for the slot (none is refused).
     let server = Server::start_with(&[
         "--workers",
         "1",
         "--max-analyses",
         "1",
         "--max-queue-wait",
-        "1s",
+        "60s",
         "--request-timeout",
         "300s",
     ]);
@@ -408,13 +409,15 @@ async fn waiting_analyses_do_not_hold_the_workers_cheap_calls_need() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn analyses_past_the_bound_of_calls_away_are_refused_not_seated() {
     const SLOW_CALLS: usize = 24;
+    // A long queue wait, so that only the bound of calls away refuses (not the wait for the
+    // analysis slot, which has a test of its own).
     let server = Server::start_with(&[
         "--workers",
         "1",
         "--max-analyses",
         "1",
         "--max-queue-wait",
-        "1s",
+        "60s",
         "--request-timeout",
         "300s",
     ]);
