@@ -226,12 +226,19 @@ fn from_analyzer(pos: &Position, mv: chess::ChessMove) -> Option<Move> {
 }
 
 /// Plies before the 75-move rule (FIDE Laws 9.6.2) within which "can still mate" in a game
-/// runs arbiter's own search, which knows the halfmove clock and the game's repetitions.
-const NEAR_CLOCK: u32 = 8;
+/// runs arbiter's own search, which knows the halfmove clock and the game's repetitions. 30
+/// covers the short mates of the simple endings (K+R vs K mates in 11 plies at the least, with
+/// the defender helping) that the analyzer's longer lines overshoot.
+const NEAR_CLOCK: u32 = 30;
 /// Plies the own search looks ahead when only a repetition (not the clock) is near.
 const REPETITION_DEPTH: usize = 6;
-/// Positions the own search may visit before it gives up ("undetermined").
-const SEARCH_NODES: usize = 50_000;
+/// Positions the own search may visit before it gives up ("undetermined"), at the fast level.
+const SEARCH_NODES_FAST: usize = 50_000;
+/// The same at the full level: about a second of search at most.
+const SEARCH_NODES_FULL: usize = 2_000_000;
+/// Most (position, plies left) pairs the own search remembers as proven mate-free (16 bytes
+/// each plus the table's overhead: a few MiB at most per call).
+const PROVEN_ENTRIES: usize = 262_144;
 /// Analyzer runs the own search may make, for the positions after a capture or a pawn move.
 const SEARCH_ANALYSES: usize = 4;
 
@@ -239,7 +246,7 @@ const SEARCH_ANALYSES: usize = 4;
 /// evidence line never passes a position where the game has ended by the 75-move rule (a mate
 /// on the 150th half-move still counts, FIDE Laws 9.6.2), by fivefold repetition (9.6.1), by
 /// stalemate or by a dead position. The board answer of [`winnability`] is taken when its line
-/// respects them; when it does not (or is undetermined) and the clock is within 8 plies of 150
+/// respects them; when it does not (or is undetermined) and the clock is within 30 plies of 150
 /// or a position of the game has occurred 4 times, arbiter's own bounded search (all series of
 /// legal moves, with the clock and the repetitions) decides: a mating line, a proof that every
 /// series ends first ("cannot mate", naming 9.6.1 / 9.6.2 and the ply), or "undetermined" when
@@ -291,10 +298,17 @@ pub(crate) fn in_game(
         side,
         budget,
         nodes: 0,
+        max_nodes: if budget == AnalysisBudget::Full {
+            SEARCH_NODES_FULL
+        } else {
+            SEARCH_NODES_FAST
+        },
         analyses: 0,
         endings: [false; 4],
         first_end: usize::MAX,
         last_end: 0,
+        proven: std::collections::HashSet::new(),
+        repetition_cut: false,
     };
     let mut counts: HashMap<u64, u32> = HashMap::new();
     for k in window {
@@ -379,7 +393,14 @@ struct Search {
     side: Color,
     budget: AnalysisBudget,
     nodes: usize,
+    max_nodes: usize,
     analyses: usize,
+    /// Positions (key, plies left) below which no series mates: a transposition table of proofs.
+    /// Only proofs that no fivefold repetition cut short are kept, as the repetition history
+    /// differs from one path to the next; the plies left encode the clock.
+    proven: std::collections::HashSet<(u64, usize)>,
+    /// A fivefold repetition cut a series short in the subtree being searched.
+    repetition_cut: bool,
     /// Which endings cut series off: 75-move rule, fivefold, stalemate, checkmate of `side`.
     endings: [bool; 4],
     /// The first and last ply (from the searched position) where a series ended by 9.6.
@@ -403,10 +424,33 @@ impl Search {
         depth: usize,
         ply: usize,
     ) -> Found {
+        let key = (pos.zobrist(), depth);
+        if self.proven.contains(&key) {
+            return Found::NoMate;
+        }
+        let cut_above = std::mem::replace(&mut self.repetition_cut, false);
+        let found = self.search_moves(pos, counts, depth, ply);
+        if matches!(found, Found::NoMate)
+            && !self.repetition_cut
+            && self.proven.len() < PROVEN_ENTRIES
+        {
+            self.proven.insert(key);
+        }
+        self.repetition_cut |= cut_above;
+        found
+    }
+
+    fn search_moves(
+        &mut self,
+        pos: &Position,
+        counts: &mut HashMap<u64, u32>,
+        depth: usize,
+        ply: usize,
+    ) -> Found {
         let mut unknown = false;
         for m in pos.legal_moves().iter() {
             self.nodes += 1;
-            if self.nodes > SEARCH_NODES || crate::interrupt::interrupted() {
+            if self.nodes > self.max_nodes || crate::interrupt::interrupted() {
                 return Found::Unknown;
             }
             let child = pos.play(m);
@@ -459,6 +503,7 @@ impl Search {
             *count += 1;
             if *count >= 5 {
                 self.ended(1, ply + 1);
+                self.repetition_cut = true;
             } else if depth <= 1 {
                 unknown = true;
             } else {

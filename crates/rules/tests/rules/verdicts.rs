@@ -418,3 +418,54 @@ fn moves_after_checkmate_are_warned_at_their_first_ply() {
     assert!(verdict(&g, None, AnalysisBudget::Full).warnings.is_empty());
     assert_eq!(LAWS_EDITION, "FIDE Laws of Chess, 2023");
 }
+
+/// Issue 11 item 1, a fresh user's finding: with K+R vs K and White to move, the shortest
+/// series of legal moves that mates takes 11 plies even with Black helping (Ka2 Kg8 Kb3 Kh8 Kc4
+/// Kg8 Kd5 Kf8 Ke6 Ke8 Rb8#). With the halfmove clock at 140-145 the 75-move rule ends the game
+/// first (FIDE Laws 9.6.2), so Black's flag fall is a draw (6.9); arbiter answered 1-0
+/// "undetermined" (its own search only ran within 8 plies of 150). At 125-139 it answered
+/// "undetermined" too, where an 11-ply mate fits: now a line that ends in time.
+#[test]
+fn flag_fall_cannot_mate_when_the_75_move_rule_comes_first_krk() {
+    for clock in 125..=146 {
+        let fen = format!("7k/8/8/8/8/8/1R6/K7 w - - {clock} 100");
+        let g = game(&fen, CastlingMode::Standard, &[], AnalysisBudget::Full);
+        let v = verdict(&g, Some(GameEvent::FlagFall(Black)), AnalysisBudget::Full);
+        let o = v.outcome.expect("ended");
+        assert!(!v.undetermined, "clock {clock}: {}", v.explanation);
+        if clock >= 140 {
+            assert_eq!(
+                o.result,
+                GameResult::Draw,
+                "clock {clock}: {}",
+                v.explanation
+            );
+            assert!(
+                v.explanation.contains("9.6.2"),
+                "clock {clock}: {}",
+                v.explanation
+            );
+            assert!(v.evidence.is_empty());
+        } else {
+            assert_eq!(
+                o.result,
+                GameResult::WhiteWins,
+                "clock {clock}: {}",
+                v.explanation
+            );
+            // The evidence mates within the clock: replayed, no position before the mate
+            // reaches the 150th half-move.
+            let mut p = g.position().clone();
+            for (i, m) in v.evidence.iter().enumerate() {
+                p.play_in_place(m);
+                assert!(
+                    p.halfmove_clock() < 150 || p.is_checkmate(),
+                    "clock {clock}: ply {} passes the 75-move rule",
+                    i + 1
+                );
+            }
+            assert!(p.is_checkmate(), "clock {clock}: the evidence mates");
+            assert!(v.evidence.len() <= (150 - clock) as usize);
+        }
+    }
+}
