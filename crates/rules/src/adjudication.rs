@@ -31,15 +31,21 @@ pub enum WarningCode {
     EarlyAgreedDraw,
     /// `moves_after_end`: moves recorded after the rules had ended the game; `ply` is the first.
     MovesAfterEnd,
+    /// `undetermined_analysis`: a loss on a flag fall, resignation or second illegal move stands
+    /// unproven, because whether the opponent can still checkmate was not decided within the
+    /// analysis budget (FIDE Laws 6.9, 5.1.2, 7.5.5 make it a draw if the opponent cannot).
+    UndeterminedAnalysis,
 }
 
 impl WarningCode {
-    /// The code as written on the wire: `early_agreed_draw`, `moves_after_end`.
+    /// The code as written on the wire: `early_agreed_draw`, `moves_after_end`,
+    /// `undetermined_analysis`.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             WarningCode::EarlyAgreedDraw => "early_agreed_draw",
             WarningCode::MovesAfterEnd => "moves_after_end",
+            WarningCode::UndeterminedAnalysis => "undetermined_analysis",
         }
     }
 }
@@ -226,6 +232,15 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
                     verdict.explanation = format!(
                         "{what}; whether {opponent} can still checkmate was not decided within the analysis budget, so the loss stands: {opponent} wins (FIDE Laws {article})"
                     );
+                    // An unproven loss must not look like a proven one where an arbiter signs.
+                    verdict.warnings.push(VerdictWarning {
+                        code: WarningCode::UndeterminedAnalysis,
+                        ply,
+                        message: format!(
+                            "whether {opponent} can still checkmate was not decided within the analysis budget ({}): the loss stands unproven; if {opponent} cannot checkmate by any series of legal moves, the game is a draw (FIDE Laws {article})",
+                            request.budget.name()
+                        ),
+                    });
                 }
             }
             return verdict;

@@ -28,6 +28,18 @@ pub enum AnalysisBudget {
     Full,
 }
 
+impl AnalysisBudget {
+    /// The level's name, as the `--analysis` flag spells it: `material`, `fast` or `full`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            AnalysisBudget::Material => "material",
+            AnalysisBudget::Fast => "fast",
+            AnalysisBudget::Full => "full",
+        }
+    }
+}
+
 /// The answer to "can `side` still checkmate by some series of legal moves?".
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Winnability {

@@ -268,6 +268,19 @@ fn material_level_leaves_the_75_move_case_undetermined() {
     );
     assert_eq!(v.outcome.expect("ended").result, GameResult::WhiteWins);
     assert!(v.undetermined);
+    // Issue 11, a fresh user's finding: an unproven loss looked exactly like a proven one in
+    // the CLI's table and summary. It carries a warning now.
+    let codes: Vec<_> = v
+        .warnings
+        .iter()
+        .map(|w| (w.code.as_str(), w.ply))
+        .collect();
+    assert_eq!(codes, [("undetermined_analysis", 0)]);
+    assert!(
+        v.warnings[0].message.contains("(material)"),
+        "{:?}",
+        v.warnings
+    );
 }
 
 /// A draw agreed in a dead position: the dead position ended the game first (FIDE Laws 5.2.2
