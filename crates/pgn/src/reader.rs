@@ -279,6 +279,9 @@ struct Scan {
     blank_after_tags: bool,
     /// The number of the first main-line move number (`12.`), if one came before the first move.
     first_move_number: Option<u32>,
+    /// A `[` after the termination marker on the same line, at this byte: the next game's tag
+    /// section starts there.
+    next_game_at: Option<usize>,
 }
 
 fn is_space(c: u8) -> bool {
@@ -451,6 +454,13 @@ impl<R: BufRead> Reader<R> {
                     return self.finish(game).map(|()| true);
                 }
                 Ok(Step::GameEnds) => return self.finish(game).map(|()| true),
+                Ok(Step::GameEndsBeforeTags(at)) => {
+                    // Read the line again for the next game from the `[` on: the bytes before
+                    // it become spaces, so that columns stay those of the input.
+                    self.line[..at].fill(b' ');
+                    self.pending = true;
+                    return self.finish(game).map(|()| true);
+                }
                 Ok(Step::NoMovetext) => {
                     // The tag line starts the next game: read it again, skip nothing.
                     self.pending = true;
@@ -643,6 +653,9 @@ impl<R: BufRead> Reader<R> {
         }
         self.scan.movetext = true;
         self.parse_movetext(line, first, game)?;
+        if let Some(at) = self.scan.next_game_at {
+            return Ok(Step::GameEndsBeforeTags(at));
+        }
         if self.scan.result_done && !self.scan.in_comment {
             return Ok(Step::GameEnds);
         }
@@ -824,6 +837,12 @@ impl<R: BufRead> Reader<R> {
                     return Ok(());
                 }
                 _ => {}
+            }
+            if self.scan.result_done && c == b'[' {
+                // `... 0-1 [Event "B"]`: the marker ended this game, the tag section on the same
+                // line starts the next one (never an error that swallows it).
+                self.scan.next_game_at = Some(i);
+                return Ok(());
             }
             if self.scan.result_done {
                 let ch = self.char_at(line, i).escape_debug();
@@ -1215,6 +1234,9 @@ enum Step {
     NextGameStarts,
     NoMovetext,
     GameEnds,
+    /// The game ended with its termination marker, and the next game's tag section starts at
+    /// this byte of the same line.
+    GameEndsBeforeTags(usize),
 }
 
 impl<R: BufRead> Iterator for Reader<R> {

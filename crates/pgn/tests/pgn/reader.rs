@@ -594,3 +594,29 @@ fn read_errors_keep_the_game_start_line_and_tags_for_every_kind() {
     assert_eq!((games[0].0.line, tag(&games[0].0, "Event")), (1, "E"));
     assert_eq!(games[0].1.as_ref().map(|e| e.line), Some(2));
 }
+
+/// Issue 11 item 3, a fresh user's finding: a tag section that starts on the line of the game
+/// before's termination marker (`... Qh4# 0-1 [Event "B"]`) made the first game an error
+/// ("unexpected '['") and the reader's recovery swallowed the second game: "1 game" for two.
+/// The marker ends the game, and the `[` starts the next one, at its own column.
+#[test]
+fn a_tag_section_after_the_termination_marker_on_its_line_starts_the_next_game() {
+    let input = b"[Event \"A\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1 [Event \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n";
+    let games = read_all(input);
+    assert_eq!(games.len(), 2, "{games:?}");
+    let first = games[0].as_ref().expect("the first game reads");
+    let second = games[1].as_ref().expect("the second game reads");
+    assert_eq!(first.tag("Event"), Some("A"));
+    assert_eq!(sans(first), ["f3", "e5", "g4", "Qh4#"]);
+    assert_eq!(second.tag("Event"), Some("B"));
+    assert_eq!(second.tag("Result"), Some("1-0"));
+    assert_eq!(
+        second.line, 4,
+        "the second game starts on the marker's line"
+    );
+    assert_eq!(sans(second).len(), 7);
+    // Anything else after the marker is still an error at its line:column.
+    let games = read_all(b"1. e4 e5 1-0 Nf3\n");
+    let error = games[0].as_ref().expect_err("text after the marker");
+    assert!(error.contains("1:14"), "{error}");
+}
