@@ -316,6 +316,26 @@ const GLYPHS: &[(&str, u8)] = &[
     ("=", 10),
 ];
 
+/// A move token with an ASCII evaluation glyph glued to its end (`Qxf7#+-`, `Nf3=`, `e4-+`):
+/// the move and the glyph's NAG, when what is left ends as a move does (a rank digit, a
+/// promotion letter, `+`, `#` or castling's `O` or `0`); else the token as it is.
+fn split_glued_glyph(token: &[u8]) -> (&[u8], Option<u8>) {
+    for &(glyph, nag) in GLYPHS {
+        let glyph = glyph.as_bytes();
+        if glyph.is_ascii()
+            && token.len() > glyph.len()
+            && token.ends_with(glyph)
+            && matches!(
+                token[token.len() - glyph.len() - 1],
+                b'0'..=b'8' | b'Q' | b'R' | b'B' | b'N' | b'+' | b'#' | b'O'
+            )
+        {
+            return (&token[..token.len() - glyph.len()], Some(nag));
+        }
+    }
+    (token, None)
+}
+
 /// The NAG an annotation glyph stands for (PGN standard 10), e.g. `"±"` is `$16`, `"-+"` is
 /// `$19`, `"="` is `$10`, `"∞"` is `$13`; `None` for anything else.
 #[must_use]
@@ -1072,6 +1092,9 @@ impl<R: BufRead> Reader<R> {
         if self.scan.depth > 0 {
             return Ok(i);
         }
+        // "Qxf7#+-", "e4=": an ASCII evaluation glyph glued to the move; the move is read
+        // without it and the glyph kept as its NAG (an annotation never costs a verdict).
+        let (token, glued) = split_glued_glyph(token);
         let null = matches!(token, b"--" | b"Z0" | b"0000" | b"@@@@");
         let Some(text) = MoveText::from_bytes(token) else {
             return Err(self.syntax_at(
@@ -1103,6 +1126,9 @@ impl<R: BufRead> Reader<R> {
             ply,
             null,
         });
+        if let Some(value) = glued {
+            game.nags.push(Nag { ply, value });
+        }
         if let Some(value) = mark_nag(&line[marks..i]) {
             game.nags.push(Nag { ply, value });
         }

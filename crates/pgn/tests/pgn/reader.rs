@@ -620,3 +620,27 @@ fn a_tag_section_after_the_termination_marker_on_its_line_starts_the_next_game()
     let error = games[0].as_ref().expect_err("text after the marker");
     assert!(error.contains("1:14"), "{error}");
 }
+
+/// Issue 11 item 4, a fresh user's finding: `4. Qxf7#+- 1-0` was refused ("expected a
+/// destination square"), although an annotation never costs a game its verdict: an ASCII
+/// evaluation glyph glued to a move is read as the move and the glyph's NAG.
+#[test]
+fn an_ascii_glyph_glued_to_a_move_is_its_nag() {
+    let game = one(b"1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6=+ 4. Qxf7#+- 1-0\n");
+    assert_eq!(
+        sans(&game),
+        ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]
+    );
+    let nags: Vec<(u32, u8)> = game.nags.iter().map(|n| (n.ply, n.value)).collect();
+    assert_eq!(nags, [(6, 15), (7, 18)]);
+    // A glyph alone and castling with a glyph read the same way.
+    let game = one(b"1. e4 -+ e5 2. Nf3 Nc6 3. Bc4 Bc5 4. O-O+= *\n");
+    assert_eq!(sans(&game).last(), Some(&"O-O"));
+    assert_eq!(
+        game.nags
+            .iter()
+            .map(|n| (n.ply, n.value))
+            .collect::<Vec<_>>(),
+        [(1, 19), (7, 14)]
+    );
+}
