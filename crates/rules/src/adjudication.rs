@@ -33,7 +33,8 @@ pub enum WarningCode {
     MovesAfterEnd,
     /// `undetermined_analysis`: a loss on a flag fall, resignation or second illegal move stands
     /// unproven, because whether the opponent can still checkmate was not decided within the
-    /// analysis budget (FIDE Laws 6.9, 5.1.2, 7.5.5 make it a draw if the opponent cannot).
+    /// `full` analysis budget (FIDE Laws 6.9, 5.1.2, 7.5.5 make it a draw if the opponent
+    /// cannot). Not given at the material and fast levels, which never prove a loss.
     UndeterminedAnalysis,
 }
 
@@ -232,8 +233,11 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
                     verdict.explanation = format!(
                         "{what}; whether {opponent} can still checkmate was not decided within the analysis budget, so the loss stands: {opponent} wins (FIDE Laws {article})"
                     );
-                    // An unproven loss must not look like a proven one where an arbiter signs.
-                    verdict.warnings.push(VerdictWarning {
+                    // An unproven loss must not look like a proven one where an arbiter signs. At
+                    // the material and fast levels no loss is ever proven (they find no lines):
+                    // there the level says so, and a warning on every loss would drown the rest.
+                    if request.budget == AnalysisBudget::Full {
+                        verdict.warnings.push(VerdictWarning {
                         code: WarningCode::UndeterminedAnalysis,
                         ply,
                         message: format!(
@@ -241,6 +245,7 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
                             request.budget.name()
                         ),
                     });
+                    }
                 }
             }
             return verdict;

@@ -267,7 +267,7 @@ pub fn infer_event(raw: &RawGame, game: &Game) -> (Option<GameEvent>, bool) {
     if game.outcome().is_some() {
         return (None, false);
     }
-    let result = raw.tag("Result").unwrap_or("*").trim();
+    let result = declared_result(raw).map_or("*", |(result, _)| result.trim());
     match TerminationTag::of(raw.tag("Termination").unwrap_or("")) {
         TerminationTag::Unterminated => (None, false),
         TerminationTag::TimeForfeit => match (loser(result), result) {
@@ -357,21 +357,42 @@ fn result_from_wire(outcome: &v1::Outcome) -> Option<GameResult> {
     }
 }
 
-/// Why a declared PGN result contradicts the adjudicated outcome, if it does. Only "1-0", "0-1"
-/// and "1/2-1/2" are compared ("*" and other text claim nothing).
+/// The result a PGN game declares, and where it says so: the `Result` tag, or the movetext's
+/// termination marker when the tag is missing (PGN standard 8.2.6: the two must agree; the
+/// `result_mismatch` warning says when they do not). The one source of the declared result, for
+/// the event inferred and for the comparison with the verdict.
 #[must_use]
-pub fn disagreement(declared: &str, outcome: &v1::Outcome, explanation: &str) -> Option<String> {
+pub fn declared_result(raw: &RawGame) -> Option<(&str, &'static str)> {
+    raw.tag("Result")
+        .map(|tag| (tag, "the Result tag"))
+        .or_else(|| {
+            raw.result
+                .as_deref()
+                .map(|marker| (marker, "the termination marker"))
+        })
+}
+
+/// Why a declared PGN result contradicts the adjudicated outcome, if it does; `source` says
+/// where the result is declared ("the Result tag"). Only "1-0", "0-1" and "1/2-1/2" are
+/// compared ("*" and other text claim nothing).
+#[must_use]
+pub fn disagreement(
+    declared: &str,
+    source: &str,
+    outcome: &v1::Outcome,
+    explanation: &str,
+) -> Option<String> {
     let declared = declared.trim();
     if !matches!(declared, "1-0" | "0-1" | "1/2-1/2") || declared == outcome.result_text {
         return None;
     }
     if result_from_wire(outcome).is_none() {
         return Some(format!(
-            "the Result tag says {declared}, but the rules do not end the game: {explanation}"
+            "{source} says {declared}, but the rules do not end the game: {explanation}"
         ));
     }
     Some(format!(
-        "the Result tag says {declared}, but the rules say {}: {explanation}",
+        "{source} says {declared}, but the rules say {}: {explanation}",
         outcome.result_text
     ))
 }
@@ -399,14 +420,10 @@ pub fn adjudicate_raw(
     };
     let mut response = convert::adjudicate_with(&game, &request, settings.notation);
     let outcome = response.outcome.clone().unwrap_or_default();
-    // The Result tag, or the movetext's termination marker when the tag is missing (PGN standard
-    // 8.2.6: the two must agree).
-    let declared = raw
-        .tag("Result")
-        .or(raw.result.as_deref())
-        .unwrap_or("")
-        .to_owned();
-    if let Some(reason) = disagreement(&declared, &outcome, &response.explanation) {
+    // The Result tag, or the movetext's termination marker when the tag is missing.
+    let (declared, source) = declared_result(raw).unwrap_or(("", "the Result tag"));
+    let declared = declared.to_owned();
+    if let Some(reason) = disagreement(&declared, source, &outcome, &response.explanation) {
         response.disagreement = true;
         response.disagreement_reason = reason;
     }
@@ -426,7 +443,7 @@ pub fn adjudicate_raw(
         );
         response.disagreement_reason = match declared.trim() {
             "" | "*" => rule,
-            tag => format!("the Result tag says {tag}, but {rule}"),
+            tag => format!("{source} says {tag}, but {rule}"),
         };
     }
     response.declared_result = declared;
@@ -1035,6 +1052,29 @@ mod tests {
         );
         assert!(warnings(&v).is_empty(), "{:?}", v.warnings);
         assert!(!v.disagreement);
+    }
+
+    /// Issue 11, a fresh user's finding: without a `Result` tag, a movetext ending `0-1` was
+    /// the declared result but inferred no event (`*`, "the Result tag says 0-1" though there
+    /// is none). The marker declares the result when the tag is missing: a resignation (5.1.2),
+    /// and a disagreement names the marker.
+    #[test]
+    fn the_termination_marker_declares_the_result_when_the_tag_is_missing() {
+        let v = verdict("[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 0-1\n", None);
+        let outcome = v.outcome.as_ref().expect("ended");
+        assert_eq!(outcome.result_text, "0-1", "{}", v.explanation);
+        assert_eq!(outcome.termination(), v1::Termination::Resignation);
+        assert_eq!(outcome.fide_article, "5.1.2");
+        assert!(!v.disagreement, "{}", v.disagreement_reason);
+        assert_eq!(v.declared_result, "0-1");
+        let v = verdict("[Event \"x\"]\n\n1. f3 e5 2. g4 Qh4# 1-0\n", None);
+        assert!(v.disagreement);
+        assert!(
+            v.disagreement_reason
+                .starts_with("the termination marker says 1-0, but the rules say 0-1"),
+            "{}",
+            v.disagreement_reason
+        );
     }
 
     /// PGN standard 8.2.6 (issue 11 item 5): a movetext without a termination marker may be
