@@ -291,8 +291,11 @@ impl Listener {
                 let _permit = permit;
                 let gauge = metrics::gauge!("arbiter_connections_open", "listener" => name);
                 gauge.increment(1.0);
-                connection.await;
+                let reason = connection.await;
+                // The gauge first, then the counter: whoever reads the counter of closed
+                // connections then sees the gauge without them.
                 gauge.decrement(1.0);
+                count_closed(name, reason);
             });
         }
         drop(tcp);
@@ -433,7 +436,8 @@ pub fn jittered(age: Duration) -> Duration {
 }
 
 /// Serves one connection until it closes, enforcing the handshake timeout, the idle timeout, the
-/// age limit and the shutdown.
+/// age limit and the shutdown; returns why it closed (the caller counts it, after the gauge of
+/// open connections, so that the two never disagree for a reader).
 async fn serve_connection<S>(
     stream: TcpStream,
     info: TcpConnectInfo,
@@ -442,7 +446,8 @@ async fn serve_connection<S>(
     tls: Option<tokio_rustls::TlsAcceptor>,
     service: S,
     mut shutdown: watch::Receiver<bool>,
-) where
+) -> Closed
+where
     S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>
         + Clone
         + Send
@@ -458,12 +463,10 @@ async fn serve_connection<S>(
                 Ok(Ok(stream)) => Box::new(stream),
                 Ok(Err(error)) => {
                     tracing::debug!(%error, listener = name, peer = ?info.remote_addr, "TLS handshake failed");
-                    count_closed(name, Closed::TlsError);
-                    return;
+                    return Closed::TlsError;
                 }
                 Err(_) => {
-                    count_closed(name, Closed::HandshakeTimeout);
-                    return;
+                    return Closed::HandshakeTimeout;
                 }
             }
         }
@@ -510,7 +513,7 @@ async fn serve_connection<S>(
     let mut going_away: Option<(Closed, Option<Instant>)> = None;
     let far_future = accepted_at + Duration::from_secs(86_400 * 365);
 
-    let reason = loop {
+    loop {
         let hard_deadline = going_away
             .and_then(|(_, deadline)| deadline)
             .unwrap_or(far_future);
@@ -553,6 +556,5 @@ async fn serve_connection<S>(
                 break going_away.map_or(Closed::Client, |(reason, _)| reason);
             }
         }
-    };
-    count_closed(name, reason);
+    }
 }
