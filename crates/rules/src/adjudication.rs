@@ -78,7 +78,9 @@ pub enum GameEvent {
     SecondIllegalMove(Color),
     /// The players agreed to a draw (FIDE Laws 5.2.3).
     AgreedDraw,
-    /// `side` forfeited (for example by default time, FIDE Laws 6.7.1).
+    /// `side` forfeited: by default time before the first move (FIDE Laws 6.7.1), or declared
+    /// lost by the arbiter once moves were played (FIDE Laws 12.9.6: a rules infraction, an
+    /// abandoned game); [`Outcome::article`] gives the one that applies.
     Forfeit(Color),
 }
 
@@ -291,8 +293,21 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
                 );
                 return verdict;
             }
-            verdict.outcome = Some(end(GameResult::win_for(side.other()), Termination::Forfeit));
-            verdict.explanation = format!("{side} forfeited: {} wins", side.other());
+            let outcome = end(GameResult::win_for(side.other()), Termination::Forfeit);
+            verdict.explanation = if outcome.ply == 0 {
+                format!(
+                    "{side} forfeited before the first move (FIDE Laws {}): {} wins",
+                    outcome.article(),
+                    side.other()
+                )
+            } else {
+                format!(
+                    "{side} forfeited at ply {ply}, the game declared lost (FIDE Laws {}): {} wins",
+                    outcome.article(),
+                    side.other()
+                )
+            };
+            verdict.outcome = Some(outcome);
             return verdict;
         }
         None => {}

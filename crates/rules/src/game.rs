@@ -79,12 +79,17 @@ pub enum Termination {
     SecondIllegalMove,
     /// The players agreed to a draw (FIDE Laws 5.2.3).
     AgreedDraw,
-    /// A player forfeited (for example by arriving after the default time, FIDE Laws 6.7.1).
+    /// A player forfeited: before the game started, by arriving after the default time (FIDE
+    /// Laws 6.7.1); once moves were played, by the arbiter's penalty declaring the game lost
+    /// (FIDE Laws 12.9.6, e.g. for a rules infraction or an abandoned game). See
+    /// [`Outcome::article`].
     Forfeit,
 }
 
 impl Termination {
-    /// The article of the FIDE Laws of Chess (2023) that defines this ending.
+    /// The article of the FIDE Laws of Chess (2023) that defines this ending. A forfeit gives
+    /// the article of a forfeit before the first move (6.7.1); [`Outcome::article`] knows
+    /// when the game ended and gives 12.9.6 for one declared lost later.
     #[must_use]
     pub const fn article(self) -> &'static str {
         match self {
@@ -137,10 +142,15 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// The article of the FIDE Laws that applies, e.g. `"5.1.1"`.
+    /// The article of the FIDE Laws that applies, e.g. `"5.1.1"`: the termination's, except for
+    /// a forfeit after moves were played, which is the arbiter's penalty of declaring the game
+    /// lost (`"12.9.6"`), not a forfeit by default time (6.7.1, before the first move).
     #[must_use]
     pub const fn article(&self) -> &'static str {
-        self.termination.article()
+        match self.termination {
+            Termination::Forfeit if self.ply > 0 => "12.9.6",
+            termination => termination.article(),
+        }
     }
 }
 

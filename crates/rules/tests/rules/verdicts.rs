@@ -337,6 +337,52 @@ fn forfeit_in_a_blocked_dead_position_is_the_dead_position() {
     );
 }
 
+/// Issue 11, a fresh user's finding: a forfeit after moves were played (PGN `Termination`
+/// "rules infraction" or "abandoned") cited 6.7.1, the forfeit by default time before the game
+/// starts. Once moves are played, a game is forfeited by the arbiter declaring it lost (FIDE
+/// Laws 12.9.6); at ply 0 it stays 6.7.1.
+#[test]
+fn forfeit_after_moves_were_played_cites_12_9_6_not_the_default_time() {
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let before = game(start, CastlingMode::Standard, &[], AnalysisBudget::Full);
+    let v = verdict(
+        &before,
+        Some(GameEvent::Forfeit(White)),
+        AnalysisBudget::Full,
+    );
+    let o = v.outcome.expect("ended");
+    assert_eq!(
+        (o.result, o.termination, o.ply, o.article()),
+        (GameResult::BlackWins, Termination::Forfeit, 0, "6.7.1")
+    );
+    assert_eq!(
+        v.explanation,
+        "White forfeited before the first move (FIDE Laws 6.7.1): Black wins"
+    );
+    let played = game(
+        start,
+        CastlingMode::Standard,
+        &["e4", "e5", "Nf3"],
+        AnalysisBudget::Full,
+    );
+    let v = verdict(
+        &played,
+        Some(GameEvent::Forfeit(Black)),
+        AnalysisBudget::Full,
+    );
+    let o = v.outcome.expect("ended");
+    assert_eq!(
+        (o.result, o.termination, o.ply, o.article()),
+        (GameResult::WhiteWins, Termination::Forfeit, 3, "12.9.6")
+    );
+    assert_eq!(
+        v.explanation,
+        "Black forfeited at ply 3, the game declared lost (FIDE Laws 12.9.6): White wins"
+    );
+    // The termination alone keeps the article of a forfeit before the game.
+    assert_eq!(Termination::Forfeit.article(), "6.7.1");
+}
+
 /// FIDE 5.2.3 (issue 11 item 5): a draw agreed before both players have made a move keeps its
 /// result but is warned about, at its ply; one move each, or a start position past move 1, is
 /// enough.
