@@ -77,6 +77,14 @@ pub enum ErrorKind {
     /// The `Variant` tag names a variant other than standard chess or Chess960.
     #[error("unsupported variant '{0}'")]
     UnsupportedVariant(String),
+    /// A Chess960 game (by its `Variant` tag) without a `FEN` tag: 959 of its 960 start
+    /// positions differ from the standard one, so the record does not say where the game
+    /// started (PGN standard 9.7.2: a game that does not start from the standard position
+    /// gives it in a `FEN` tag). Never read as the standard start position.
+    #[error(
+        "the Variant tag says Chess960 but there is no FEN tag: the start position is unknown (PGN standard 9.7.2; write the start position, even the standard one, in a FEN tag)"
+    )]
+    MissingFen,
     /// The `FEN` tag (PGN standard 9.7.2) does not hold a valid position.
     #[error("bad FEN tag: {0}")]
     Fen(FenError),
@@ -103,7 +111,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// A short category: `io`, `syntax`, `limit`, `no_movetext`, `encoding`,
-    /// `unsupported_variant`, `fen`, `null_move`, or for
+    /// `unsupported_variant`, `missing_fen`, `fen`, `null_move`, or for
     /// moves the rules' category prefixed with `move_` (`move_illegal`, `move_ambiguous`,
     /// `move_syntax`, `move_not_strict`).
     #[must_use]
@@ -115,6 +123,7 @@ impl ErrorKind {
             ErrorKind::NoMovetext { .. } => "no_movetext",
             ErrorKind::Encoding { .. } => "encoding",
             ErrorKind::UnsupportedVariant(_) => "unsupported_variant",
+            ErrorKind::MissingFen => "missing_fen",
             ErrorKind::Fen(_) => "fen",
             ErrorKind::NullMove { .. } => "null_move",
             ErrorKind::Move { error, .. } => match error.kind() {
@@ -137,6 +146,9 @@ pub struct ReadWarning {
     pub line: u32,
     /// The 1-based column, in characters, on that line.
     pub column: u32,
+    /// The number of main-line plies before it (0 = before the first move, or in the tag
+    /// section): a glyph after move 12 of White has ply 23.
+    pub ply: u32,
     /// What was noticed.
     pub kind: WarningKind,
 }
@@ -164,15 +176,28 @@ pub enum WarningKind {
         /// The symbol.
         glyph: char,
     },
+    /// One game holds a non-ASCII tag value that is valid UTF-8 and another that is not (read
+    /// as Windows-1252): each was decoded on its own, but a file mixing encodings deserves a look
+    /// at the names.
+    #[error(
+        "tag '{utf8_tag}' was read as UTF-8 and tag '{windows_tag}' as Windows-1252: the game mixes two encodings, check its names"
+    )]
+    MixedEncoding {
+        /// The first tag with non-ASCII UTF-8.
+        utf8_tag: String,
+        /// The first tag decoded as Windows-1252 (the warning's line is its line).
+        windows_tag: String,
+    },
 }
 
 impl WarningKind {
-    /// A stable code: `repeated_tag`, `skipped_glyph`.
+    /// A stable code: `repeated_tag`, `skipped_glyph`, `mixed_encoding`.
     #[must_use]
     pub fn code(&self) -> &'static str {
         match self {
             WarningKind::RepeatedTag { .. } => "repeated_tag",
             WarningKind::SkippedGlyph { .. } => "skipped_glyph",
+            WarningKind::MixedEncoding { .. } => "mixed_encoding",
         }
     }
 }

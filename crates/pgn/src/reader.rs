@@ -47,13 +47,17 @@ impl Default for ReaderLimits {
     }
 }
 
-/// How the bytes of a game were decoded.
+/// How the tag values of a game were decoded. Each value is decoded on its own: UTF-8 when it is
+/// valid UTF-8, else Windows-1252 (a game mixing both gets a [`WarningKind::MixedEncoding`]
+/// warning). Movetext is ASCII apart from comments and glyphs, which are read per line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Encoding {
-    /// The game was valid UTF-8 (PGN standard 4.1 asks for ISO 8859-1; UTF-8 is today's norm).
+    /// Every tag value was valid UTF-8 (PGN standard 4.1 asks for ISO 8859-1; UTF-8 is today's
+    /// norm).
     #[default]
     Utf8,
-    /// The game was not valid UTF-8 and was decoded as Windows-1252, one character per byte:
+    /// At least one tag value was not valid UTF-8 and was decoded as Windows-1252, one character
+    /// per byte:
     /// ISO 8859-1 (Latin-1, which the PGN standard 4.1 names) everywhere but 0x80-0x9F, which
     /// Latin-1 leaves to control codes and files from Windows tools use for `’ ‘ “ ” – — € Š Ž
     /// š ž Œ œ Ÿ ...`. The five bytes Windows-1252 leaves undefined (0x81, 0x8D, 0x8F, 0x90,
@@ -162,7 +166,7 @@ pub struct RawGame {
     pub index: usize,
     /// 1-based line of the input where the game starts.
     pub line: u32,
-    /// How the game's bytes were decoded.
+    /// How the game's tag values were decoded.
     pub encoding: Encoding,
     /// Tag pairs in input order (PGN standard 8.1), escapes `\"` and `\\` decoded.
     pub tags: Vec<(String, String)>,
@@ -179,6 +183,8 @@ pub struct RawGame {
     /// The game termination marker (PGN standard 8.2.6): `1-0`, `0-1`, `1/2-1/2` or `*`; `None`
     /// when the movetext ends without one.
     pub result: Option<String>,
+    /// The 1-based line of the termination marker (0 when there is none).
+    pub result_line: u32,
     /// What the reader accepted but noticed (a repeated tag name, a skipped annotation symbol),
     /// in input order. Bounded: at most one per tag pair and one per movetext character.
     pub warnings: Vec<ReadWarning>,
@@ -211,6 +217,7 @@ impl RawGame {
         self.comments = 0;
         self.variations = 0;
         self.result = None;
+        self.result_line = 0;
         self.warnings.clear();
     }
 }
@@ -238,7 +245,7 @@ struct TagSpan {
 /// far in the game, so an error record keeps the game's identity. `%` lines in column 1 are skipped
 /// (PGN standard 6). A UTF-8 byte order mark is skipped; lines may end with LF, CRLF or CR.
 ///
-/// Each game's bytes are decoded as UTF-8 when valid, otherwise as Windows-1252
+/// Each tag value is decoded as UTF-8 when valid, otherwise as Windows-1252
 /// ([`RawGame::encoding`]). Every size is bounded by [`ReaderLimits`]; after an error in a game the
 /// reader skips to the next game (the next line starting with `[` after an empty line, or a line
 /// starting with `[Event "`), so one bad game never ends the stream. Only an I/O error does.
@@ -273,7 +280,6 @@ struct Scan {
     variation_at: (u32, u32),
     result_done: bool,
     bytes: usize,
-    utf8: bool,
     /// A blank line came after the tag section, before any movetext: a `[` line now starts
     /// another game.
     blank_after_tags: bool,
@@ -282,6 +288,24 @@ struct Scan {
     /// A `[` after the termination marker on the same line, at this byte: the next game's tag
     /// section starts there.
     next_game_at: Option<usize>,
+    /// The last line was blank and a brace comment is open: a `[Event "` line now ends the
+    /// comment's game (unterminated) and starts the next one.
+    blank_in_comment: bool,
+}
+
+/// A line that starts a game's tag section with its first tag, `[Event "` (PGN standard 8.1.1,
+/// the Seven Tag Roster's order), spaces allowed before it.
+fn starts_with_event_tag(line: &[u8]) -> bool {
+    let first = line
+        .iter()
+        .position(|&c| !is_space(c))
+        .unwrap_or(line.len());
+    let rest = &line[first..];
+    rest.starts_with(b"[Event")
+        && rest[6..]
+            .iter()
+            .find(|&&c| !is_space(c))
+            .is_some_and(|&c| c == b'"')
 }
 
 fn is_space(c: u8) -> bool {
@@ -452,10 +476,7 @@ impl<R: BufRead> Reader<R> {
                 return Ok(false);
             }
         }
-        self.scan = Scan {
-            utf8: true,
-            ..Scan::default()
-        };
+        self.scan = Scan::default();
         self.tag_arena.clear();
         self.tag_spans.clear();
         loop {
@@ -474,6 +495,12 @@ impl<R: BufRead> Reader<R> {
                     return self.finish(game).map(|()| true);
                 }
                 Ok(Step::GameEnds) => return self.finish(game).map(|()| true),
+                Ok(Step::CommentCutByNextGame) => {
+                    // `finish` reports the unterminated comment; the line is read again as the
+                    // start of the next game, so nothing is skipped.
+                    self.pending = true;
+                    return self.finish(game).map(|()| true);
+                }
                 Ok(Step::GameEndsBeforeTags(at)) => {
                     // Read the line again for the next game from the `[` on: the bytes before
                     // it become spaces, so that columns stay those of the input.
@@ -500,6 +527,13 @@ impl<R: BufRead> Reader<R> {
             return Ok(false);
         }
         self.finish(game).map(|()| true)
+    }
+
+    /// Whether the tag section read so far has a tag named `name` (ASCII case-insensitive).
+    fn has_tag(&self, name: &[u8]) -> bool {
+        self.tag_spans
+            .iter()
+            .any(|span| self.tag_arena[span.name.0..span.name.1].eq_ignore_ascii_case(name))
     }
 
     fn error(&self, game: &RawGame, line: u32, column: u32, kind: ErrorKind) -> PgnError {
@@ -647,7 +681,13 @@ impl<R: BufRead> Reader<R> {
                 },
             ));
         }
-        self.scan.utf8 &= self.line_utf8;
+        if self.scan.in_comment && self.scan.blank_in_comment && starts_with_event_tag(line) {
+            // A `{` never closed would swallow every game after it: a blank line and a line
+            // that starts a tag section with `[Event "` end the game (its comment
+            // unterminated) and start the next one.
+            return Ok(Step::CommentCutByNextGame);
+        }
+        self.scan.blank_in_comment = blank && self.scan.in_comment;
         if !self.scan.in_comment && line.first() == Some(&b'%') {
             return Ok(Step::Continue);
         }
@@ -666,6 +706,12 @@ impl<R: BufRead> Reader<R> {
             if self.scan.blank_after_tags {
                 // A tag section after a tag section and a blank line: a new game, and the one
                 // before has no movetext (PGN standard 8.2).
+                return Ok(Step::NoMovetext);
+            }
+            if starts_with_event_tag(line) && self.has_tag(b"Event") {
+                // A second `[Event "` line in a tag section, without the blank line between: the
+                // next game's tag section, never merged into this one (its players would get the
+                // next game's result).
                 return Ok(Step::NoMovetext);
             }
             self.parse_tags(line, first, game)?;
@@ -806,6 +852,7 @@ impl<R: BufRead> Reader<R> {
                 game.warnings.push(ReadWarning {
                     line: self.line_no,
                     column: self.column(line, open),
+                    ply: 0,
                     kind: WarningKind::RepeatedTag {
                         name: name_text,
                         first_line: first.line,
@@ -1034,6 +1081,7 @@ impl<R: BufRead> Reader<R> {
                                 Err(glyph) => game.warnings.push(ReadWarning {
                                     line: self.line_no,
                                     column: self.column(line, i),
+                                    ply: game.moves.len() as u32,
                                     kind: WarningKind::SkippedGlyph { glyph },
                                 }),
                             }
@@ -1056,6 +1104,7 @@ impl<R: BufRead> Reader<R> {
 
     fn set_result(&mut self, game: &mut RawGame, result: &str) {
         game.result = Some(result.to_string());
+        game.result_line = self.line_no;
         self.scan.result_done = true;
     }
 
@@ -1190,36 +1239,57 @@ impl<R: BufRead> Reader<R> {
         self.error(game, game.line, 1, ErrorKind::NoMovetext { next_game_line })
     }
 
-    /// Decodes the tags read so far into `game` (once): UTF-8 when the game is UTF-8, else
-    /// Windows-1252. A byte Windows-1252 leaves undefined is an [`ErrorKind::Encoding`] error
-    /// (the tags are still all decoded, the byte as U+FFFD).
+    /// Decodes the tags read so far into `game` (once), each value on its own: UTF-8 when it is
+    /// valid UTF-8, else Windows-1252, so that one byte of another encoding elsewhere in the game
+    /// (a comment, another tag) never garbles a UTF-8 name. A game whose non-ASCII values were
+    /// decoded both ways gets a [`WarningKind::MixedEncoding`] warning. A byte Windows-1252
+    /// leaves undefined is an [`ErrorKind::Encoding`] error (the tags are still all decoded, the
+    /// byte as U+FFFD).
     fn decode_tags(&mut self, game: &mut RawGame) -> Result<(), PgnError> {
         if !game.tags.is_empty() {
             return Ok(());
         }
-        game.encoding = if self.scan.utf8 {
-            Encoding::Utf8
-        } else {
-            Encoding::Windows1252
-        };
+        game.encoding = Encoding::Utf8;
         let mut bad = None;
+        let mut utf8_tag = None;
+        let mut windows_tag = None;
         for span in &self.tag_spans {
             let name = &self.tag_arena[span.name.0..span.name.1];
             let value = &self.tag_arena[span.value.0..span.value.1];
             let name = String::from_utf8_lossy(name).into_owned();
-            let value = match game.encoding {
-                Encoding::Utf8 => String::from_utf8_lossy(value).into_owned(),
-                Encoding::Windows1252 => {
+            let value = match std::str::from_utf8(value) {
+                Ok(text) => {
+                    if !text.is_ascii() && utf8_tag.is_none() {
+                        utf8_tag = Some(name.clone());
+                    }
+                    text.to_owned()
+                }
+                Err(_) => {
+                    game.encoding = Encoding::Windows1252;
                     if let Some(&byte) = value.iter().find(|&&b| undefined_in_windows_1252(b))
                         && bad.is_none()
                     {
                         bad = Some((span.line, name.clone(), byte));
+                    }
+                    if windows_tag.is_none() {
+                        windows_tag = Some((name.clone(), span.line));
                     }
                     value.iter().map(|&b| windows_1252_char(b)).collect()
                 }
             };
             game.tags.push((name, value));
             game.tag_lines.push(span.line);
+        }
+        if let (Some(utf8_tag), Some((windows_tag, line))) = (utf8_tag, windows_tag) {
+            game.warnings.push(ReadWarning {
+                line,
+                column: 1,
+                ply: 0,
+                kind: WarningKind::MixedEncoding {
+                    utf8_tag,
+                    windows_tag,
+                },
+            });
         }
         match bad {
             Some((line, tag, byte)) => {
@@ -1263,6 +1333,9 @@ enum Step {
     /// The game ended with its termination marker, and the next game's tag section starts at
     /// this byte of the same line.
     GameEndsBeforeTags(usize),
+    /// A brace comment left open ran into the next game's tag section: the game ends (with its
+    /// unterminated comment) and this line starts the next.
+    CommentCutByNextGame,
 }
 
 impl<R: BufRead> Iterator for Reader<R> {

@@ -84,13 +84,15 @@ pub struct ReplayedGame {
 /// position.
 ///
 /// A `FEN` tag that is empty (`[FEN ""]`) or not a valid position fails with [`ErrorKind::Fen`],
-/// with or without a `Variant` tag.
+/// with or without a `Variant` tag. A Chess960 `Variant` tag without a `FEN` tag fails with
+/// [`ErrorKind::MissingFen`] (the start position is unknown).
 ///
 /// A `FEN` tag without a `Variant` tag whose castling field only makes sense in Chess960 (king or
 /// rooks off their standard squares, Shredder-FEN files) is read as Chess960.
 ///
 /// # Errors
-/// [`ErrorKind::UnsupportedVariant`] or [`ErrorKind::Fen`], at the line of the offending tag.
+/// [`ErrorKind::UnsupportedVariant`], [`ErrorKind::MissingFen`] or [`ErrorKind::Fen`], at the
+/// line of the offending tag.
 pub fn start_position(
     raw: &RawGame,
     options: &ReplayOptions,
@@ -114,6 +116,11 @@ pub fn start_position(
     // An empty FEN tag is a bad FEN tag like any other (it does not mean the standard start
     // position: a Chess960 game with `[FEN ""]` would silently start from the wrong position).
     let Some(fen_index) = raw.tag_index("FEN") else {
+        // Nor does a missing one, for Chess960 (959 of its 960 start positions are not the
+        // standard one).
+        if variant == Variant::Chess960 {
+            return Err(tag_error(variant_index, ErrorKind::MissingFen));
+        }
         let options = FenOptions {
             mode: variant.castling_mode(),
             permissive: false,

@@ -449,7 +449,17 @@ pub fn adjudicate_raw(
     response.declared_result = declared;
     // The warnings: the reader's, the declared result's, the moves', then the verdict's (with
     // the line of their move).
+    // A verdict warning at ply 0 (an agreed draw before any move) is about the declared result:
+    // the line of the Result tag, else of the termination marker, else of the game's start.
+    let result_line = raw
+        .tag_index("Result")
+        .and_then(|i| raw.tag_lines.get(i).copied())
+        .or((raw.result_line > 0).then_some(raw.result_line))
+        .unwrap_or(raw.line);
     let line_of_ply = |ply: u32| {
+        if ply == 0 {
+            return result_line;
+        }
         raw.moves
             .iter()
             .find(|m| m.ply == ply)
@@ -461,14 +471,14 @@ pub fn adjudicate_raw(
         .iter()
         .map(|w| v1::Warning {
             code: w.kind.code().to_owned(),
-            ply: 0,
+            ply: w.ply,
             line: w.line,
             message: w.kind.to_string(),
         })
         .chain(result_warnings(raw))
         .chain(move_warnings)
         .chain(verdict_warnings.into_iter().map(|mut w| {
-            if w.line == 0 && w.ply > 0 {
+            if w.line == 0 {
                 w.line = line_of_ply(w.ply);
             }
             w
@@ -491,7 +501,7 @@ pub fn adjudicate_raw(
 fn error_reason_kind(error: &PgnError) -> ErrorReason {
     match &error.kind {
         ErrorKind::Move { .. } | ErrorKind::NullMove { .. } => ErrorReason::IllegalMove,
-        ErrorKind::Fen(_) => ErrorReason::InvalidPosition,
+        ErrorKind::Fen(_) | ErrorKind::MissingFen => ErrorReason::InvalidPosition,
         ErrorKind::Limit { .. } => ErrorReason::LimitExceeded,
         _ => ErrorReason::InvalidPgn,
     }
@@ -1037,8 +1047,9 @@ mod tests {
         assert_eq!(warnings(&v), [("early_agreed_draw", 1, 3)]);
         assert_eq!(v.laws, "FIDE Laws of Chess, 2023");
         // No move at all, and a start position past move 1 (no warning).
+        // Issue 11, a fresh user's finding: its line was 0; it is the Result tag's.
         let v = verdict("[Result \"1/2-1/2\"]\n\n1/2-1/2", None);
-        assert_eq!(warnings(&v), [("early_agreed_draw", 0, 0)]);
+        assert_eq!(warnings(&v), [("early_agreed_draw", 0, 1)]);
         assert!(v.disagreement);
         // The caller's agreed draw on a record without a result: the rule alone.
         let v = verdict("1. e4 *", Some(GameEvent::AgreedDraw));
@@ -1149,7 +1160,8 @@ mod tests {
     }
 
     /// Issue 11 items 3-4 with 5: the reader's repeated_tag and skipped_glyph warnings reach
-    /// the verdict, with their lines.
+    /// the verdict, with their lines and, for a glyph, the ply of the move it follows (a fresh
+    /// user's finding: it was 0).
     #[test]
     fn pgn_reader_warnings_reach_the_verdict() {
         let v = verdict(
@@ -1158,7 +1170,7 @@ mod tests {
         );
         assert_eq!(
             warnings(&v),
-            [("repeated_tag", 0, 3), ("skipped_glyph", 0, 5)]
+            [("repeated_tag", 0, 3), ("skipped_glyph", 1, 5)]
         );
     }
 

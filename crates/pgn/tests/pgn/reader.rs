@@ -393,15 +393,18 @@ fn tag_section_after_a_blank_line_starts_a_new_game_without_merging() {
 /// line between) is a warning; the first value is the one used, whatever the case.
 #[test]
 fn repeated_tag_name_is_a_warning_and_the_first_value_is_used() {
-    let g = one(b"[Event \"R1\"]\n[White \"A\"]\n[Event \"R2\"]\n[white \"C\"]\n\n1. e4 *\n");
+    let g = one(
+        b"[Event \"R1\"]\n[White \"A\"]\n[Round \"1\"] [Event \"R2\"]\n[white \"C\"]\n\n1. e4 *\n",
+    );
     assert_eq!((tag(&g, "Event"), tag(&g, "White")), ("R1", "A"));
-    assert_eq!(g.tags.len(), 4);
+    assert_eq!(g.tags.len(), 5);
     assert_eq!(
         g.warnings,
         [
             ReadWarning {
                 line: 3,
-                column: 1,
+                column: 13,
+                ply: 0,
                 kind: WarningKind::RepeatedTag {
                     name: "Event".to_string(),
                     first_line: 1
@@ -410,6 +413,7 @@ fn repeated_tag_name_is_a_warning_and_the_first_value_is_used() {
             ReadWarning {
                 line: 4,
                 column: 1,
+                ply: 0,
                 kind: WarningKind::RepeatedTag {
                     name: "white".to_string(),
                     first_line: 2
@@ -420,8 +424,66 @@ fn repeated_tag_name_is_a_warning_and_the_first_value_is_used() {
     assert_eq!(g.warnings[0].kind.code(), "repeated_tag");
     assert_eq!(
         g.warnings[0].to_string(),
-        "line 3:1: tag 'Event' repeats the tag of line 1: the first value is used (PGN standard 8.1.1)"
+        "line 3:13: tag 'Event' repeats the tag of line 1: the first value is used (PGN standard 8.1.1)"
     );
+}
+
+/// Issue 11 item 3, a fresh user's finding: two tag sections without the blank line between
+/// were merged into one game, credited to the first game's players with the first Result (the
+/// second game's `[Event` a mere `repeated_tag`). A line that starts with a second `[Event "`
+/// starts the next game, and the first is a game without movetext, as with the blank line.
+#[test]
+fn a_second_event_tag_line_without_a_blank_line_starts_the_next_game() {
+    let input = b"[Event \"R1\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"*\"]\n[Event \"R2\"]\n[White \"C\"]\n[Black \"D\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
+    let games = read_kept(input);
+    assert_eq!(games.len(), 2, "{games:?}");
+    let error = games[0].1.as_ref().expect("no movetext");
+    assert_eq!(
+        error.kind,
+        ErrorKind::NoMovetext {
+            next_game_line: Some(5)
+        }
+    );
+    assert_eq!(
+        (
+            games[0].0.line,
+            tag(&games[0].0, "White"),
+            tag(&games[0].0, "Result")
+        ),
+        (1, "A", "*")
+    );
+    let (second, error) = &games[1];
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(
+        (second.line, tag(second, "White"), tag(second, "Result")),
+        (5, "C", "0-1")
+    );
+    assert_eq!(sans(second), ["f3", "e5", "g4", "Qh4#"]);
+    assert!(second.warnings.is_empty(), "{:?}", second.warnings);
+}
+
+/// Issue 11 item 3, a fresh user's finding: a `{` never closed swallowed every game after it
+/// (a 2-game file read as one game, an error). A blank line and a line starting with
+/// `[Event "` end the comment's game (the unterminated comment is its error) and start the next
+/// one; without the blank line, or without `[Event "`, the text stays comment.
+#[test]
+fn an_unterminated_comment_does_not_swallow_the_next_game() {
+    let input = b"[Event \"A\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 {unterminated comment\n\n[Event \"B\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
+    let games = read_kept(input);
+    assert_eq!(games.len(), 2, "{games:?}");
+    let error = games[0].1.as_ref().expect("unterminated");
+    assert_eq!(
+        error.to_string(),
+        "line 4:17: unterminated comment: '{' without '}' (PGN standard 8.2.5)"
+    );
+    assert_eq!((games[0].0.line, tag(&games[0].0, "Event")), (1, "A"));
+    let (second, error) = &games[1];
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!((second.line, tag(second, "Event")), (6, "B"));
+    assert_eq!(sans(second), ["f3", "e5", "g4", "Qh4#"]);
+    // A closed comment spanning a blank line, with a `[Round` line in it: one game.
+    let g = one(b"[Event \"a\"]\n\n1. e4 {a note\n\n[Round \"2\"] quoted} e5 *\n");
+    assert_eq!((sans(&g), g.comments), (vec!["e4", "e5"], 1));
 }
 
 /// The other ways games could be joined or split, each with its documented behaviour.
@@ -479,6 +541,44 @@ fn games_are_neither_joined_nor_split_by_missing_blank_lines_brackets_or_comment
     let games = read_kept(b"1. e4 *\n1. d4 *\n");
     assert_eq!(games.len(), 2);
     assert!(games.iter().all(|(_, e)| e.is_none()));
+}
+
+/// Issue 11 item 4, a fresh user's finding: one byte 0x92 in a comment made the whole game
+/// decode as Windows-1252, so its UTF-8 names became mojibake (`MÃ¼ller`) without a word. Each
+/// tag value is decoded on its own; a game whose names mix both encodings is warned about.
+#[test]
+fn each_tag_value_is_decoded_on_its_own_so_a_stray_byte_never_garbles_utf8_names() {
+    let g =
+        one(b"[White \"M\xc3\xbcller\"]\n[Black \"Ol\xc3\xa1h\"]\n\n1. e4 {it\x92s a trap} e5 *\n");
+    assert_eq!(
+        (tag(&g, "White"), tag(&g, "Black")),
+        ("M\u{fc}ller", "Ol\u{e1}h")
+    );
+    assert_eq!(g.encoding, Encoding::Utf8);
+    assert!(g.warnings.is_empty(), "{:?}", g.warnings);
+    // UTF-8 and Windows-1252 names in one game: each decoded, and a warning.
+    let g = one(b"[White \"M\xc3\xbcller\"]\n[Black \"O\x92Player\"]\n\n1. e4 *\n");
+    assert_eq!(
+        (tag(&g, "White"), tag(&g, "Black")),
+        ("M\u{fc}ller", "O\u{2019}Player")
+    );
+    assert_eq!(g.encoding, Encoding::Windows1252);
+    assert_eq!(
+        g.warnings,
+        [ReadWarning {
+            line: 2,
+            column: 1,
+            ply: 0,
+            kind: WarningKind::MixedEncoding {
+                utf8_tag: "White".to_string(),
+                windows_tag: "Black".to_string()
+            }
+        }]
+    );
+    assert_eq!(g.warnings[0].kind.code(), "mixed_encoding");
+    // ASCII beside Windows-1252 is no mix.
+    let g = one(b"[Event \"Open\"]\n[Black \"O\x92Player\"]\n\n1. e4 *\n");
+    assert!(g.warnings.is_empty(), "{:?}", g.warnings);
 }
 
 /// Windows-1252 in 0x80-0x9F (’ is 0x92, Š is 0x8A): never control characters, never dropped.
@@ -549,7 +649,11 @@ fn unicode_and_ascii_annotation_glyphs_are_nags_not_errors() {
     let g = one("1. e4 ⨀ e5 *\n".as_bytes());
     assert_eq!(sans(&g), ["e4", "e5"]);
     assert_eq!(g.warnings[0].kind, WarningKind::SkippedGlyph { glyph: '⨀' });
-    assert_eq!((g.warnings[0].line, g.warnings[0].column), (1, 7));
+    // Issue 11, a fresh user's finding: its ply was 0; it is the move it follows.
+    assert_eq!(
+        (g.warnings[0].line, g.warnings[0].column, g.warnings[0].ply),
+        (1, 7, 1)
+    );
     // ± in a Windows-1252 file is the byte 0xB1.
     let g = one(b"[White \"\xe9\"]\n\n1. e4 \xb1 e5 *\n");
     assert_eq!(g.nags, [Nag { ply: 1, value: 16 }]);

@@ -177,3 +177,23 @@ fn empty_fen_tag_fails_as_a_bad_fen_tag() {
         assert_eq!(records[0]["tags"]["event"], "x");
     }
 }
+
+/// Issue 11 item 4, a fresh user's finding: a Chess960 game without a `FEN` tag was adjudicated
+/// from the standard start position without a word. Like an empty FEN tag, it is an error record
+/// (`INVALID_POSITION`, at the `Variant` tag's line) with its tags.
+#[test]
+fn chess960_game_without_a_fen_tag_is_an_error_record_not_the_standard_start() {
+    let input = "[Event \"x\"]\n[Variant \"Chess960\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
+    let (summary, records) = jsonl(input.as_bytes());
+    assert_eq!((summary.games, summary.errors), (1, 1));
+    assert_eq!(records[0]["error"]["reason"], "INVALID_POSITION");
+    assert_eq!(records[0]["error"]["line"].as_u64(), Some(2));
+    assert!(
+        records[0]["error"]["description"]
+            .as_str()
+            .is_some_and(|d| d.contains("the Variant tag says Chess960 but there is no FEN tag")),
+        "{}",
+        records[0]
+    );
+    assert_eq!(records[0]["tags"]["event"], "x");
+}
