@@ -31,7 +31,7 @@ use arbiter_proto::v1::{
     ListLegalMovesRequest, ValidatePositionRequest,
 };
 use arbiter_rules::{
-    AnalysisBudget, CastlingMode, FenOptions, MoveError, Position, SanLanguage, SanMode,
+    AnalysisBudget, CastlingMode, FenOptions, MoveError, Position, SanLanguage, SanMode, Validation,
 };
 use arbiter_server::adjudicate::Settings;
 use arbiter_server::adjudicate_cli;
@@ -135,7 +135,7 @@ pub fn position(index: usize) -> Position {
         } else {
             CastlingMode::Standard
         },
-        permissive: true,
+        validation: arbiter_rules::Validation::PERFT_SUITE,
     };
     Position::from_fen_with(fen, options).expect("the fuzz positions are valid FEN")
 }
@@ -172,8 +172,8 @@ fn check_position(position: &Position, options: FenOptions) {
 pub fn fen(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     for mode in [CastlingMode::Standard, CastlingMode::Chess960] {
-        for permissive in [false, true] {
-            let options = FenOptions { mode, permissive };
+        for validation in [Validation::STRICT, Validation::PERFT_SUITE] {
+            let options = FenOptions { mode, validation };
             if let Ok(position) = Position::from_fen_with(&text, options) {
                 check_position(&position, options);
             }

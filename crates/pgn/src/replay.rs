@@ -1,7 +1,7 @@
 //! Replaying a [`RawGame`] under the rules: start position from the tags, every main-line move
 //! checked, the first problem reported with its line, column, ply and reason.
 
-use arbiter_rules::{CastlingMode, FenOptions, Game, Move, Position, SanMode};
+use arbiter_rules::{CastlingMode, FenOptions, Game, Move, Position, SanMode, Validation};
 
 use crate::error::{ErrorKind, PgnError};
 use crate::reader::{RawGame, SanToken};
@@ -55,9 +55,9 @@ pub struct ReplayOptions {
     /// Also accept moves in UCI notation (`e2e4`, `e7e8q`), as some engines write them in the
     /// movetext. Default `true`.
     pub accept_uci: bool,
-    /// Read the `FEN` tag with [`FenOptions::permissive`] (positions that cannot arise in a game
-    /// but are playable). Default `false`.
-    pub permissive_fen: bool,
+    /// The checks of the `FEN` tag's position: [`Validation::STRICT`] (the default), or
+    /// [`Validation::PERFT_SUITE`] for positions that cannot arise in a game but are playable.
+    pub fen_validation: Validation,
 }
 
 impl Default for ReplayOptions {
@@ -65,7 +65,7 @@ impl Default for ReplayOptions {
         ReplayOptions {
             san_mode: SanMode::Tolerant,
             accept_uci: true,
-            permissive_fen: false,
+            fen_validation: Validation::STRICT,
         }
     }
 }
@@ -121,13 +121,7 @@ pub fn start_position(
         if variant == Variant::Chess960 {
             return Err(tag_error(variant_index, ErrorKind::MissingFen));
         }
-        let options = FenOptions {
-            mode: variant.castling_mode(),
-            permissive: false,
-        };
-        let pos = Position::from_fen_with("startpos", options)
-            .map_err(|e| tag_error(None, ErrorKind::Fen(e)))?;
-        return Ok((variant, pos));
+        return Ok((variant, Position::start(variant.castling_mode())));
     };
     let fen = raw.tags[fen_index].1.as_str();
     let read = |mode| {
@@ -135,13 +129,13 @@ pub fn start_position(
             fen,
             FenOptions {
                 mode,
-                permissive: options.permissive_fen,
+                validation: options.fen_validation,
             },
         )
     };
     // Without a Variant tag, the FEN decides (Chess960 when only valid there).
     let read = if variant_index.is_none() {
-        Position::from_fen_detecting_mode(fen, options.permissive_fen)
+        Position::from_fen_detecting_mode(fen, options.fen_validation)
     } else {
         read(variant.castling_mode())
     };

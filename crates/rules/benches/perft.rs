@@ -87,7 +87,7 @@ fn bench_perft<M: Measurement>(c: &mut Criterion<M>) {
     for &(label, line, depth) in CASES {
         let (fen, expected) = fixture(line, depth);
         let options = FenOptions {
-            permissive: true,
+            validation: arbiter_rules::Validation::PERFT_SUITE,
             ..FenOptions::default()
         };
         let ours = Position::from_fen_with(&fen, options).expect("arbiter reads the FEN");

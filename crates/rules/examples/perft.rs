@@ -8,7 +8,7 @@ fn main() {
     let pos = Position::from_fen_with(
         fen,
         FenOptions {
-            permissive: true,
+            validation: arbiter_rules::Validation::PERFT_SUITE,
             ..FenOptions::default()
         },
     )

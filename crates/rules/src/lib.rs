@@ -1,7 +1,8 @@
 //! # arbiter-rules
 //!
 //! The rules of chess as the FIDE Laws of Chess define them: legal move generation with
-//! bitboards (precomputed attack tables, pin and check masks), FEN reading with validation,
+//! bitboards (precomputed attack tables, pin and check masks), FEN text into an unvalidated
+//! [`Setup`] and a [`Setup`] into a [`Position`] checked against the Laws ([`PositionError`]),
 //! UCI and SAN in and out, Zobrist keys in the Polyglot layout, perft, and game-level endings
 //! (checkmate, stalemate, dead position, fivefold repetition, 75-move rule) and draw claims
 //! (threefold repetition, 50-move rule).
@@ -16,6 +17,7 @@
 //! | article | what | items |
 //! |---|---|---|
 //! | 2, 3.1-3.6 | the board, the pieces and how they move | [`Position::legal_moves`], [`MoveList`], [`Move`], [`Square`], [`Piece`] |
+//! | 2.2, 3.7, 3.7.5, 3.9 | a position the Laws allow (one king a side, no pawn on the first or last rank, material and checks a game can produce) | [`Position::from_setup`], [`Setup`], [`PositionError`], [`Validation`] |
 //! | 3.7.3 | en passant | [`MoveKind::EnPassant`] |
 //! | 3.7.5 | promotion | [`Move::promotion`] |
 //! | 3.8.2 | castling (standard and Chess960) | [`MoveKind::Castle`], [`CastlingMode`], [`CHESS960_POSITIONS`] |
@@ -35,7 +37,7 @@
 //! | 9.6.2 | seventy-five-move rule | [`Termination::SeventyFiveMoveRule`] |
 //! | 12.9.6 | a game declared lost by the arbiter once moves were played (a forfeit mid-game) | [`GameEvent::Forfeit`], [`Outcome::article`] |
 //! | Appendix C | algebraic notation (SAN), in several languages | [`Position::san`], [`Position::parse_san`], [`Position::parse_san_in`], [`SanMode`], [`SanLanguage`] |
-//! | Guidelines on Chess960 | start positions, castling, X-FEN and Shredder-FEN | [`CHESS960_POSITIONS`], [`CastlingMode::Chess960`], [`Position::from_fen_detecting_mode`] |
+//! | Guidelines on Chess960 | start positions, castling, X-FEN and Shredder-FEN | [`CHESS960_POSITIONS`], [`CastlingMode::Chess960`], [`Setup::castling_mode`], [`Position::from_fen_detecting_mode`] |
 //!
 //! Every verdict names its article: [`Outcome::article`], [`Termination::article`],
 //! [`ClaimKind::article`]; [`adjudicate`] applies them in the order the Laws give (the rules'
@@ -78,6 +80,7 @@ mod notation;
 mod polyglot_keys;
 mod position;
 mod san_lang;
+mod setup;
 mod types;
 mod winnability;
 mod zobrist;
@@ -88,9 +91,7 @@ pub use adjudication::{
 };
 pub use bitboard::Bitboard;
 pub use chess960::CHESS960_POSITIONS;
-pub use fen::{
-    FenError, FenOptions, MAX_FEN_LEN, MAX_FULLMOVE_NUMBER, MAX_HALFMOVE_CLOCK, STARTING_FEN,
-};
+pub use fen::{FenError, FenOptions, FenSyntaxError, MAX_FEN_LEN, STARTING_FEN};
 pub use game::{Claim, ClaimKind, Game, GameResult, Outcome, PlyError, Termination};
 pub use illegality::Illegality;
 pub use notation::{MAX_MOVE_TEXT_LEN, MoveError, SanMode, looks_like_uci};
@@ -98,6 +99,10 @@ pub use position::{
     CastlingMode, MAX_MOVES, Move, MoveKind, MoveList, Position, Status, perft, perft_divide,
 };
 pub use san_lang::SanLanguage;
+pub use setup::{
+    CastlingRight, ImpossibleCheck, MAX_FULLMOVE_NUMBER, MAX_HALFMOVE_CLOCK, MissingForCastling,
+    PositionError, Setup, SetupField, Validation,
+};
 pub use types::{Color, File, Piece, Rank, Role, Square};
 pub use winnability::{
     AnalysisBudget, Winnability, dead_position, winnability, winnability_in_game,

@@ -689,7 +689,7 @@ mod tests {
             fen,
             FenOptions {
                 mode,
-                permissive: false,
+                validation: crate::Validation::STRICT,
             },
         )
         .expect("valid FEN")

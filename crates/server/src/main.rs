@@ -114,13 +114,16 @@ fn perft(args: &PerftArgs) -> ExitCode {
     let position = if args.chess960 {
         let options = arbiter_rules::FenOptions {
             mode: arbiter_rules::CastlingMode::Chess960,
-            permissive: false,
+            validation: arbiter_rules::Validation::STRICT,
         };
         arbiter_rules::Position::from_fen_with(&args.fen, options)
     } else {
         // A FEN only valid in Chess960 (Shredder-FEN, king or rooks off their standard squares)
         // is read as Chess960.
-        arbiter_rules::Position::from_fen_detecting_mode(&args.fen, false)
+        arbiter_rules::Position::from_fen_detecting_mode(
+            &args.fen,
+            arbiter_rules::Validation::STRICT,
+        )
     };
     let position = match position {
         Ok(position) => position,

@@ -555,7 +555,7 @@ async fn shared_corpus_chess960_games_replay_through_apply_moves() {
         // What arbiter-rules computes locally.
         let options = FenOptions {
             mode: CastlingMode::Chess960,
-            permissive: false,
+            validation: arbiter_rules::Validation::STRICT,
         };
         let mut local = RulesPosition::from_fen_with(fen, options).expect("local FEN");
         let mut sans = Vec::new();

@@ -10,9 +10,10 @@
 use std::{collections::HashMap, fmt::Write as _};
 
 use arbiter_rules::{
-    AdjudicationRequest, AnalysisBudget, CastlingMode, Claim, ClaimKind, Color, FenError,
-    FenOptions, Game, GameEvent, GameResult, Move, MoveError, MoveKind, Outcome, Piece, PlyError,
-    Position, Role, SanLanguage, SanMode, Square, Status, Termination,
+    AdjudicationRequest, AnalysisBudget, CastlingMode, CastlingRight, Claim, ClaimKind, Color,
+    FenOptions, File, Game, GameEvent, GameResult, Move, MoveError, MoveKind, Outcome, Piece,
+    PlyError, Position, Role, SanLanguage, SanMode, Setup, SetupField, Square, Status, Termination,
+    Validation,
 };
 use tonic::Code;
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt as _};

@@ -35,14 +35,14 @@ pub fn position_from_wire(
             }
             let options = FenOptions {
                 mode,
-                permissive: false,
+                validation: Validation::STRICT,
             };
             Position::from_fen_with(fen, options).map_err(|error| {
                 let mut reason = error.to_string();
                 // The wire has a variant field: a FEN valid only in Chess960 is not read so
                 // silently, the error says how to ask for it.
                 if mode == CastlingMode::Standard
-                    && Position::from_fen_detecting_mode(fen, false)
+                    && Position::from_fen_detecting_mode(fen, Validation::STRICT)
                         .is_ok_and(|position| position.castling_mode() == CastlingMode::Chess960)
                 {
                     let _ = write!(
@@ -89,20 +89,14 @@ pub fn optional_position_from_wire(
         None => Ok(Position::startpos()),
         Some(wire) if wire.kind.is_none() => {
             let mode = variant_from_wire(wire.variant, &join(field, "variant"))?;
-            let options = FenOptions {
-                mode,
-                permissive: false,
-            };
-            Position::from_fen_with("startpos", options).map_err(|error| {
-                ConvertError::new(field, ErrorReason::InvalidPosition, error.to_string())
-            })
+            Ok(Position::start(mode))
         }
         Some(_) => position_from_wire(position, field),
     }
 }
 
 /// Reads a structured board at `field` (e.g. `"position.board"`) under the castling rules of
-/// `mode`: the board is written as FEN (castling rook files as Shredder-FEN letters) and read
+/// `mode`: the board becomes a [`Setup`] directly and is checked by [`Position::from_setup`]
 /// with the same strict validation as a FEN string, so both forms accept exactly the same
 /// positions.
 ///
@@ -122,7 +116,7 @@ pub fn board_from_wire_in(
             format!("{} entries; a board has 64 squares", board.pieces.len()),
         ));
     }
-    let mut squares: [Option<Piece>; 64] = [None; 64];
+    let mut setup = Setup::empty();
     for (name, piece) in &board.pieces {
         let entry_field = format!("{pieces_field}[{name:?}]");
         let square = Square::from_name(name).ok_or_else(|| {
@@ -137,40 +131,12 @@ pub fn board_from_wire_in(
         })?;
         let color = color_from_wire(piece.color, &format!("{entry_field}.color"))?;
         let role = role_from_wire(piece.role, &format!("{entry_field}.role"))?;
-        squares[square.index()] = Some(Piece { color, role });
+        setup.board[square.index()] = Some(Piece { color, role });
     }
+    setup.turn = color_from_wire(board.side_to_move, &join(field, "side_to_move"))?;
 
-    let mut fen = String::with_capacity(90);
-    for rank in (0..8).rev() {
-        let mut empty = 0u8;
-        for file in 0..8 {
-            match squares[rank * 8 + file] {
-                Some(piece) => {
-                    if empty > 0 {
-                        fen.push(char::from(b'0' + empty));
-                        empty = 0;
-                    }
-                    fen.push(piece.char());
-                }
-                None => empty += 1,
-            }
-        }
-        if empty > 0 {
-            fen.push(char::from(b'0' + empty));
-        }
-        if rank > 0 {
-            fen.push('/');
-        }
-    }
-
-    let side = color_from_wire(board.side_to_move, &join(field, "side_to_move"))?;
-    fen.push(' ');
-    fen.push(side.char());
-
-    fen.push(' ');
     let castling = board.castling.clone().unwrap_or_default();
     let castling_field = join(field, "castling");
-    let before = fen.len();
     for (allowed, file, name, color, king_side) in [
         (
             castling.white_king_side,
@@ -201,60 +167,43 @@ pub fn board_from_wire_in(
             false,
         ),
     ] {
-        let letter = if file.trim().is_empty() {
+        let right = if file.trim().is_empty() {
             if !allowed {
                 continue;
             }
-            if king_side { 'k' } else { 'q' }
+            if king_side {
+                CastlingRight::KingSide(color)
+            } else {
+                CastlingRight::QueenSide(color)
+            }
         } else {
-            rook_file_letter(
-                &squares,
-                file,
-                color,
-                king_side,
-                &join(&castling_field, name),
-            )?
+            let file = rook_file(&setup, file, color, king_side, &join(&castling_field, name))?;
+            CastlingRight::RookFile(color, file)
         };
-        fen.push(match color {
-            Color::White => letter.to_ascii_uppercase(),
-            Color::Black => letter,
-        });
-    }
-    if fen.len() == before {
-        fen.push('-');
+        setup.castling.push(right);
     }
 
-    fen.push(' ');
     let ep = board.en_passant_square.trim();
-    if ep.is_empty() {
-        fen.push('-');
-    } else {
-        let square = Square::from_name(ep).ok_or_else(|| {
+    if !ep.is_empty() {
+        setup.ep_square = Some(Square::from_name(ep).ok_or_else(|| {
             ConvertError::new(
                 join(field, "en_passant_square"),
                 ErrorReason::InvalidValue,
                 format!("{:?} is not a square name (\"a1\" to \"h8\")", clip(ep, 8)),
             )
-        })?;
-        let _ = write!(fen, "{square}");
+        })?);
     }
-    let fullmove = board.fullmove_number.max(1);
-    let _ = write!(fen, " {} {fullmove}", board.halfmove_clock);
+    setup.halfmove_clock = board.halfmove_clock;
+    setup.fullmove_number = board.fullmove_number.max(1);
 
-    let options = FenOptions {
-        mode,
-        permissive: false,
-    };
-    Position::from_fen_with(&fen, options).map_err(|error| {
-        let part = match &error {
-            FenError::BadCastling(_) | FenError::CastlingWithoutPieces { .. } => "castling",
-            FenError::BadEnPassant(_) | FenError::EnPassantWithoutDoubleStep(_) => {
-                "en_passant_square"
-            }
-            FenError::BadClock { field, .. } if field.starts_with("halfmove") => "halfmove_clock",
-            FenError::BadClock { .. } => "fullmove_number",
-            FenError::BadSideToMove(_) => "side_to_move",
-            _ => "pieces",
+    Position::from_setup(&setup, mode, Validation::STRICT).map_err(|error| {
+        let part = match error.field() {
+            SetupField::Castling => "castling",
+            SetupField::EnPassant => "en_passant_square",
+            SetupField::HalfmoveClock => "halfmove_clock",
+            SetupField::FullmoveNumber => "fullmove_number",
+            SetupField::SideToMove => "side_to_move",
+            SetupField::Board => "pieces",
         };
         ConvertError::new(
             join(field, part),
@@ -265,46 +214,47 @@ pub fn board_from_wire_in(
 }
 
 /// Reads a castling rook file (`"a"` to `"h"`) at `field`, checking that it lies on the side of
-/// the king the right is for; the FEN reader checks the rook itself.
-fn rook_file_letter(
-    squares: &[Option<Piece>; 64],
+/// the king the right is for; [`Position::from_setup`] checks the rook itself.
+fn rook_file(
+    setup: &Setup,
     file: &str,
     color: Color,
     king_side: bool,
     field: &str,
-) -> Result<char, ConvertError> {
-    let file = file.trim();
-    let letter = match file.as_bytes() {
-        [letter @ b'a'..=b'h'] => char::from(*letter),
-        _ => {
-            return Err(ConvertError::new(
-                field,
-                ErrorReason::InvalidValue,
-                format!("{:?} is not a file (\"a\" to \"h\")", clip(file, 8)),
-            ));
-        }
+) -> Result<File, ConvertError> {
+    let text = file.trim();
+    let Some(file) = (text.len() == 1)
+        .then(|| text.chars().next().and_then(File::from_char))
+        .flatten()
+    else {
+        return Err(ConvertError::new(
+            field,
+            ErrorReason::InvalidValue,
+            format!("{:?} is not a file (\"a\" to \"h\")", clip(text, 8)),
+        ));
     };
-    let rank_start = if color == Color::White { 0 } else { 56 };
     let king = Piece {
         color,
         role: Role::King,
     };
-    let king_file = (0..8).find(|f| squares[rank_start + f] == Some(king));
-    let rook_file = usize::from(letter as u8 - b'a');
+    let king_file = File::ALL
+        .into_iter()
+        .find(|&f| setup.piece_at(Square::from_coords(f, color.back_rank())) == Some(king));
     if let Some(king_file) = king_file
-        && (rook_file > king_file) != king_side
+        && (file > king_file) != king_side
     {
         return Err(ConvertError::new(
             field,
             ErrorReason::InvalidValue,
             format!(
-                "the {letter}-file is on the {} side of the {} king",
+                "the {}-file is on the {} side of the {} king",
+                file.char(),
                 if king_side { "queen" } else { "king" },
                 color.name()
             ),
         ));
     }
-    Ok(letter)
+    Ok(file)
 }
 
 /// The structured board of a position; in Chess960 the castling rights also name their rook

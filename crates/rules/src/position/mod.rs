@@ -527,7 +527,7 @@ impl Position {
         }
         // Clocks saturate at the largest values the FEN reader accepts, so every position this
         // crate writes can be read back.
-        self.halfmove_clock = (self.halfmove_clock + 1).min(crate::fen::MAX_HALFMOVE_CLOCK);
+        self.halfmove_clock = (self.halfmove_clock + 1).min(crate::setup::MAX_HALFMOVE_CLOCK);
         match m.kind {
             MoveKind::Castle => {
                 let king_to = m.king_destination();
@@ -573,7 +573,8 @@ impl Position {
             }
         }
         if us == Color::Black {
-            self.fullmove_number = (self.fullmove_number + 1).min(crate::fen::MAX_FULLMOVE_NUMBER);
+            self.fullmove_number =
+                (self.fullmove_number + 1).min(crate::setup::MAX_FULLMOVE_NUMBER);
         }
         self.turn = them;
         if m.role == Role::Pawn && m.from.index().abs_diff(m.to.index()) == 16 {

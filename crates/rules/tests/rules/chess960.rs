@@ -7,12 +7,15 @@
 //! the king's start square, the squares it crosses and its destination must not be attacked (the
 //! rook's may). Either piece may already stand on its destination and then does not move.
 
-use arbiter_rules::{CastlingMode, FenError, FenOptions, Move, Position, STARTING_FEN, Square};
+use arbiter_rules::{
+    CastlingMode, CastlingRight, Color, FenError, FenOptions, MissingForCastling, Move, Position,
+    PositionError, STARTING_FEN, Setup, SetupField, Square, Validation,
+};
 
 fn options960() -> FenOptions {
     FenOptions {
         mode: CastlingMode::Chess960,
-        permissive: false,
+        validation: arbiter_rules::Validation::STRICT,
     }
 }
 
@@ -357,16 +360,25 @@ fn two_rights_on_the_same_side_are_rejected() {
         ("4k3/8/8/8/8/8/8/RR2K3 w AB - 0 1", "AB"),
         ("rr2k3/8/8/8/8/8/8/4K3 w qb - 0 1", "qb"),
     ] {
+        let error = Position::from_fen_with(fen, options960()).unwrap_err();
+        let FenError::Position(PositionError::CastlingRightsOnOneSide { first, second, .. }) =
+            error
+        else {
+            panic!("{fen}: {error:?}");
+        };
+        assert_eq!(format!("{first}{second}"), field, "{fen}");
+        assert_eq!(error.field(), SetupField::Castling);
         assert_eq!(
-            Position::from_fen_with(fen, options960()),
-            Err(FenError::BadCastling(field.to_string())),
-            "{fen}"
-        );
-        assert_eq!(
-            Position::from_fen_with(fen, options960())
-                .unwrap_err()
-                .to_string(),
-            format!("bad castling field '{field}'")
+            error.to_string(),
+            format!(
+                "castling rights '{first}' and '{second}' are both on the {}-side of the {} king",
+                if field == "AB" || field == "qb" {
+                    'a'
+                } else {
+                    'h'
+                },
+                first.color().name()
+            )
         );
     }
 }
@@ -848,30 +860,51 @@ fn king_step_and_castling_to_the_same_square() {
 /// reading succeeds; any other error is the standard reading's.
 #[test]
 fn the_castling_mode_of_a_fen_without_a_variant_is_decided_once() {
-    let standard = Position::from_fen_detecting_mode(STARTING_FEN, false).expect("standard");
+    let standard =
+        Position::from_fen_detecting_mode(STARTING_FEN, Validation::STRICT).expect("standard");
     assert_eq!(standard.castling_mode(), CastlingMode::Standard);
     // Shredder-FEN letters of a Chess960 start (number 0: bbqnnrkr).
     let shredder = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFhf - 0 1";
-    let detected = Position::from_fen_detecting_mode(shredder, false).expect("Chess960");
+    let detected =
+        Position::from_fen_detecting_mode(shredder, Validation::STRICT).expect("Chess960");
     assert_eq!(detected.castling_mode(), CastlingMode::Chess960);
     assert_eq!(detected, pos960(shredder));
     // X-FEN rights of a king off e1: only Chess960 has them.
     let xfen = "bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1";
     assert_eq!(
-        Position::from_fen_detecting_mode(xfen, false)
+        Position::from_fen_detecting_mode(xfen, Validation::STRICT)
             .expect("Chess960")
             .castling_mode(),
         CastlingMode::Chess960
     );
     // An error that is not the castling field's stays the standard reading's.
-    let error = Position::from_fen_detecting_mode("8/8/8/8/8/8/8/8 w - - 0 1", false)
+    let error = Position::from_fen_detecting_mode("8/8/8/8/8/8/8/8 w - - 0 1", Validation::STRICT)
         .expect_err("no kings");
-    assert!(!error.is_chess960_only(), "{error:?}");
+    assert_eq!(
+        error,
+        FenError::Position(PositionError::KingCount {
+            color: Color::White,
+            count: 0
+        })
+    );
     // Castling rights valid in neither mode: the standard reading's error.
     let neither = "4k3/8/8/8/8/8/8/4K3 w KQ - 0 1";
-    let error = Position::from_fen_detecting_mode(neither, false).expect_err("no rooks");
-    assert!(
-        matches!(error, FenError::CastlingWithoutPieces { .. }),
-        "{error:?}"
+    let error =
+        Position::from_fen_detecting_mode(neither, Validation::STRICT).expect_err("no rooks");
+    assert_eq!(
+        error,
+        FenError::Position(PositionError::CastlingWithoutPieces {
+            right: CastlingRight::KingSide(Color::White),
+            missing: MissingForCastling::RookOn(Color::White, Square::from_name("h1").unwrap()),
+        })
+    );
+    // The decision is the setup's own (issue 12 item 1).
+    let setup = Setup::from_fen(shredder).expect("syntax");
+    assert_eq!(setup.castling_mode(), CastlingMode::Chess960);
+    assert_eq!(
+        Setup::from_fen(STARTING_FEN)
+            .expect("syntax")
+            .castling_mode(),
+        CastlingMode::Standard
     );
 }

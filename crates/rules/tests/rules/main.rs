@@ -8,5 +8,6 @@ mod perft;
 mod properties;
 mod rules_fide;
 mod san_languages;
+mod setup;
 mod unwinnable;
 mod verdicts;

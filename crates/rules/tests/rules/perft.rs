@@ -71,7 +71,7 @@ fn check_case(case: &Case, mode: CastlingMode, limit: u64) -> Vec<String> {
         &case.fen,
         FenOptions {
             mode,
-            permissive: false,
+            validation: arbiter_rules::Validation::STRICT,
         },
     );
     if strict.is_ok() == impossible(case.file, case.line) {
@@ -87,7 +87,7 @@ fn check_case(case: &Case, mode: CastlingMode, limit: u64) -> Vec<String> {
         &case.fen,
         FenOptions {
             mode,
-            permissive: true,
+            validation: arbiter_rules::Validation::PERFT_SUITE,
         },
     ) {
         Ok(pos) => pos,

@@ -37,7 +37,7 @@ fn options(chess960: bool) -> FenOptions {
         } else {
             CastlingMode::Standard
         },
-        permissive: false,
+        validation: arbiter_rules::Validation::STRICT,
     }
 }
 

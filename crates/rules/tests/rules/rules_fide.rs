@@ -6,8 +6,8 @@
 
 use arbiter_rules::{
     AdjudicationRequest, AnalysisBudget, CastlingMode, Claim, ClaimKind, FenError, FenOptions,
-    Game, GameResult, Move, MoveError, Position, STARTING_FEN, SanMode, Status, Termination,
-    adjudicate,
+    FenSyntaxError, Game, GameResult, Move, MoveError, Position, STARTING_FEN, SanMode, Status,
+    Termination, adjudicate,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -23,7 +23,7 @@ fn pos960(fen: &str) -> Position {
         fen,
         FenOptions {
             mode: CastlingMode::Chess960,
-            permissive: false,
+            validation: arbiter_rules::Validation::STRICT,
         },
     )
     .unwrap_or_else(|e| panic!("{fen}: {e}"))
@@ -730,7 +730,7 @@ fn fen_too_long() {
     );
     assert!(matches!(
         Position::from_fen(&fen),
-        Err(FenError::TooLong(366))
+        Err(FenError::Syntax(FenSyntaxError::TooLong(366)))
     ));
 }
 
@@ -837,7 +837,7 @@ fn fen_too_many_pieces() {
             "qq2k3/pppppppp/8/8/8/8/8/4K3 w - - 0 1",
             FenOptions {
                 mode: CastlingMode::Standard,
-                permissive: true
+                validation: arbiter_rules::Validation::PERFT_SUITE
             }
         )
         .is_ok()

@@ -242,7 +242,7 @@ fn epd_positions(file: &str) -> Vec<Position> {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let options = FenOptions {
         mode: CastlingMode::Standard,
-        permissive: true,
+        validation: arbiter_rules::Validation::PERFT_SUITE,
     };
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))

@@ -59,7 +59,7 @@ fn check_lines(lines: &[(usize, &str)], budget: AnalysisBudget) -> Tally {
     for &(i, line) in lines {
         let (label, fen) = line.split_at(2);
         let options = FenOptions {
-            permissive: true,
+            validation: arbiter_rules::Validation::PERFT_SUITE,
             ..FenOptions::default()
         };
         let Ok(pos) = Position::from_fen_with(fen.trim(), options) else {
@@ -177,7 +177,7 @@ fn shared_unwinnable_sets_sound_fide_6_9() {
     {
         let fen: Vec<&str> = line.split_whitespace().take(6).collect();
         let options = FenOptions {
-            permissive: true,
+            validation: arbiter_rules::Validation::PERFT_SUITE,
             ..FenOptions::default()
         };
         let Ok(pos) = Position::from_fen_with(&fen.join(" "), options) else {

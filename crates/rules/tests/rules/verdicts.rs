@@ -14,7 +14,7 @@ fn position(fen: &str, mode: CastlingMode) -> Position {
         fen,
         FenOptions {
             mode,
-            permissive: false,
+            validation: arbiter_rules::Validation::STRICT,
         },
     )
     .unwrap_or_else(|e| panic!("{fen}: {e}"))

@@ -1,0 +1,224 @@
+//! Issue 12 item 1: the unvalidated setup between text and a position. FEN text parses into a
+//! [`Setup`] with syntax errors per field; [`Position::from_setup`] checks legality with typed
+//! kinds, each with its field, a stable cause and the FIDE article; [`Validation`] names the
+//! perft suites' opt-outs.
+
+use arbiter_rules::{
+    CastlingMode, CastlingRight, Color, FenError, FenSyntaxError, ImpossibleCheck,
+    MissingForCastling, Piece, Position, PositionError, Role, STARTING_FEN, Setup, SetupField,
+    Square, Validation,
+};
+
+fn sq(name: &str) -> Square {
+    Square::from_name(name).expect("square")
+}
+
+fn position_error(fen: &str) -> PositionError {
+    let setup = Setup::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+    Position::from_setup(&setup, CastlingMode::Standard, Validation::STRICT)
+        .expect_err("an invalid position")
+}
+
+#[test]
+fn fen_syntax_errors_name_their_field_before_any_rule_is_checked() {
+    for (fen, field, error) in [
+        (
+            "8/8/8 w - - 0 1",
+            SetupField::Board,
+            FenSyntaxError::RankCount(3),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 x - - 0 1",
+            SetupField::SideToMove,
+            FenSyntaxError::BadSideToMove("x".to_string()),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w KX - 0 1",
+            SetupField::Castling,
+            FenSyntaxError::BadCastling("KX".to_string()),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - z9 0 1",
+            SetupField::EnPassant,
+            FenSyntaxError::BadEnPassant("z9".to_string()),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - x 1",
+            SetupField::HalfmoveClock,
+            FenSyntaxError::BadClock {
+                field: "halfmove clock",
+                value: "x".to_string(),
+                min: 0,
+                max: 10_000,
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 0",
+            SetupField::FullmoveNumber,
+            FenSyntaxError::BadClock {
+                field: "fullmove number",
+                value: "0".to_string(),
+                min: 1,
+                max: 100_000,
+            },
+        ),
+    ] {
+        assert_eq!(Setup::from_fen(fen).as_ref(), Err(&error), "{fen}");
+        assert_eq!(error.field(), field, "{fen}");
+        assert_eq!(
+            Position::from_fen(fen).map(|_| ()),
+            Err(FenError::Syntax(error)),
+            "{fen}"
+        );
+    }
+    // No kings is syntax enough: the setup reads, the position does not.
+    let setup = Setup::from_fen("8/8/8/8/8/8/8/8 w - - 0 1").expect("syntax");
+    assert_eq!(setup.board, [None; 64]);
+}
+
+#[test]
+fn invalid_positions_are_typed_kinds_with_their_field_cause_and_article() {
+    let cases = [
+        (
+            "8/8/8/8/8/8/8/4K3 w - - 0 1",
+            PositionError::KingCount {
+                color: Color::Black,
+                count: 0,
+            },
+            SetupField::Board,
+            "KING_COUNT",
+            Some("2.2"),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/P3K3 w - - 0 1",
+            PositionError::PawnOnBackRank(sq("a1")),
+            SetupField::Board,
+            "PAWN_ON_BACK_RANK",
+            Some("3.7"),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K2r b - - 0 1",
+            PositionError::OppositeCheck(Color::White),
+            SetupField::Board,
+            "OPPOSITE_CHECK",
+            Some("3.9"),
+        ),
+        (
+            "4k3/8/8/4p3/8/8/8/r3K3 w - e6 0 1",
+            PositionError::ImpossibleCheck(ImpossibleCheck::BesideDoubleStep {
+                checker: sq("a1"),
+                role: Role::Rook,
+                pawn: sq("e5"),
+            }),
+            SetupField::Board,
+            "IMPOSSIBLE_CHECK",
+            Some("3.9"),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w K - 0 1",
+            PositionError::CastlingWithoutPieces {
+                right: CastlingRight::KingSide(Color::White),
+                missing: MissingForCastling::RookOn(Color::White, sq("h1")),
+            },
+            SetupField::Castling,
+            "CASTLING_WITHOUT_PIECES",
+            Some("3.8.2.1"),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - e4 0 1",
+            PositionError::EnPassantRank(sq("e4")),
+            SetupField::EnPassant,
+            "EN_PASSANT_RANK",
+            Some("3.7.3.1"),
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - e6 0 1",
+            PositionError::EnPassantWithoutDoubleStep(sq("e6")),
+            SetupField::EnPassant,
+            "EN_PASSANT_WITHOUT_DOUBLE_STEP",
+            Some("3.7.3.1"),
+        ),
+    ];
+    for (fen, error, field, cause, article) in cases {
+        assert_eq!(position_error(fen), error, "{fen}");
+        assert_eq!(
+            (error.field(), error.cause(), error.article()),
+            (field, cause, article),
+            "{fen}"
+        );
+    }
+    // Display keeps the sentences the FEN reader always wrote.
+    assert_eq!(
+        position_error("4k3/8/8/8/8/8/8/4K3 w K - 0 1").to_string(),
+        "castling right 'K' needs a white rook on h1"
+    );
+    assert_eq!(
+        position_error("4k3/8/8/4p3/8/8/8/r3K3 w - e6 0 1").to_string(),
+        "impossible check: the rook on a1 gives check, but the last move was the double step to e5"
+    );
+}
+
+/// The wire's structured board builds a setup square by square: no FEN text between.
+#[test]
+fn a_setup_built_square_by_square_is_the_position_its_fen_reads() {
+    let mut setup = Setup::empty();
+    let put = |setup: &mut Setup, name: &str, color, role| {
+        setup.board[sq(name).index()] = Some(Piece { color, role });
+    };
+    put(&mut setup, "e1", Color::White, Role::King);
+    put(&mut setup, "h1", Color::White, Role::Rook);
+    put(&mut setup, "e8", Color::Black, Role::King);
+    put(&mut setup, "d4", Color::Black, Role::Pawn);
+    put(&mut setup, "e4", Color::White, Role::Pawn);
+    setup.turn = Color::Black;
+    setup.castling = vec![CastlingRight::KingSide(Color::White)];
+    setup.ep_square = Some(sq("e3"));
+    setup.halfmove_clock = 0;
+    setup.fullmove_number = 30;
+    let built =
+        Position::from_setup(&setup, CastlingMode::Standard, Validation::STRICT).expect("legal");
+    let fen = "4k3/8/8/8/3pP3/8/8/4K2R b K e3 0 30";
+    assert_eq!(built, Position::from_fen(fen).expect("legal"));
+    assert_eq!(built.to_fen(), fen);
+    assert_eq!(Setup::from_fen(fen).expect("syntax"), setup);
+    // The setup of a position reads back as the position (castling rights as rook files).
+    let again = Setup::from_position(&built);
+    assert_eq!(
+        Position::from_setup(&again, CastlingMode::Standard, Validation::STRICT),
+        Ok(built)
+    );
+}
+
+/// The perft suites hold positions no game reaches (nine queens, impossible checks); their
+/// opt-out is named, and strict reading refuses them.
+#[test]
+fn the_perft_suite_validation_accepts_unreachable_positions_that_strict_refuses() {
+    let eleven_knights = "7k/8/8/8/8/N7/NNNNN3/NNNNN2K w - - 0 1";
+    let setup = Setup::from_fen(eleven_knights).expect("syntax");
+    assert_eq!(
+        Position::from_setup(&setup, CastlingMode::Standard, Validation::STRICT),
+        Err(PositionError::TooManyPromotions {
+            color: Color::White,
+            promoted: 9,
+            missing_pawns: 8
+        })
+    );
+    assert!(Position::from_setup(&setup, CastlingMode::Standard, Validation::PERFT_SUITE).is_ok());
+    // What move generation needs is never opted out of.
+    let no_king = Setup::from_fen("8/8/8/8/8/8/8/k7 w - - 0 1").expect("syntax");
+    assert!(matches!(
+        Position::from_setup(&no_king, CastlingMode::Standard, Validation::PERFT_SUITE),
+        Err(PositionError::KingCount { .. })
+    ));
+}
+
+/// A start position in a mode has its own constructor (no `"startpos"` text inside the crate).
+#[test]
+fn the_start_position_of_each_mode_has_its_own_constructor() {
+    let standard = Position::start(CastlingMode::Standard);
+    assert_eq!(standard, Position::from_fen(STARTING_FEN).expect("start"));
+    let chess960 = Position::start(CastlingMode::Chess960);
+    assert_eq!(chess960.castling_mode(), CastlingMode::Chess960);
+    assert_eq!(chess960.chess960_number(), Some(518));
+    assert_eq!(Position::chess960(518), Some(chess960));
+}
