@@ -591,7 +591,10 @@ fn validate_position(
     request: &ValidatePositionRequest,
 ) -> Result<ValidatePositionResponse, Status> {
     let notation = Notation::from_wire(0, request.castling_notation, "")?;
-    match convert::position_from_wire(request.position.as_ref(), "position") {
+    // A request without a position, with an unknown variant or a Chess960 number out of
+    // range is malformed; a position that cannot be read is the answer "invalid".
+    let source = convert::position_source_from_wire(request.position.as_ref(), "position")?;
+    match source.read("position") {
         Ok(position) => Ok(ValidatePositionResponse {
             valid: true,
             fen: notation.fen(&position),
@@ -603,15 +606,6 @@ fn validate_position(
                 .then(|| position.chess960_number())
                 .flatten(),
         }),
-        // A missing position is a malformed request, not an invalid position.
-        // So are an unknown variant and a Chess960 number out of range.
-        Err(error)
-            if error.field == "position"
-                || error.field == "position.variant"
-                || error.field == "position.chess960_number" =>
-        {
-            Err(error.into())
-        }
         Err(error) => Ok(ValidatePositionResponse {
             valid: false,
             reasons: vec![error.reason],

@@ -11,9 +11,9 @@ use std::{collections::HashMap, fmt::Write as _};
 
 use arbiter_rules::{
     AdjudicationRequest, AnalysisBudget, CastlingMode, CastlingRight, Claim, ClaimKind, Color,
-    FenOptions, File, Game, GameEvent, GameResult, Move, MoveError, MoveKind, Outcome, Piece,
-    PlyError, Position, Role, SanLanguage, SanMode, Setup, SetupField, Square, Status, Termination,
-    Validation,
+    FenError, FenOptions, File, Game, GameEvent, GameResult, Move, MoveError, MoveKind, Outcome,
+    Piece, PlyError, Position, PositionError, Role, SanLanguage, SanMode, Setup, SetupField,
+    Square, Status, Termination, Validation,
 };
 use tonic::Code;
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt as _};
@@ -174,6 +174,52 @@ mod tests {
         assert_eq!(error.field, "position.fen");
         assert_eq!(error.kind, ErrorReason::InvalidPosition);
         assert!(error.reason.contains("king"), "{}", error.reason);
+    }
+
+    /// Issue 12 items 1-2: a position the rules refuse carries its typed cause and article in
+    /// the ErrorInfo metadata, whether sent as FEN or as a board (which no longer goes through
+    /// FEN text); FEN syntax errors carry none.
+    #[test]
+    fn invalid_positions_carry_their_cause_and_article() {
+        let meta = |error: &ConvertError| {
+            let get = |key: &str| {
+                error
+                    .metadata
+                    .iter()
+                    .find(|(k, _)| k == key)
+                    .map(|(_, v)| v.clone())
+            };
+            (error.field.clone(), get("cause"), get("article"))
+        };
+        let error =
+            position_from_wire(Some(&fen("8/8/8/8/8/8/8/8 w - - 0 1")), "position").unwrap_err();
+        assert_eq!(
+            meta(&error),
+            (
+                "position.fen".to_owned(),
+                Some("KING_COUNT".to_owned()),
+                Some("2.2".to_owned())
+            )
+        );
+        let error =
+            position_from_wire(Some(&fen("8/8/8/8/8/8/8/8 x - - 0 1")), "position").unwrap_err();
+        assert_eq!(meta(&error), ("position.fen".to_owned(), None, None));
+        let mut board = board_to_wire(&Position::startpos());
+        board.en_passant_square = "e6".to_owned();
+        let error =
+            board_from_wire_in(&board, "position.board", CastlingMode::Standard).unwrap_err();
+        assert_eq!(
+            meta(&error),
+            (
+                "position.board.en_passant_square".to_owned(),
+                Some("EN_PASSANT_WITHOUT_DOUBLE_STEP".to_owned()),
+                Some("3.7.3.1".to_owned())
+            )
+        );
+        assert_eq!(
+            error.reason,
+            "en passant square e6 is not behind a pawn that just made a double step"
+        );
     }
 
     #[test]

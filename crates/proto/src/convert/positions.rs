@@ -5,16 +5,29 @@ use super::*;
 // Positions
 // ---------------------------------------------------------------------------------------------
 
-/// Reads a required position at `field` (e.g. `"position"`).
+/// A position request whose shape is sound (a kind is given, the variant is known, a Chess960
+/// number is in range), before its content is read: what `ValidatePosition` answers about
+/// rather than refusing.
+#[derive(Clone, Copy, Debug)]
+pub enum PositionSource<'a> {
+    /// FEN text (or `"startpos"`), read in `mode`.
+    Fen(&'a str, CastlingMode),
+    /// A structured board, read in `mode`.
+    Board(&'a v1::Board, CastlingMode),
+    /// A Chess960 start position, 0 to 959.
+    Chess960(u32),
+}
+
+/// Checks the shape of a required position at `field` (e.g. `"position"`).
 ///
 /// # Errors
 ///
-/// A [`ConvertError`] when the position is absent, or its FEN or board is invalid; the field
-/// names the part at fault (`position.fen`, `position.board.side_to_move`, ...).
-pub fn position_from_wire(
-    position: Option<&v1::Position>,
+/// A [`ConvertError`] when the position is absent, its variant unknown, its variant standard
+/// beside a Chess960 number, or the number out of range.
+pub fn position_source_from_wire<'a>(
+    position: Option<&'a v1::Position>,
     field: &str,
-) -> Result<Position, ConvertError> {
+) -> Result<PositionSource<'a>, ConvertError> {
     let Some((kind, variant)) = position.and_then(|p| p.kind.as_ref().map(|k| (k, p.variant)))
     else {
         return Err(ConvertError::missing(
@@ -25,35 +38,8 @@ pub fn position_from_wire(
     let variant_field = join(field, "variant");
     let mode = variant_from_wire(variant, &variant_field)?;
     match kind {
-        v1::position::Kind::Fen(fen) => {
-            let fen_field = join(field, "fen");
-            if fen.trim().is_empty() {
-                return Err(ConvertError::missing(
-                    fen_field,
-                    "a FEN string (or \"startpos\")",
-                ));
-            }
-            let options = FenOptions {
-                mode,
-                validation: Validation::STRICT,
-            };
-            Position::from_fen_with(fen, options).map_err(|error| {
-                let mut reason = error.to_string();
-                // The wire has a variant field: a FEN valid only in Chess960 is not read so
-                // silently, the error says how to ask for it.
-                if mode == CastlingMode::Standard
-                    && Position::from_fen_detecting_mode(fen, Validation::STRICT)
-                        .is_ok_and(|position| position.castling_mode() == CastlingMode::Chess960)
-                {
-                    let _ = write!(
-                        reason,
-                        " (the position is valid in Chess960: set {variant_field} to VARIANT_CHESS960)"
-                    );
-                }
-                ConvertError::new(fen_field, ErrorReason::InvalidPosition, reason)
-            })
-        }
-        v1::position::Kind::Board(board) => board_from_wire_in(board, &join(field, "board"), mode),
+        v1::position::Kind::Fen(fen) => Ok(PositionSource::Fen(fen, mode)),
+        v1::position::Kind::Board(board) => Ok(PositionSource::Board(board, mode)),
         v1::position::Kind::Chess960Number(number) => {
             if variant == i32::from(v1::Variant::Standard) {
                 return Err(ConvertError::new(
@@ -63,7 +49,70 @@ pub fn position_from_wire(
                      VARIANT_CHESS960",
                 ));
             }
-            Position::chess960(*number).ok_or_else(|| {
+            if *number >= arbiter_rules::CHESS960_POSITIONS {
+                return Err(ConvertError::new(
+                    join(field, "chess960_number"),
+                    ErrorReason::InvalidValue,
+                    format!(
+                        "{number} is out of range: Chess960 start positions are numbered 0 to 959"
+                    ),
+                ));
+            }
+            Ok(PositionSource::Chess960(*number))
+        }
+    }
+}
+
+impl PositionSource<'_> {
+    /// Reads the position; `field` is the position's path (`"position"`).
+    ///
+    /// # Errors
+    ///
+    /// A [`ConvertError`] naming the part at fault (`position.fen`,
+    /// `position.board.castling`, ...), reason `INVALID_POSITION` for a position the rules
+    /// refuse, with the ErrorInfo metadata `cause` (e.g. `KING_COUNT`) and, where the Laws
+    /// have one, `article` (e.g. `2.2`).
+    pub fn read(self, field: &str) -> Result<Position, ConvertError> {
+        match self {
+            PositionSource::Fen(fen, mode) => {
+                let fen_field = join(field, "fen");
+                if fen.trim().is_empty() {
+                    return Err(ConvertError::missing(
+                        fen_field,
+                        "a FEN string (or \"startpos\")",
+                    ));
+                }
+                let options = FenOptions {
+                    mode,
+                    validation: Validation::STRICT,
+                };
+                Position::from_fen_with(fen, options).map_err(|error| {
+                    let mut reason = error.to_string();
+                    // The wire has a variant field: a FEN valid only in Chess960 is not read so
+                    // silently, the error says how to ask for it.
+                    if mode == CastlingMode::Standard
+                        && Position::from_fen_detecting_mode(fen, Validation::STRICT).is_ok_and(
+                            |position| position.castling_mode() == CastlingMode::Chess960,
+                        )
+                    {
+                        let _ = write!(
+                            reason,
+                            " (the position is valid in Chess960: set {} to VARIANT_CHESS960)",
+                            join(field, "variant")
+                        );
+                    }
+                    let converted =
+                        ConvertError::new(fen_field, ErrorReason::InvalidPosition, reason);
+                    match &error {
+                        FenError::Position(error) => with_position_cause(converted, error),
+                        FenError::Syntax(_) => converted,
+                    }
+                })
+            }
+            PositionSource::Board(board, mode) => {
+                board_from_wire_in(board, &join(field, "board"), mode)
+            }
+            PositionSource::Chess960(number) => Position::chess960(number).ok_or_else(|| {
                 ConvertError::new(
                     join(field, "chess960_number"),
                     ErrorReason::InvalidValue,
@@ -71,9 +120,31 @@ pub fn position_from_wire(
                         "{number} is out of range: Chess960 start positions are numbered 0 to 959"
                     ),
                 )
-            })
+            }),
         }
     }
+}
+
+/// The ErrorInfo metadata of a position the rules refuse: its `cause` and `article`.
+fn with_position_cause(converted: ConvertError, error: &PositionError) -> ConvertError {
+    let converted = converted.with_metadata("cause", error.cause());
+    match error.article() {
+        Some(article) => converted.with_metadata("article", article),
+        None => converted,
+    }
+}
+
+/// Reads a required position at `field` (e.g. `"position"`).
+///
+/// # Errors
+///
+/// A [`ConvertError`] when the position is absent, or its FEN or board is invalid; the field
+/// names the part at fault (`position.fen`, `position.board.side_to_move`, ...).
+pub fn position_from_wire(
+    position: Option<&v1::Position>,
+    field: &str,
+) -> Result<Position, ConvertError> {
+    position_source_from_wire(position, field)?.read(field)
 }
 
 /// Reads an optional position at `field`: absent means the standard initial position.
@@ -205,10 +276,13 @@ pub fn board_from_wire_in(
             SetupField::SideToMove => "side_to_move",
             SetupField::Board => "pieces",
         };
-        ConvertError::new(
-            join(field, part),
-            ErrorReason::InvalidPosition,
-            error.to_string(),
+        with_position_cause(
+            ConvertError::new(
+                join(field, part),
+                ErrorReason::InvalidPosition,
+                error.to_string(),
+            ),
+            &error,
         )
     })
 }
