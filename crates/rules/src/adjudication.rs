@@ -67,6 +67,22 @@ pub fn both_players_moved(game: &Game) -> bool {
     }
 }
 
+/// Whether `side` has made a move in `game`: in its record, or before it (a start position past
+/// move 1, or with Black to move in move 1, shows the moves before it).
+fn has_moved(game: &Game, side: Color) -> bool {
+    let start = game.start();
+    if start.fullmove_number() > 1 || (side == Color::White && start.side_to_move() == Color::Black)
+    {
+        return true;
+    }
+    let plies = game.recorded_plies();
+    if start.side_to_move() == side {
+        plies >= 1
+    } else {
+        plies >= 2
+    }
+}
+
 /// What happened at the board that the move list does not show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GameEvent {
@@ -78,9 +94,9 @@ pub enum GameEvent {
     SecondIllegalMove(Color),
     /// The players agreed to a draw (FIDE Laws 5.2.3).
     AgreedDraw,
-    /// `side` forfeited: by default time before the first move (FIDE Laws 6.7.1), or declared
-    /// lost by the arbiter once moves were played (FIDE Laws 12.9.6: a rules infraction, an
-    /// abandoned game); [`Outcome::article`] gives the one that applies.
+    /// `side` forfeited: before making a move, as by default time (FIDE Laws 6.7.1), or declared
+    /// lost by the arbiter after moving (FIDE Laws 12.9.6: a rules infraction, an abandoned
+    /// game); [`Outcome::article`] gives the one that applies.
     Forfeit(Color),
 }
 
@@ -170,11 +186,7 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
         return verdict;
     }
     let pos = game.position();
-    let end = |result, termination| Outcome {
-        result,
-        termination,
-        ply,
-    };
+    let end = |result, termination| Outcome::new(result, termination, ply);
     match request.event {
         Some(
             GameEvent::FlagFall(side)
@@ -293,17 +305,16 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
                 );
                 return verdict;
             }
-            let outcome = end(GameResult::win_for(side.other()), Termination::Forfeit);
-            verdict.explanation = if outcome.ply == 0 {
+            let mut outcome = end(GameResult::win_for(side.other()), Termination::Forfeit);
+            verdict.explanation = if has_moved(game, side) {
+                outcome.article = "12.9.6";
                 format!(
-                    "{side} forfeited before the first move (FIDE Laws {}): {} wins",
-                    outcome.article(),
+                    "{side} forfeited at ply {ply}, the game declared lost (FIDE Laws 12.9.6): {} wins",
                     side.other()
                 )
             } else {
                 format!(
-                    "{side} forfeited at ply {ply}, the game declared lost (FIDE Laws {}): {} wins",
-                    outcome.article(),
+                    "{side} forfeited before making a move (FIDE Laws 6.7.1): {} wins",
                     side.other()
                 )
             };

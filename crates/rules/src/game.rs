@@ -79,17 +79,16 @@ pub enum Termination {
     SecondIllegalMove,
     /// The players agreed to a draw (FIDE Laws 5.2.3).
     AgreedDraw,
-    /// A player forfeited: before the game started, by arriving after the default time (FIDE
-    /// Laws 6.7.1); once moves were played, by the arbiter's penalty declaring the game lost
-    /// (FIDE Laws 12.9.6, e.g. for a rules infraction or an abandoned game). See
-    /// [`Outcome::article`].
+    /// A player forfeited: before making a move, as by arriving after the default time (FIDE
+    /// Laws 6.7.1); after moving, by the arbiter's penalty declaring the game lost (FIDE Laws
+    /// 12.9.6, e.g. for a rules infraction or an abandoned game). See [`Outcome::article`].
     Forfeit,
 }
 
 impl Termination {
     /// The article of the FIDE Laws of Chess (2023) that defines this ending. A forfeit gives
-    /// the article of a forfeit before the first move (6.7.1); [`Outcome::article`] knows
-    /// when the game ended and gives 12.9.6 for one declared lost later.
+    /// the article of a forfeit before a move (6.7.1); [`Outcome::article`] knows who had
+    /// moved and gives 12.9.6 for a player declared lost after moving.
     #[must_use]
     pub const fn article(self) -> &'static str {
         match self {
@@ -139,18 +138,29 @@ pub struct Outcome {
     pub termination: Termination,
     /// The number of plies played when the game ended (0 = in the start position).
     pub ply: usize,
+    /// The article of the FIDE Laws of Chess (2023) that applies: the termination's
+    /// ([`Termination::article`]), except for a forfeit by a player who had already moved,
+    /// which is the arbiter declaring the game lost (`"12.9.6"`), not a forfeit by default
+    /// time (6.7.1: a player who never made a move).
+    pub article: &'static str,
 }
 
 impl Outcome {
-    /// The article of the FIDE Laws that applies, e.g. `"5.1.1"`: the termination's, except for
-    /// a forfeit after moves were played, which is the arbiter's penalty of declaring the game
-    /// lost (`"12.9.6"`), not a forfeit by default time (6.7.1, before the first move).
+    /// An outcome with the termination's own article.
+    #[must_use]
+    pub const fn new(result: GameResult, termination: Termination, ply: usize) -> Outcome {
+        Outcome {
+            result,
+            termination,
+            ply,
+            article: termination.article(),
+        }
+    }
+
+    /// The article of the FIDE Laws that applies, e.g. `"5.1.1"`: the `article` field.
     #[must_use]
     pub const fn article(&self) -> &'static str {
-        match self.termination {
-            Termination::Forfeit if self.ply > 0 => "12.9.6",
-            termination => termination.article(),
-        }
+        self.article
     }
 }
 
@@ -401,11 +411,7 @@ impl Game {
     /// fivefold repetition (9.6.1), the 75-move rule (9.6.2).
     fn rule_ending(&self) -> Option<(Outcome, Option<String>)> {
         let pos = &self.position;
-        let ending = |termination| Outcome {
-            result: GameResult::Draw,
-            termination,
-            ply: self.ply(),
-        };
+        let ending = |termination| Outcome::new(GameResult::Draw, termination, self.ply());
         if pos.is_insufficient_material() {
             return Some((ending(Termination::InsufficientMaterial), None));
         }
@@ -444,11 +450,7 @@ impl Game {
             Status::Stalemate => (GameResult::Draw, Termination::Stalemate),
             Status::Ongoing => return None,
         };
-        Some(Outcome {
-            result,
-            termination,
-            ply: self.ply(),
-        })
+        Some(Outcome::new(result, termination, self.ply()))
     }
 
     /// How many times the current position has appeared in the game, itself included (FIDE Laws
@@ -523,10 +525,6 @@ impl Game {
         self.claims()
             .into_iter()
             .find(|c| c.by_move.is_none())
-            .map(|c| Outcome {
-                result: GameResult::Draw,
-                termination: c.kind.termination(),
-                ply: self.ply(),
-            })
+            .map(|c| Outcome::new(GameResult::Draw, c.kind.termination(), self.ply()))
     }
 }

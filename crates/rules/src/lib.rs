@@ -28,14 +28,14 @@
 //! | 5.2.2 | dead position | [`Termination::DeadPosition`], [`Termination::InsufficientMaterial`], [`Position::is_insufficient_material`], [`dead_position`] |
 //! | 5.2.3 | draw by agreement (one move each) | [`GameEvent::AgreedDraw`], [`both_players_moved`], [`WarningCode::EarlyAgreedDraw`] |
 //! | 5.1.1, 5.2.1 with 8.1 | moves recorded after the game ended | [`Game::record`], [`Game::plies_after_end`] |
-//! | 6.7.1 | forfeit by default (before the first move) | [`GameEvent::Forfeit`], [`Outcome::article`] |
+//! | 6.7.1 | forfeit by default (a player who never moved) | [`GameEvent::Forfeit`], [`Outcome::article`] |
 //! | 6.9 | flag fall: the loss stands unless the opponent cannot checkmate | [`GameEvent::FlagFall`], [`winnability_in_game`], [`Winnability`], [`AnalysisBudget`] |
 //! | 7.5.5 | a second completed illegal move | [`GameEvent::SecondIllegalMove`] |
 //! | 9.2 | threefold repetition, claimed; position identity (9.2.3) | [`ClaimKind::ThreefoldRepetition`], [`Game::claims`], [`Game::claim_draw`], [`Game::repetitions`], [`Position::zobrist`] |
 //! | 9.3 | fifty-move rule, claimed | [`ClaimKind::FiftyMoveRule`], [`Position::halfmove_clock`] |
 //! | 9.6.1 | fivefold repetition | [`Termination::FivefoldRepetition`] |
 //! | 9.6.2 | seventy-five-move rule | [`Termination::SeventyFiveMoveRule`] |
-//! | 12.9.6 | a game declared lost by the arbiter once moves were played (a forfeit mid-game) | [`GameEvent::Forfeit`], [`Outcome::article`] |
+//! | 12.9.6 | a game declared lost by the arbiter (a forfeit by a player who had moved) | [`GameEvent::Forfeit`], [`Outcome::article`] |
 //! | Appendix C | algebraic notation (SAN), in several languages | [`Position::san`], [`Position::parse_san`], [`Position::parse_san_in`], [`SanMode`], [`SanLanguage`] |
 //! | Guidelines on Chess960 | start positions, castling, X-FEN and Shredder-FEN | [`CHESS960_POSITIONS`], [`CastlingMode::Chess960`], [`Setup::castling_mode`], [`Position::from_fen_detecting_mode`] |
 //!

@@ -339,8 +339,9 @@ fn forfeit_in_a_blocked_dead_position_is_the_dead_position() {
 
 /// Issue 11, a fresh user's finding: a forfeit after moves were played (PGN `Termination`
 /// "rules infraction" or "abandoned") cited 6.7.1, the forfeit by default time before the game
-/// starts. Once moves are played, a game is forfeited by the arbiter declaring it lost (FIDE
-/// Laws 12.9.6); at ply 0 it stays 6.7.1.
+/// starts. A player who has moved and forfeits is declared lost by the arbiter (FIDE Laws
+/// 12.9.6); one who never moved (at ply 0, or Black after White's first move, as in games
+/// abandoned on the first move) forfeits as by default time (6.7.1).
 #[test]
 fn forfeit_after_moves_were_played_cites_12_9_6_not_the_default_time() {
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -357,7 +358,7 @@ fn forfeit_after_moves_were_played_cites_12_9_6_not_the_default_time() {
     );
     assert_eq!(
         v.explanation,
-        "White forfeited before the first move (FIDE Laws 6.7.1): Black wins"
+        "White forfeited before making a move (FIDE Laws 6.7.1): Black wins"
     );
     let played = game(
         start,
@@ -379,7 +380,21 @@ fn forfeit_after_moves_were_played_cites_12_9_6_not_the_default_time() {
         v.explanation,
         "Black forfeited at ply 3, the game declared lost (FIDE Laws 12.9.6): White wins"
     );
-    // The termination alone keeps the article of a forfeit before the game.
+    // Black abandons before its first move: 6.7.1; White, who has moved, 12.9.6.
+    let one = game(start, CastlingMode::Standard, &["e4"], AnalysisBudget::Full);
+    for (side, article) in [(Black, "6.7.1"), (White, "12.9.6")] {
+        let v = verdict(&one, Some(GameEvent::Forfeit(side)), AnalysisBudget::Full);
+        assert_eq!(v.outcome.expect("ended").article(), article, "{side}");
+    }
+    // A start position past move 1: both have moved.
+    let later = game(CLOCK_149, CastlingMode::Standard, &[], AnalysisBudget::Full);
+    let v = verdict(
+        &later,
+        Some(GameEvent::Forfeit(Black)),
+        AnalysisBudget::Full,
+    );
+    assert_eq!(v.outcome.expect("ended").article(), "12.9.6");
+    // The termination alone keeps the article of a forfeit before a move.
     assert_eq!(Termination::Forfeit.article(), "6.7.1");
 }
 
