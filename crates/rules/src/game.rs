@@ -253,8 +253,9 @@ impl Game {
     /// such as blocked pawn walls, with the winnability analysis and the given budget. The
     /// analysis runs after captures and pawn moves, when no queen, rook or knight is left (the
     /// material with which such positions arise); and at every ply where the side to move is in
-    /// check, a cheap test follows forced replies (at most two legal moves, four plies) to a
-    /// stalemate or insufficient material, whatever the material on the board. The game ends at
+    /// check or has only its king and pawns, a cheap test follows forced replies (at most two
+    /// legal moves, four plies) to a stalemate or insufficient material, whatever the material
+    /// on the board. The game ends at
     /// the ply where the dead position arises (FIDE Laws 5.2.2); other dead positions are not
     /// looked for along the game.
     #[must_use]
@@ -424,7 +425,8 @@ impl Game {
             return Some((ending(Termination::DeadPosition), Some(reason)));
         }
         // Forced replies can make a position dead whatever the material (a queen included):
-        // looked for at every ply where the side to move is in check.
+        // looked for at every ply where the side to move is in check or has only king and
+        // pawns.
         if self.dead_position_budget != AnalysisBudget::Material
             && let Some(reason) = forced_dead_position(pos)
         {

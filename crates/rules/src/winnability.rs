@@ -631,13 +631,18 @@ fn forced_end(
 }
 
 /// A cheap, sound test for the dead positions that forced replies make (FIDE Laws 5.2.2): the
-/// side to move is in check, has at most two legal moves, and every series of legal moves from
-/// here, each position having at most two, ends within four plies in stalemate or with
-/// insufficient material. A queen on the board does not keep such a position alive.
-/// `Some(reason)` when proven, `None` otherwise (not dead, or not decided by this test).
+/// side to move has at most two legal moves, and every series of legal moves from here, each
+/// position having at most two, ends within four plies in stalemate or with insufficient
+/// material. A queen on the board does not keep such a position alive. Looked for where so few
+/// moves are possible: when the side to move is in check, or has nothing but its king and pawns
+/// (a side with other pieces and at most two moves out of check, every piece trapped or pinned,
+/// is not looked at). `Some(reason)` when proven, `None` otherwise (not dead, or not decided by
+/// this test).
 #[must_use]
 pub(crate) fn forced_dead_position(pos: &Position) -> Option<String> {
-    if !pos.is_check() {
+    let us = pos.by_color(pos.side_to_move());
+    let king_and_pawns = pos.by_role(Role::King) | pos.by_role(Role::Pawn);
+    if !pos.is_check() && (us & !king_and_pawns).is_nonempty() {
         return None;
     }
     let mut lines = Vec::new();

@@ -112,6 +112,41 @@ fn forced_reply_into_stalemate_is_a_dead_position_at_the_ply_it_arises() {
     }
 }
 
+/// Issue 11 item 1, a fresh user's finding: the forced-reply test ran only when the side to
+/// move was in check. After Kf7 Black, not in check, has one legal move, Kxh7, which leaves two
+/// kings: the position is dead at ply 1 (FIDE Laws 5.2.2), and a recorded Kxh7 is a ply played
+/// after the end, not insufficient material at ply 2.
+#[test]
+fn a_forced_reply_without_check_into_a_dead_position_ends_the_game_at_its_ply() {
+    let fen = "5K1k/7P/8/8/8/8/8/8 w - - 0 1";
+    for budget in [AnalysisBudget::Fast, AnalysisBudget::Full] {
+        let g = game(fen, CastlingMode::Standard, &["f8f7", "h8h7"], budget);
+        let v = verdict(&g, None, budget);
+        let o = v.outcome.expect("ended");
+        assert_eq!(
+            (o.result, o.termination, o.article(), o.ply),
+            (GameResult::Draw, Termination::DeadPosition, "5.2.2", 1),
+            "{}",
+            v.explanation
+        );
+        assert_eq!(v.plies_after_end, 1);
+        assert_eq!(
+            v.explanation,
+            "dead position at ply 1 (FIDE Laws 5.2.2): the only series of legal moves, Kxh7 \
+             (insufficient material), ends without checkmate: no series of legal moves can end in \
+             checkmate; 1 ply was played after the end of the game"
+        );
+    }
+    // A side with its king and pawns and more moves stays alive.
+    let g = game(
+        "5K1k/7P/8/8/8/8/P7/8 w - - 0 1",
+        CastlingMode::Standard,
+        &["f8f7"],
+        AnalysisBudget::Full,
+    );
+    assert!(g.outcome().is_none());
+}
+
 /// An event never replaces an ending of the rules (FIDE Laws 5.2.2 before 6.9): after Qf6+ the
 /// position is dead at ply 1, so White's flag falling afterwards changes nothing.
 #[test]
