@@ -176,9 +176,9 @@ pub enum WarningKind {
         /// The symbol.
         glyph: char,
     },
-    /// One game holds a non-ASCII tag value that is valid UTF-8 and another that is not (read
-    /// as Windows-1252): each was decoded on its own, but a file mixing encodings deserves a look
-    /// at the names.
+    /// One game holds non-ASCII UTF-8 and bytes that are not UTF-8 (read as Windows-1252), in
+    /// two tag values or in one: each was decoded on its own, but a file mixing encodings
+    /// deserves a look at the names. Both names are the same tag when one value mixes them.
     #[error(
         "tag '{utf8_tag}' was read as UTF-8 and tag '{windows_tag}' as Windows-1252: the game mixes two encodings, check its names"
     )]

@@ -288,24 +288,24 @@ struct Scan {
     /// A `[` after the termination marker on the same line, at this byte: the next game's tag
     /// section starts there.
     next_game_at: Option<usize>,
-    /// The last line was blank and a brace comment is open: a `[Event "` line now ends the
-    /// comment's game (unterminated) and starts the next one.
-    blank_in_comment: bool,
 }
 
-/// A line that starts a game's tag section with its first tag, `[Event "` (PGN standard 8.1.1,
-/// the Seven Tag Roster's order), spaces allowed before it.
-fn starts_with_event_tag(line: &[u8]) -> bool {
-    let first = line
-        .iter()
-        .position(|&c| !is_space(c))
-        .unwrap_or(line.len());
-    let rest = &line[first..];
-    rest.starts_with(b"[Event")
-        && rest[6..]
-            .iter()
-            .find(|&&c| !is_space(c))
-            .is_some_and(|&c| c == b'"')
+/// A line that starts a game's tag section with its first tag (PGN standard 8.1.1, the Seven
+/// Tag Roster's order): `[Event "..."]` and nothing but tag pairs after it, spaces allowed
+/// around the tokens (`[ Event "B" ]`).
+fn is_event_tag_line(line: &[u8]) -> bool {
+    let trimmed = line.trim_ascii();
+    let Some(rest) = trimmed.strip_prefix(b"[") else {
+        return false;
+    };
+    let Some(rest) = rest.trim_ascii_start().strip_prefix(b"Event") else {
+        return false;
+    };
+    rest.trim_ascii_start().starts_with(b"\"")
+        && trimmed.ends_with(b"]")
+        && trimmed[..trimmed.len() - 1]
+            .trim_ascii_end()
+            .ends_with(b"\"")
 }
 
 fn is_space(c: u8) -> bool {
@@ -318,15 +318,21 @@ fn is_token_char(c: u8) -> bool {
 }
 
 /// The Unicode and ASCII evaluation glyphs of exports (lichess, ChessBase, Informant) and the NAG
-/// each stands for (PGN standard 10: $7 only move, $10 drawish/equal, $13 unclear, $14/$15 slight
-/// advantage White/Black, $16/$17 moderate advantage, $18/$19 decisive advantage). Longest first.
+/// each stands for (PGN standard 10: $3 `‼`, $5 `⁉`, $6 `⁈`, $7 only move, $10 drawish/equal,
+/// $13 unclear, $14/$15 slight advantage White/Black, $16/$17 moderate advantage, $18/$19
+/// decisive advantage; $146 `N` novelty, as ChessBase numbers it). The minus may be written `-`,
+/// `−` (U+2212) or `–` (U+2013). Longest first.
 const GLYPHS: &[(&str, u8)] = &[
     ("+/-", 16),
     ("-/+", 17),
     ("+/=", 14),
     ("=/+", 15),
+    ("+/\u{2013}", 16),
+    ("\u{2013}/+", 17),
     ("+\u{2212}", 18),
     ("\u{2212}+", 19),
+    ("+\u{2013}", 18),
+    ("\u{2013}+", 19),
     ("+-", 18),
     ("-+", 19),
     ("+=", 14),
@@ -337,6 +343,10 @@ const GLYPHS: &[(&str, u8)] = &[
     ("\u{2213}", 17), // ∓
     ("\u{221e}", 13), // ∞
     ("\u{25a1}", 7),  // □
+    ("\u{203c}", 3),  // ‼
+    ("\u{2049}", 5),  // ⁉
+    ("\u{2048}", 6),  // ⁈
+    ("N", 146),       // novelty
     ("=", 10),
 ];
 
@@ -346,7 +356,9 @@ const GLYPHS: &[(&str, u8)] = &[
 fn split_glued_glyph(token: &[u8]) -> (&[u8], Option<u8>) {
     for &(glyph, nag) in GLYPHS {
         let glyph = glyph.as_bytes();
+        // `N` (novelty) is never glued: `e8N` is a promotion.
         if glyph.is_ascii()
+            && !glyph.iter().any(u8::is_ascii_alphabetic)
             && token.len() > glyph.len()
             && token.ends_with(glyph)
             && matches!(
@@ -373,7 +385,10 @@ pub fn glyph_nag(glyph: &str) -> Option<u8> {
 /// Symbols of the Unicode blocks annotation glyphs come from (arrows, mathematical operators,
 /// technical symbols, geometric shapes): skipped with a warning when they have no single NAG.
 fn is_annotation_symbol(c: char) -> bool {
-    matches!(u32::from(c), 0x2190..=0x23ff | 0x25a0..=0x25ff | 0x2a00..=0x2bff)
+    matches!(
+        u32::from(c),
+        0x2190..=0x23ff | 0x25a0..=0x25ff | 0x27f0..=0x27ff | 0x2900..=0x297f | 0x2a00..=0x2bff
+    ) || c == '\u{394}' // Δ, "with the idea"
 }
 
 /// Windows-1252 leaves these five bytes undefined.
@@ -681,13 +696,12 @@ impl<R: BufRead> Reader<R> {
                 },
             ));
         }
-        if self.scan.in_comment && self.scan.blank_in_comment && starts_with_event_tag(line) {
-            // A `{` never closed would swallow every game after it: a blank line and a line
-            // that starts a tag section with `[Event "` end the game (its comment
-            // unterminated) and start the next one.
+        if self.scan.in_comment && is_event_tag_line(line) {
+            // A `{` never closed would swallow every game after it: a line that holds an
+            // `[Event "..."]` tag pair and nothing else (not the words of a comment) ends the
+            // game (its comment unterminated) and starts the next one.
             return Ok(Step::CommentCutByNextGame);
         }
-        self.scan.blank_in_comment = blank && self.scan.in_comment;
         if !self.scan.in_comment && line.first() == Some(&b'%') {
             return Ok(Step::Continue);
         }
@@ -708,7 +722,7 @@ impl<R: BufRead> Reader<R> {
                 // before has no movetext (PGN standard 8.2).
                 return Ok(Step::NoMovetext);
             }
-            if starts_with_event_tag(line) && self.has_tag(b"Event") {
+            if is_event_tag_line(line) && self.has_tag(b"Event") {
                 // A second `[Event "` line in a tag section, without the blank line between: the
                 // next game's tag section, never merged into this one (its players would get the
                 // next game's result).
@@ -1071,6 +1085,19 @@ impl<R: BufRead> Reader<R> {
                     i = self.move_token(line, start, i, game)?;
                 }
                 _ => {
+                    // `½-½` (UTF-8, or Windows-1252 0xBD) is the draw's termination marker.
+                    let half: &[u8] = if self.line_utf8 {
+                        "\u{bd}-\u{bd}".as_bytes()
+                    } else {
+                        b"\xbd-\xbd"
+                    };
+                    if line[i..].starts_with(half) {
+                        if mainline {
+                            self.set_result(game, "1/2-1/2");
+                        }
+                        i += half.len();
+                        continue;
+                    }
                     if let Some((len, nag)) = self.glyph_at(line, i) {
                         if mainline {
                             match nag {
@@ -1240,9 +1267,10 @@ impl<R: BufRead> Reader<R> {
     }
 
     /// Decodes the tags read so far into `game` (once), each value on its own: UTF-8 when it is
-    /// valid UTF-8, else Windows-1252, so that one byte of another encoding elsewhere in the game
-    /// (a comment, another tag) never garbles a UTF-8 name. A game whose non-ASCII values were
-    /// decoded both ways gets a [`WarningKind::MixedEncoding`] warning. A byte Windows-1252
+    /// valid UTF-8, else Windows-1252 for the bytes that are not UTF-8 sequences, so that one
+    /// byte of another encoding elsewhere (a comment, another tag, the same name) never garbles
+    /// a UTF-8 name. A game whose non-ASCII text was decoded both ways gets a
+    /// [`WarningKind::MixedEncoding`] warning. A byte Windows-1252
     /// leaves undefined is an [`ErrorKind::Encoding`] error (the tags are still all decoded, the
     /// byte as U+FFFD).
     fn decode_tags(&mut self, game: &mut RawGame) -> Result<(), PgnError> {
@@ -1274,7 +1302,17 @@ impl<R: BufRead> Reader<R> {
                     if windows_tag.is_none() {
                         windows_tag = Some((name.clone(), span.line));
                     }
-                    value.iter().map(|&b| windows_1252_char(b)).collect()
+                    // A value mixing valid UTF-8 sequences (`Müller`) with other bytes (`O\x92`)
+                    // keeps each UTF-8 sequence and reads the other bytes as Windows-1252.
+                    let mut text = String::with_capacity(value.len());
+                    for chunk in value.utf8_chunks() {
+                        if !chunk.valid().is_ascii() && utf8_tag.is_none() {
+                            utf8_tag = Some(name.clone());
+                        }
+                        text.push_str(chunk.valid());
+                        text.extend(chunk.invalid().iter().map(|&b| windows_1252_char(b)));
+                    }
+                    text
                 }
             };
             game.tags.push((name, value));

@@ -460,12 +460,18 @@ fn a_second_event_tag_line_without_a_blank_line_starts_the_next_game() {
     );
     assert_eq!(sans(second), ["f3", "e5", "g4", "Qh4#"]);
     assert!(second.warnings.is_empty(), "{:?}", second.warnings);
+    // Spaces inside the brackets (PGN allows them between tokens): the same.
+    let games =
+        read_kept(b"[Event \"R1\"]\n[White \"A\"]\n[ Event \"R2\" ]\n[White \"C\"]\n\n1. e4 *\n");
+    assert_eq!(games.len(), 2, "{games:?}");
+    assert_eq!(tag(&games[1].0, "White"), "C");
 }
 
-/// Issue 11 item 3, a fresh user's finding: a `{` never closed swallowed every game after it
-/// (a 2-game file read as one game, an error). A blank line and a line starting with
-/// `[Event "` end the comment's game (the unterminated comment is its error) and start the next
-/// one; without the blank line, or without `[Event "`, the text stays comment.
+/// Issue 11 item 3, fresh users' findings: a `{` never closed swallowed every game after it
+/// (a 2-game file read as one game, an error). A line holding an `[Event "..."]` tag pair and
+/// nothing else ends the comment's game (the unterminated comment is its error) and starts the
+/// next one, with or without a blank line before it; a line where the tag pair is followed by
+/// the comment's words (`[Event "quoted"] was the old header}`) stays comment.
 #[test]
 fn an_unterminated_comment_does_not_swallow_the_next_game() {
     let input = b"[Event \"A\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 {unterminated comment\n\n[Event \"B\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
@@ -481,9 +487,25 @@ fn an_unterminated_comment_does_not_swallow_the_next_game() {
     assert!(error.is_none(), "{error:?}");
     assert_eq!((second.line, tag(second, "Event")), (6, "B"));
     assert_eq!(sans(second), ["f3", "e5", "g4", "Qh4#"]);
+    // Without the blank line: the same.
+    let input = b"[Event \"A\"]\n\n1. e4 {never closed\n[Event \"B\"]\n\n1. d4 *\n[Event \"C\"]\n\n1. c4 *\n";
+    let games = read_kept(input);
+    assert_eq!(
+        games
+            .iter()
+            .map(|(g, e)| (tag(g, "Event"), g.line, e.is_some()))
+            .collect::<Vec<_>>(),
+        [("A", 1, true), ("B", 4, false), ("C", 7, false)]
+    );
     // A closed comment spanning a blank line, with a `[Round` line in it: one game.
     let g = one(b"[Event \"a\"]\n\n1. e4 {a note\n\n[Round \"2\"] quoted} e5 *\n");
     assert_eq!((sans(&g), g.comments), (vec!["e4", "e5"], 1));
+    // A closed comment quoting an `[Event` tag followed by its own words: one game.
+    let g = one(b"[Event \"a\"]\n\n1. e4 {note:\n\n[Event \"quoted\"] was the old header} e5 *\n");
+    assert_eq!(
+        (sans(&g), g.comments, tag(&g, "Event")),
+        (vec!["e4", "e5"], 1, "a")
+    );
 }
 
 /// The other ways games could be joined or split, each with its documented behaviour.
@@ -576,6 +598,16 @@ fn each_tag_value_is_decoded_on_its_own_so_a_stray_byte_never_garbles_utf8_names
         }]
     );
     assert_eq!(g.warnings[0].kind.code(), "mixed_encoding");
+    // Both in one value (a fresh user's finding: `MÃ¼ller O’Neil`, no warning).
+    let g = one(b"[White \"M\xc3\xbcller O\x92Neil\"]\n\n1. e4 *\n");
+    assert_eq!(tag(&g, "White"), "M\u{fc}ller O\u{2019}Neil");
+    assert_eq!(
+        g.warnings[0].kind,
+        WarningKind::MixedEncoding {
+            utf8_tag: "White".to_string(),
+            windows_tag: "White".to_string()
+        }
+    );
     // ASCII beside Windows-1252 is no mix.
     let g = one(b"[Event \"Open\"]\n[Black \"O\x92Player\"]\n\n1. e4 *\n");
     assert!(g.warnings.is_empty(), "{:?}", g.warnings);
@@ -747,4 +779,43 @@ fn an_ascii_glyph_glued_to_a_move_is_its_nag() {
             .collect::<Vec<_>>(),
         [(1, 19), (7, 14)]
     );
+}
+
+/// Issue 11 item 4, a fresh user's findings: `‼`, `⁉`, `⟳`, `Δ`, an en dash in `–+` and the
+/// novelty sign `N` refused their games ("unexpected '‼' in the movetext"), and `½-½` as the
+/// termination marker too. An annotation never costs a game its verdict.
+#[test]
+fn more_annotation_glyphs_and_the_half_point_marker_are_read() {
+    let g = one(
+        "1. e4 \u{203c} e5 \u{2049} 2. Nf3 \u{2048} Nc6 N 3. Bb5 \u{2013}+ a6 +\u{2013} *\n"
+            .as_bytes(),
+    );
+    assert_eq!(sans(&g), ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6"]);
+    let values: Vec<(u32, u8)> = g.nags.iter().map(|n| (n.ply, n.value)).collect();
+    assert_eq!(values, [(1, 3), (2, 5), (3, 6), (4, 146), (5, 19), (6, 18)]);
+    // Symbols with no single NAG are skipped with a warning.
+    let g = one("1. f3 \u{27f3} e5 \u{394} 2. g4 \u{2907} Qh4# 0-1\n".as_bytes());
+    assert_eq!(sans(&g), ["f3", "e5", "g4", "Qh4#"]);
+    assert_eq!(
+        g.warnings
+            .iter()
+            .map(|w| (w.ply, w.kind.code()))
+            .collect::<Vec<_>>(),
+        [
+            (1, "skipped_glyph"),
+            (2, "skipped_glyph"),
+            (3, "skipped_glyph")
+        ]
+    );
+    // `e8N` stays a promotion, not a move and a novelty.
+    let g = one(b"[FEN \"8/4P3/8/8/8/8/k7/4K3 w - - 0 1\"]\n\n1. e8N *\n");
+    assert_eq!(sans(&g), ["e8N"]);
+    // `½-½` in UTF-8 and in Windows-1252 (0xBD).
+    for input in [
+        "1. e4 e5 \u{bd}-\u{bd}\n".as_bytes(),
+        b"[White \"\xe9\"]\n\n1. e4 e5 \xbd-\xbd\n",
+    ] {
+        let g = one(input);
+        assert_eq!(g.result.as_deref(), Some("1/2-1/2"));
+    }
 }

@@ -39,7 +39,7 @@ fn error_kinds() {
         err.to_string(),
         "line 1:4: ply 1 (Nd2): d2 is occupied by White's own pawn"
     );
-    let err = replay(&raw("1. e4 e5 2. N *"), &ReplayOptions::default()).unwrap_err();
+    let err = replay(&raw("1. e4 e5 2. Q *"), &ReplayOptions::default()).unwrap_err();
     assert_eq!(err.kind.name(), "move_syntax", "{err}");
 }
 
