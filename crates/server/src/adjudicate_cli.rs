@@ -35,6 +35,11 @@ pub struct Summary {
     pub errors: usize,
     /// Adjudicated games whose verdict has warnings.
     pub warned: usize,
+    /// Losses by flag fall, resignation or second illegal move that stand unproven: whether the
+    /// opponent can still checkmate was not decided at this analysis level (`undetermined`).
+    pub unproven: usize,
+    /// The analysis level the verdicts were made at (`material`, `fast`, `full`).
+    pub analysis: &'static str,
     /// The first [`MAX_LISTED`] disagreements: `game N (White - Black): reason`.
     pub disagreement_list: Vec<String>,
     /// The first [`MAX_LISTED`] errors: `game N: line L:C: ...`.
@@ -66,6 +71,9 @@ impl Summary {
                 *self.by_termination.entry(termination).or_default() += 1;
                 if !verdict.warnings.is_empty() {
                     self.warned += 1;
+                }
+                if verdict.undetermined {
+                    self.unproven += 1;
                 }
                 if verdict.disagreement {
                     self.disagreements += 1;
@@ -112,6 +120,15 @@ impl Summary {
             "{} with warnings",
             plural(self.warned, "game", "games")
         ));
+        if self.unproven > 0 {
+            // At `material` and `fast` no loss is proven (no mating line is looked for), so
+            // the count says how many verdicts rest on that.
+            parts.push(format!(
+                "{} not proven at analysis {} (the opponent's mating chances undecided)",
+                plural(self.unproven, "loss", "losses"),
+                self.analysis
+            ));
+        }
         writeln!(out, "summary: {}", parts.join("; "))?;
         for line in &self.disagreement_list {
             writeln!(out, "disagreement: {line}")?;
@@ -363,9 +380,14 @@ fn cut(text: &str, n: usize) -> String {
     text.chars().take(n).collect()
 }
 
-/// The line before the table header: the edition of the Laws the verdicts apply.
-fn laws_line() -> String {
-    format!("verdicts under the {}", arbiter_rules::LAWS_EDITION)
+/// The line before the table header: the edition of the Laws the verdicts apply and the
+/// analysis level.
+fn laws_line(settings: &Settings) -> String {
+    format!(
+        "verdicts under the {}, analysis {}",
+        arbiter_rules::LAWS_EDITION,
+        settings.analysis.name()
+    )
 }
 
 /// The table header. `warn`: the number of warnings of the verdict.
@@ -480,9 +502,12 @@ pub fn run<R: BufRead, W: Write + ?Sized>(
     format: OutputFormat,
     settings: &Settings,
 ) -> io::Result<Summary> {
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        analysis: settings.analysis.name(),
+        ..Summary::default()
+    };
     if format == OutputFormat::Table {
-        writeln!(out, "{}", laws_line())?;
+        writeln!(out, "{}", laws_line(settings))?;
         writeln!(out, "{TABLE_HEADER}")?;
     }
     run_records(input, out, format, settings, &mut summary)?;
@@ -509,9 +534,12 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
     if jobs <= 1 {
         return run(input, out, format, settings);
     }
-    let mut summary = Summary::default();
+    let mut summary = Summary {
+        analysis: settings.analysis.name(),
+        ..Summary::default()
+    };
     if format == OutputFormat::Table {
-        writeln!(out, "{}", laws_line())?;
+        writeln!(out, "{}", laws_line(settings))?;
         writeln!(out, "{TABLE_HEADER}")?;
     }
     type Record = (v1::AdjudicateGamesResponse, Vec<u8>);
@@ -810,7 +838,10 @@ mod tests {
     fn table_shows_the_laws_edition_and_warning_codes() {
         let (text, summary) = output(OutputFormat::Table);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "verdicts under the FIDE Laws of Chess, 2023");
+        assert_eq!(
+            lines[0],
+            "verdicts under the FIDE Laws of Chess, 2023, analysis full"
+        );
         assert!(lines[1].ends_with("ply warn note"), "{}", lines[1]);
         assert!(
             lines[2].ends_with(
@@ -826,6 +857,33 @@ mod tests {
             String::from_utf8(out)
                 .expect("utf-8")
                 .starts_with("summary: 2 games; agreed draw 1, resignation 1; 1 disagreement; 0 errors; 1 game with warnings\n")
+        );
+    }
+
+    /// Issue 11, a fresh user's finding: at `--analysis material` and `fast` a loss stands
+    /// unproven (no mating line is looked for), and nothing in the table or the summary said
+    /// so. The header names the level and the summary counts the unproven losses.
+    #[test]
+    fn the_table_names_the_analysis_level_and_the_summary_counts_unproven_losses() {
+        let settings = Settings {
+            analysis: arbiter_rules::AnalysisBudget::Material,
+            ..Settings::default()
+        };
+        let mut out = Vec::new();
+        let summary =
+            run(PGN.as_bytes(), &mut out, OutputFormat::Table, &settings).expect("writes");
+        let text = String::from_utf8(out).expect("utf-8");
+        assert_eq!(
+            text.lines().next(),
+            Some("verdicts under the FIDE Laws of Chess, 2023, analysis material")
+        );
+        assert_eq!(summary.unproven, 1);
+        let mut out = Vec::new();
+        summary.write(&mut out).expect("writes");
+        let written = String::from_utf8(out).expect("utf-8");
+        assert!(
+            written.starts_with("summary: 2 games; agreed draw 1, resignation 1; 1 disagreement; 0 errors; 1 game with warnings; 1 loss not proven at analysis material (the opponent's mating chances undecided)\n"),
+            "{written}"
         );
     }
 }
