@@ -220,7 +220,11 @@ pub const WARNING_RESULT_MISMATCH: &str = "result_mismatch";
 /// (`result_mismatch`). Each says which value was used.
 #[must_use]
 pub fn result_warnings(raw: &RawGame) -> Vec<v1::Warning> {
-    let tag = raw.tag("Result").map(str::trim);
+    // An empty Result tag (`[Result ""]`) declares nothing: as if it were missing.
+    let tag = raw
+        .tag("Result")
+        .map(str::trim)
+        .filter(|tag| !tag.is_empty());
     let tag_line = raw
         .tag_index("Result")
         .and_then(|i| raw.tag_lines.get(i).copied())
@@ -364,6 +368,7 @@ fn result_from_wire(outcome: &v1::Outcome) -> Option<GameResult> {
 #[must_use]
 pub fn declared_result(raw: &RawGame) -> Option<(&str, &'static str)> {
     raw.tag("Result")
+        .filter(|tag| !tag.trim().is_empty())
         .map(|tag| (tag, "the Result tag"))
         .or_else(|| {
             raw.result
@@ -1086,6 +1091,12 @@ mod tests {
             "{}",
             v.disagreement_reason
         );
+        // An empty Result tag (a fresh user's finding: "the Result tag says  but ...") is
+        // missing: the marker declares, and no mismatch is warned.
+        let v = verdict("[Result \"\"]\n\n1. e4 e5 2. Nf3 Nc6 0-1\n", None);
+        assert_eq!(v.declared_result, "0-1");
+        assert!(!v.disagreement, "{}", v.disagreement_reason);
+        assert!(warnings(&v).is_empty(), "{:?}", v.warnings);
     }
 
     /// PGN standard 8.2.6 (issue 11 item 5): a movetext without a termination marker may be
