@@ -353,6 +353,7 @@ const GLYPHS: &[(&str, u8)] = &[
 /// A move token with an ASCII evaluation glyph glued to its end (`Qxf7#+-`, `Nf3=`, `e4-+`):
 /// the move and the glyph's NAG, when what is left ends as a move does (a rank digit, a
 /// promotion letter, `+`, `#` or castling's `O` or `0`); else the token as it is.
+#[inline]
 fn split_glued_glyph(token: &[u8]) -> (&[u8], Option<u8>) {
     // Every ASCII glyph ends with `-` or `=`, or with `+` after `-`, `=` or `/`; a move ends
     // otherwise (a check `Nf3+` has its square before the `+`). Most tokens leave here, without

@@ -120,12 +120,14 @@ pub fn replay_noting(
                 text: token.text.to_string(),
             }));
         }
-        // Moves listed after checkmate or stalemate count as played after the end.
-        let parsed = game.position().parse_move(&token.text);
+        // Moves listed after checkmate or stalemate count as played after the end. (The text
+        // is taken once: each `MoveText` deref checks its bytes again.)
+        let text = token.text.as_str();
+        let parsed = game.position().parse_move(text);
         match game.record(parsed) {
             Ok(Some(_)) => {
                 if let Some(warning) =
-                    check_suffix_warning(game.position(), &token.text, token.ply, token.line)
+                    check_suffix_warning(game.position(), text, token.ply, token.line)
                 {
                     warn(warning);
                 }
@@ -156,6 +158,13 @@ pub fn check_suffix_warning(
     ply: u32,
     line: u32,
 ) -> Option<v1::Warning> {
+    // Most moves end with a square or a piece letter: no suffix, nothing to trim.
+    if !matches!(
+        text.as_bytes().last(),
+        Some(b'+' | b'#' | b'!' | b'?' | b' ')
+    ) {
+        return None;
+    }
     let text = text.trim_end_matches(['!', '?', ' ']);
     let written = if text.ends_with('#') {
         '#'
