@@ -13,7 +13,7 @@
 //!
 //! | target | first byte | rest |
 //! |---|---|---|
-//! | [`fen`] | (none) | the FEN text, read in all four modes (standard/Chess960, strict/permissive) |
+//! | [`fen`] | (none) | the FEN text, read in all four modes (standard/Chess960, `Validation::STRICT`/`PERFT_SUITE`) |
 //! | [`san`] | bits 0-3: position of [`POSITIONS`]; bits 4-6: language (mod 7); bit 7: strict | the SAN text |
 //! | [`uci`] | bits 0-3: position of [`POSITIONS`] | the UCI text (also read as SAN-or-UCI) |
 //! | [`pgn_read`] | (none) | PGN bytes, read with the default limits and with tight ones |
@@ -121,7 +121,7 @@ pub const RPC_HANDLERS: [&str; 6] = [
     "AdjudicateGames",
 ];
 
-/// The [`POSITIONS`], read permissively (some cannot arise in a game, and are meant to stress
+/// The [`POSITIONS`], read with `Validation::PERFT_SUITE` (some cannot arise in a game, and are meant to stress
 /// move generation).
 ///
 /// # Panics
@@ -167,7 +167,7 @@ fn check_position(position: &Position, options: FenOptions) {
 }
 
 /// The FEN reader: the input as text (invalid UTF-8 replaced), read in standard and Chess960
-/// mode, strictly and permissively; each position read is checked (FEN written reads back,
+/// mode, strictly and with the perft-suite opt-out; each position read is checked (FEN written reads back,
 /// every legal move's SAN and UCI read back).
 pub fn fen(data: &[u8]) {
     let text = String::from_utf8_lossy(data);

@@ -882,17 +882,29 @@ enum Outcome {
     Hung,
 }
 
+/// Whether an error in the chain of `status`'s sources is of type `E` (tonic may wrap the h2
+/// error of a connection the server closed in hyper's or its own transport error).
+fn caused_by<E: std::error::Error + 'static>(status: &Status) -> bool {
+    let mut source = std::error::Error::source(status);
+    while let Some(error) = source {
+        if error.is::<E>() {
+            return true;
+        }
+        source = error.source();
+    }
+    false
+}
+
 fn outcome(result: Result<(), Status>) -> Outcome {
     match result {
         Ok(()) => Outcome::Ok,
         Err(status)
             if status.code() == Code::Unavailable
                 || (status.code() == Code::Cancelled
-                    && std::error::Error::source(&status)
-                        .is_some_and(|source| source.is::<tonic::transport::Error>()))
+                    && caused_by::<tonic::transport::Error>(&status))
                 || (status.code() == Code::Internal
-                    && std::error::Error::source(&status)
-                        .is_some_and(|source| source.is::<h2::Error>())) =>
+                    && (caused_by::<h2::Error>(&status)
+                        || status.message().starts_with("h2 protocol error"))) =>
         {
             Outcome::NotSent
         }

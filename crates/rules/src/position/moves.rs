@@ -101,7 +101,7 @@ impl Move {
 }
 
 /// Capacity of a [`MoveList`]. The known maximum of legal moves in a reachable position is 218;
-/// the permissive FEN reader accepts unreachable positions with up to 271 moves.
+/// `Validation::PERFT_SUITE` accepts unreachable positions with up to 271 moves.
 pub const MAX_MOVES: usize = 320;
 
 /// A list of moves with fixed capacity, stored inline on the stack (no heap allocation, no
