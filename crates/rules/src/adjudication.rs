@@ -56,15 +56,7 @@ impl WarningCode {
 /// move in move 1 shows White's first move).
 #[must_use]
 pub fn both_players_moved(game: &Game) -> bool {
-    let start = game.start();
-    if start.fullmove_number() > 1 {
-        return true;
-    }
-    let plies = game.recorded_plies();
-    match start.side_to_move() {
-        Color::White => plies >= 2,
-        Color::Black => plies >= 1,
-    }
+    has_moved(game, Color::White) && has_moved(game, Color::Black)
 }
 
 /// Whether `side` has made a move in `game`: in its record, or before it (a start position past
