@@ -50,13 +50,7 @@ pub fn position_source_from_wire<'a>(
                 ));
             }
             if *number >= arbiter_rules::CHESS960_POSITIONS {
-                return Err(ConvertError::new(
-                    join(field, "chess960_number"),
-                    ErrorReason::InvalidValue,
-                    format!(
-                        "{number} is out of range: Chess960 start positions are numbered 0 to 959"
-                    ),
-                ));
+                return Err(chess960_number_out_of_range(field, *number));
             }
             Ok(PositionSource::Chess960(*number))
         }
@@ -112,17 +106,19 @@ impl PositionSource<'_> {
             PositionSource::Board(board, mode) => {
                 board_from_wire_in(board, &join(field, "board"), mode)
             }
-            PositionSource::Chess960(number) => Position::chess960(number).ok_or_else(|| {
-                ConvertError::new(
-                    join(field, "chess960_number"),
-                    ErrorReason::InvalidValue,
-                    format!(
-                        "{number} is out of range: Chess960 start positions are numbered 0 to 959"
-                    ),
-                )
-            }),
+            PositionSource::Chess960(number) => Position::chess960(number)
+                .ok_or_else(|| chess960_number_out_of_range(field, number)),
         }
     }
+}
+
+/// A Chess960 number at or above [`arbiter_rules::CHESS960_POSITIONS`].
+fn chess960_number_out_of_range(field: &str, number: u32) -> ConvertError {
+    ConvertError::new(
+        join(field, "chess960_number"),
+        ErrorReason::InvalidValue,
+        format!("{number} is out of range: Chess960 start positions are numbered 0 to 959"),
+    )
 }
 
 /// The ErrorInfo metadata of a position the rules refuse: its `cause` and `article`.
