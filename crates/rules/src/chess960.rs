@@ -86,6 +86,7 @@ impl Position {
         p.castling = p.by_role(Role::Rook)
             & (Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth));
         p.key = p.compute_key();
+        p.refresh_checkers();
         Some(p)
     }
 

@@ -275,6 +275,13 @@ impl Game {
         game
     }
 
+    /// Makes room for `plies` more moves (a score sheet's length, known before its replay), so
+    /// that recording them does not grow the game's move and position-key lists step by step.
+    pub fn reserve(&mut self, plies: usize) {
+        self.moves.reserve(plies);
+        self.keys.reserve(plies);
+    }
+
     /// Why the position was found dead, when the game ended by FIDE Laws 5.2.2.
     #[must_use]
     pub fn dead_position_reason(&self) -> Option<&str> {

@@ -507,6 +507,7 @@ impl Position {
             }
         }
         pos.turn = setup.turn;
+        pos.refresh_checkers();
         for color in Color::ALL {
             let count = pos
                 .by_piece(Piece {

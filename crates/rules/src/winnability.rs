@@ -597,32 +597,53 @@ const FORCED_DEPTH: usize = 4;
 /// Most legal moves a position of the forced-reply test may have for its replies to be followed.
 const FORCED_BRANCHES: usize = 2;
 
-/// How a series of legal moves of the forced-reply test ends without checkmate.
-fn forced_end(
-    pos: &Position,
-    depth: usize,
-    line: &mut Vec<String>,
-    lines: &mut Vec<String>,
-) -> bool {
+/// The series of legal moves a successful forced-reply test followed, in SAN: the line being
+/// walked and each finished series with how it ends.
+#[derive(Default)]
+struct ForcedLines {
+    line: Vec<String>,
+    ends: Vec<String>,
+}
+
+impl ForcedLines {
+    fn end(&mut self, how: &str) {
+        self.ends.push(format!("{} ({how})", self.line.join(" ")));
+    }
+}
+
+/// True when every series of legal moves from `pos` ends without checkmate within `depth`
+/// plies, each position on the way having at most [`FORCED_BRANCHES`] legal moves. With
+/// `lines`, the series are written into it (SAN costs time, so a test that may fail runs
+/// without it first).
+fn forced_end(pos: &Position, depth: usize, lines: &mut Option<ForcedLines>) -> bool {
+    let ends = |lines: &mut Option<ForcedLines>, how| {
+        if let Some(lines) = lines {
+            lines.end(how);
+        }
+        true
+    };
+    // Most positions have more legal moves than the test follows: counted, not built.
+    if pos.has_more_legal_moves_than(FORCED_BRANCHES) {
+        return pos.is_insufficient_material() && ends(lines, "insufficient material");
+    }
     let legal = pos.legal_moves();
     if legal.is_empty() {
-        if pos.is_check() {
-            return false;
-        }
-        lines.push(format!("{} (stalemate)", line.join(" ")));
-        return true;
+        return !pos.is_check() && ends(lines, "stalemate");
     }
     if pos.is_insufficient_material() {
-        lines.push(format!("{} (insufficient material)", line.join(" ")));
-        return true;
+        return ends(lines, "insufficient material");
     }
-    if depth == 0 || legal.len() > FORCED_BRANCHES {
+    if depth == 0 {
         return false;
     }
     for m in legal.iter() {
-        line.push(pos.san(m));
-        let dead = forced_end(&pos.play(m), depth - 1, line, lines);
-        line.pop();
+        if let Some(lines) = lines {
+            lines.line.push(pos.san(m));
+        }
+        let dead = forced_end(&pos.play(m), depth - 1, lines);
+        if let Some(lines) = lines {
+            lines.line.pop();
+        }
         if !dead {
             return false;
         }
@@ -645,8 +666,13 @@ pub(crate) fn forced_dead_position(pos: &Position) -> Option<String> {
     if !pos.is_check() && (us & !king_and_pawns).is_nonempty() {
         return None;
     }
-    let mut lines = Vec::new();
-    if !forced_end(pos, FORCED_DEPTH, &mut Vec::new(), &mut lines) || lines.is_empty() {
+    if !forced_end(pos, FORCED_DEPTH, &mut None) {
+        return None;
+    }
+    let mut found = Some(ForcedLines::default());
+    forced_end(pos, FORCED_DEPTH, &mut found);
+    let lines = found.map(|found| found.ends).unwrap_or_default();
+    if lines.is_empty() {
         return None;
     }
     let which = if lines.len() == 1 {

@@ -60,6 +60,10 @@ pub struct Position {
     pub(crate) fullmove_number: u32,
     pub(crate) mode: CastlingMode,
     pub(crate) key: u64,
+    /// The pieces giving check to the side to move: derived from the placement and the side to
+    /// move, kept up to date by [`Position::play_in_place`] and set when a position is built
+    /// (`refresh_checkers`), so that asking whether a side is in check costs nothing.
+    pub(crate) checkers: Bitboard,
 }
 
 impl PartialEq for Position {
@@ -107,6 +111,7 @@ impl Position {
             fullmove_number: 1,
             mode,
             key: 0,
+            checkers: Bitboard::EMPTY,
         }
     }
 
@@ -251,14 +256,25 @@ impl Position {
         attackers_with(tables(), self, sq, attacker, occupied)
     }
 
-    /// The pieces giving check to the side to move.
+    /// The pieces giving check to the side to move (empty when it has no king).
     #[inline]
     #[must_use]
     pub fn checkers(&self) -> Bitboard {
+        self.checkers
+    }
+
+    /// The pieces giving check to the side to move, found from the board.
+    pub(crate) fn compute_checkers(&self) -> Bitboard {
         match self.king_square(self.turn) {
             Some(k) => self.attackers(k, self.turn.other(), self.occupied()),
             None => Bitboard::EMPTY,
         }
+    }
+
+    /// Sets the kept checkers after the placement or the side to move changed.
+    #[inline]
+    pub(crate) fn refresh_checkers(&mut self) {
+        self.checkers = self.compute_checkers();
     }
 
     /// True when the side to move is in check (FIDE Laws 3.9.1).
@@ -306,6 +322,18 @@ impl Position {
         let mut counter = MoveCounter(0);
         generate(self, &mut counter);
         counter.0 as usize
+    }
+
+    /// True when the side to move has more than `limit` legal moves: counted without building
+    /// them, and the count stops once past `limit`.
+    #[must_use]
+    pub fn has_more_legal_moves_than(&self, limit: usize) -> bool {
+        let mut counter = CountBeyond {
+            counter: MoveCounter(0),
+            limit: limit as u64,
+        };
+        generate(self, &mut counter);
+        counter.done()
     }
 
     /// True when neither side has material to checkmate by any series of legal moves in the simple
@@ -577,6 +605,7 @@ impl Position {
                 (self.fullmove_number + 1).min(crate::setup::MAX_FULLMOVE_NUMBER);
         }
         self.turn = them;
+        self.refresh_checkers();
         if m.role == Role::Pawn && m.from.index().abs_diff(m.to.index()) == 16 {
             let skipped = Square::new_masked(((m.from.index() + m.to.index()) / 2) as u32);
             if self.has_legal_ep_capture(skipped) {
@@ -603,10 +632,20 @@ mod tests {
     use super::*;
     use crate::fen::FenOptions;
 
-    /// Walks every line to `depth` and checks the incremental key against a recomputation.
+    /// Walks every line to `depth` and checks what is kept incrementally (key, checkers) and the
+    /// counting generators against a recomputation and the full generation.
     fn walk(pos: &Position, depth: u32) {
         assert_eq!(pos.zobrist(), pos.compute_key(), "{}", pos.to_fen());
+        assert_eq!(pos.checkers(), pos.compute_checkers(), "{}", pos.to_fen());
         assert_eq!(pos.count_legal_moves(), pos.legal_moves().len());
+        for limit in [0, 2, 30] {
+            assert_eq!(
+                pos.has_more_legal_moves_than(limit),
+                pos.legal_moves().len() > limit,
+                "{}",
+                pos.to_fen()
+            );
+        }
         if depth == 0 {
             return;
         }
@@ -687,7 +726,7 @@ mod tests {
     }
 
     #[test]
-    fn incremental_zobrist_matches_recomputation() {
+    fn incremental_key_and_checkers_match_recomputation() {
         for fen in [
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",

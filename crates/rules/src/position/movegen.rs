@@ -337,6 +337,40 @@ impl MoveSink for MoveCounter {
     }
 }
 
+/// Counts moves without building them until there are more than `limit`, then stops the
+/// generation.
+pub(crate) struct CountBeyond {
+    pub counter: MoveCounter,
+    pub limit: u64,
+}
+
+impl MoveSink for CountBeyond {
+    #[inline]
+    fn piece(&mut self, pos: &Position, role: Role, from: Square, targets: Bitboard) {
+        self.counter.piece(pos, role, from, targets);
+    }
+
+    #[inline]
+    fn pawns(&mut self, pos: &Position, targets: Bitboard, delta: i32) {
+        self.counter.pawns(pos, targets, delta);
+    }
+
+    #[inline]
+    fn pawn(&mut self, pos: &Position, from: Square, to: Square) {
+        self.counter.pawn(pos, from, to);
+    }
+
+    #[inline]
+    fn special(&mut self, m: Move) {
+        self.counter.special(m);
+    }
+
+    #[inline]
+    fn done(&self) -> bool {
+        self.counter.0 > self.limit
+    }
+}
+
 #[inline]
 pub(super) fn shift(b: Bitboard, delta: i32) -> Bitboard {
     if delta >= 0 {
@@ -356,7 +390,7 @@ pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
     let ours = pos.by_color[us.index()];
     let theirs = pos.by_color[them.index()];
     let occupied = ours | theirs;
-    let checkers = attackers_with(t, pos, king, them, occupied);
+    let checkers = pos.checkers;
 
     // King moves: the destination must not be attacked with the king lifted off the board.
     // Leaper attacks are computed once for the whole board; sliders only for the squares left.
