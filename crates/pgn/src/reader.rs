@@ -353,14 +353,21 @@ const GLYPHS: &[(&str, u8)] = &[
 /// A move token with an ASCII evaluation glyph glued to its end (`Qxf7#+-`, `Nf3=`, `e4-+`):
 /// the move and the glyph's NAG, when what is left ends as a move does (a rank digit, a
 /// promotion letter, `+`, `#` or castling's `O` or `0`); else the token as it is.
-#[inline]
+#[inline(always)]
 fn split_glued_glyph(token: &[u8]) -> (&[u8], Option<u8>) {
     // Every ASCII glyph ends with `-` or `=`, or with `+` after `-`, `=` or `/`; a move ends
     // otherwise (a check `Nf3+` has its square before the `+`). Most tokens leave here, without
-    // a look at the table (it cost a fifth of the CLI's time at `--analysis material`).
+    // a look at the table (it cost a fifth of the CLI's time at `--analysis material`), and
+    // without a call.
     if !matches!(token, [.., b'-' | b'='] | [.., b'-' | b'=' | b'/', b'+']) {
         return (token, None);
     }
+    split_glyph_by_table(token)
+}
+
+/// [`split_glued_glyph`] for a token that may end with a glyph: the table lookup.
+#[inline(never)]
+fn split_glyph_by_table(token: &[u8]) -> (&[u8], Option<u8>) {
     for &(glyph, nag) in GLYPHS {
         let glyph = glyph.as_bytes();
         // `N` (novelty) is never glued: `e8N` is a promotion.

@@ -183,6 +183,7 @@ fn parse_token(
 pub fn replay(raw: &RawGame, options: &ReplayOptions) -> Result<ReplayedGame, PgnError> {
     let (variant, start) = start_position(raw, options)?;
     let mut game = Game::new(start);
+    game.reserve(raw.moves.len());
     for token in &raw.moves {
         // A move listed after checkmate or stalemate counts as played after the end
         // (`Game::plies_after_end`).

@@ -106,6 +106,10 @@ pub fn replay_noting(
 ) -> Result<Game, PgnError> {
     let (_, start) = arbiter_pgn::start_position(raw, &ReplayOptions::default())?;
     let mut game = Game::with_dead_position_analysis(start, budget);
+    game.reserve(raw.moves.len());
+    // A suffixed move that gives check: whether it mates is known when a next move is played
+    // (then it does not), else at the end, so a legal move is not searched for at every check.
+    let mut open_check: Option<WrittenSuffix> = None;
     for token in &raw.moves {
         let error = |kind| PgnError {
             line: token.line,
@@ -126,10 +130,17 @@ pub fn replay_noting(
         let parsed = game.position().parse_move(text);
         match game.record(parsed) {
             Ok(Some(_)) => {
-                if let Some(warning) =
-                    check_suffix_warning(game.position(), text, token.ply, token.line)
+                // The move before was a check, and this move proves it was not mate.
+                if let Some(warning) = open_check.take().and_then(|check| check.warning(Some('+')))
                 {
                     warn(warning);
+                }
+                if let Some(suffix) = WrittenSuffix::of(text, token.ply, token.line) {
+                    if game.position().is_check() {
+                        open_check = Some(suffix);
+                    } else if let Some(warning) = suffix.warning(None) {
+                        warn(warning);
+                    }
                 }
             }
             Ok(None) => {}
@@ -140,6 +151,17 @@ pub fn replay_noting(
                     error: e,
                 }));
             }
+        }
+    }
+    // The last check of the game: mate when no legal move follows it.
+    if let Some(check) = open_check {
+        let actual = if game.position().has_legal_move() {
+            '+'
+        } else {
+            '#'
+        };
+        if let Some(warning) = check.warning(Some(actual)) {
+            warn(warning);
         }
     }
     Ok(game)
@@ -158,21 +180,7 @@ pub fn check_suffix_warning(
     ply: u32,
     line: u32,
 ) -> Option<v1::Warning> {
-    // Most moves end with a square or a piece letter: no suffix, nothing to trim.
-    if !matches!(
-        text.as_bytes().last(),
-        Some(b'+' | b'#' | b'!' | b'?' | b' ')
-    ) {
-        return None;
-    }
-    let text = text.trim_end_matches(['!', '?', ' ']);
-    let written = if text.ends_with('#') {
-        '#'
-    } else if text.ends_with('+') {
-        '+'
-    } else {
-        return None;
-    };
+    let suffix = WrittenSuffix::of(text, ply, line)?;
     let actual = if !after.is_check() {
         None
     } else if after.has_legal_move() {
@@ -180,22 +188,71 @@ pub fn check_suffix_warning(
     } else {
         Some('#')
     };
-    if actual == Some(written) {
-        return None;
+    suffix.warning(actual)
+}
+
+/// A move's `+` or `#` as written, with the move (its text without `!`/`?` marks, ply, line).
+#[derive(Clone, Copy)]
+struct WrittenSuffix<'a> {
+    text: &'a str,
+    written: char,
+    ply: u32,
+    line: u32,
+}
+
+impl<'a> WrittenSuffix<'a> {
+    /// The suffix of the move written `text`, `None` when it has none.
+    #[inline]
+    fn of(text: &'a str, ply: u32, line: u32) -> Option<WrittenSuffix<'a>> {
+        // Most moves end with a square or a piece letter: no suffix, nothing to trim.
+        if !matches!(
+            text.as_bytes().last(),
+            Some(b'+' | b'#' | b'!' | b'?' | b' ')
+        ) {
+            return None;
+        }
+        let text = text.trim_end_matches(['!', '?', ' ']);
+        let written = if text.ends_with('#') {
+            '#'
+        } else if text.ends_with('+') {
+            '+'
+        } else {
+            return None;
+        };
+        Some(WrittenSuffix {
+            text,
+            written,
+            ply,
+            line,
+        })
     }
-    let (what, should) = match actual {
-        None => ("gives no check", "no suffix".to_owned()),
-        Some('+') => ("gives check but not checkmate", "'+'".to_owned()),
-        Some(_) => ("checkmates", "'#'".to_owned()),
-    };
-    Some(v1::Warning {
-        code: WARNING_WRONG_CHECK_SUFFIX.to_owned(),
-        ply,
-        line,
-        message: format!(
-            "ply {ply} ({text}): the move {what}, so it should have {should}, not '{written}'; the move was read without it"
-        ),
-    })
+
+    /// The warning when the suffix differs from `actual` (`None`: no check, `'+'`: check,
+    /// `'#'`: checkmate).
+    fn warning(self, actual: Option<char>) -> Option<v1::Warning> {
+        let WrittenSuffix {
+            text,
+            written,
+            ply,
+            line,
+        } = self;
+        if actual == Some(written) {
+            return None;
+        }
+        let (what, should) = match actual {
+            None => ("gives no check", "no suffix".to_owned()),
+            Some('+') => ("gives check but not checkmate", "'+'".to_owned()),
+            Some(_) => ("checkmates", "'#'".to_owned()),
+        };
+        Some(v1::Warning {
+            code: WARNING_WRONG_CHECK_SUFFIX.to_owned(),
+            ply,
+            line,
+            message: format!(
+                "ply {ply} ({text}): the move {what}, so it should have {should}, not '{written}'; the move was read without it"
+            ),
+        })
+    }
 }
 
 /// The `wrong_check_suffix` warnings of a game given as a list of moves (`texts`, as sent;
@@ -786,9 +843,13 @@ pub fn for_each_game<R: BufRead>(
     mut each: impl FnMut(Item<'_>) -> bool,
 ) -> usize {
     let mut count = 0;
-    for game in read_games(input, settings, first) {
+    // Each game is read into the previous one's buffers (moves, tags), not into new ones.
+    let spare = std::cell::Cell::new(RawGame::default());
+    for game in read_games_into(input, settings, first, || spare.take()) {
         count += 1;
-        if !each(game.adjudicate(settings)) {
+        let go_on = each(game.adjudicate(settings));
+        spare.set(game.raw);
+        if !go_on {
             break;
         }
     }
@@ -1162,6 +1223,38 @@ mod tests {
         );
         let v = verdict(
             "[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7#! 1-0",
+            None,
+        );
+        assert!(v.warnings.is_empty(), "{:?}", v.warnings);
+    }
+
+    /// Whether a suffixed check mates is settled by the move after it (played: not mate) or, for
+    /// the last move, by the position at the end (no legal move: mate), the same answers as
+    /// asking at once (issue 11's cost limit moved the question).
+    #[test]
+    fn a_suffixed_check_is_settled_by_the_next_move_or_at_the_end() {
+        let message = |v: &v1::AdjudicateGameResponse| v.warnings[0].message.clone();
+        // `#` on a check the next move answers.
+        let v = verdict(
+            "[Result \"*\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Qxf7# Kxf7 *",
+            None,
+        );
+        assert_eq!(warnings(&v), [("wrong_check_suffix", 5, 3)]);
+        assert!(message(&v).contains("(Qxf7#): the move gives check but not checkmate"));
+        // `#` on a check that is the last move.
+        let v = verdict("[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Qxf7# 1-0", None);
+        assert_eq!(warnings(&v), [("wrong_check_suffix", 5, 3)]);
+        assert!(message(&v).contains("gives check but not checkmate"));
+        // `+` on a mate after which a move is still listed.
+        let v = verdict("[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4+ 3. a3 0-1", None);
+        assert_eq!(
+            warnings(&v),
+            [("wrong_check_suffix", 4, 3), ("moves_after_end", 5, 3)]
+        );
+        assert!(message(&v).contains("(Qh4+): the move checkmates, so it should have '#'"));
+        // Right suffixes, a check in the middle and a mate at the end: no warning.
+        let v = verdict(
+            "[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Qxf7+ Kxf7 4. d4 Qh4 5. g3 Qxh2 6. Rxh2 Nf6 7. Bc4+ d5 8. Bxd5+ Kg6 1-0",
             None,
         );
         assert!(v.warnings.is_empty(), "{:?}", v.warnings);

@@ -22,6 +22,7 @@ pub fn game_from_wire_in(
     check_move_count(game.moves.len(), max_moves, &moves_field)?;
     let start = optional_position_from_wire(game.start.as_ref(), &join(field, "start"))?;
     let mut played = Game::with_dead_position_analysis(start, budget);
+    played.reserve(game.moves.len());
     for (index, text) in game.moves.iter().enumerate() {
         let item = format!("{moves_field}[{index}]");
         if text.trim().is_empty() {
