@@ -8,12 +8,18 @@
 #   ANALYSIS=full scripts/bench-adjudicate.sh         # arbiter's --analysis (default: material)
 #   JOBS=1 scripts/bench-adjudicate.sh                # arbiter's -j (default: all cores)
 #   ARBITER=target/release/arbiter scripts/bench-adjudicate.sh   # skip the build
+#   BASELINE=/tmp/arbiter-old RUNS=5 JOBS=1 scripts/bench-adjudicate.sh   # against another build
 #
 # Every file is timed with `arbiter adjudicate FILE --format jsonl --analysis $ANALYSIS [-j $JOBS] >
 # /dev/null` (best of $RUNS runs, default 3) and with one python-chess run. `.pgn.zst` files are
 # decompressed to a temporary directory first (needs `zstd`; skipped without it). python-chess
 # 1.11.2 is installed into a virtualenv the script creates ($VENV, default
 # ${TMPDIR:-/tmp}/arbiter-bench-venv).
+#
+# With BASELINE (another `arbiter` binary, e.g. one built from an older commit), python-chess is
+# not run: every file is adjudicated $RUNS times by each binary, the two alternating, and the
+# script prints the median CPU time (user + system, from getrusage) of each and their ratio, per
+# file and summed. Interleaving cancels most of the drift of a shared machine.
 set -euo pipefail
 shopt -s nullglob
 
@@ -31,11 +37,14 @@ if [[ -z "$arbiter" ]]; then
   arbiter="$target_dir/release/arbiter"
 fi
 
-if [[ ! -x "$venv/bin/python" ]]; then
-  python3 -m venv "$venv"
-fi
-if ! "$venv/bin/python" -c 'import chess, sys; sys.exit(chess.__version__ != "1.11.2")' 2>/dev/null; then
-  "$venv/bin/pip" install --quiet 'chess==1.11.2' >&2
+baseline="${BASELINE:-}"
+if [[ -z "$baseline" ]]; then
+  if [[ ! -x "$venv/bin/python" ]]; then
+    python3 -m venv "$venv"
+  fi
+  if ! "$venv/bin/python" -c 'import chess, sys; sys.exit(chess.__version__ != "1.11.2")' 2>/dev/null; then
+    "$venv/bin/pip" install --quiet 'chess==1.11.2' >&2
+  fi
 fi
 
 work="$(mktemp -d)"
@@ -57,6 +66,38 @@ else
   else
     echo "zstd not found: .pgn.zst files skipped" >&2
   fi
+fi
+
+if [[ -n "$baseline" ]]; then
+  python3 - "$baseline" "$arbiter" "$analysis" "$runs" "${JOBS:-}" "${files[@]}" <<'PY'
+import os, resource, statistics, subprocess, sys
+baseline, arbiter, analysis, runs, jobs, files = (
+    sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6:])
+def cpu(binary, path):
+    """CPU seconds (user + system) of one whole `arbiter adjudicate` process."""
+    args = [binary, "adjudicate", path, "--format", "jsonl", "--analysis", analysis]
+    args += ["-j", jobs] if jobs else []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+print(f"{'file':<52} {'baseline s':>10} {'arbiter s':>10} {'ratio':>7}")
+total_b = total_a = 0.0
+for path in files:
+    b, a = [], []
+    for _ in range(runs):
+        b.append(cpu(baseline, path))
+        a.append(cpu(arbiter, path))
+    mb, ma = statistics.median(b), statistics.median(a)
+    total_b += mb
+    total_a += ma
+    print(f"{os.path.basename(path):<52} {mb:>10.3f} {ma:>10.3f} {ma / mb:>7.3f}")
+print(f"{'total (sum of medians)':<52} {total_b:>10.3f} {total_a:>10.3f} {total_a / total_b:>7.3f}")
+print(f"CPU time of arbiter / baseline, --analysis {analysis}"
+      f"{', -j ' + jobs if jobs else ''}, medians of {runs} interleaved runs: "
+      f"{total_a / total_b:.3f} (above 1: arbiter is slower)")
+PY
+  exit 0
 fi
 
 cat > "$work/replay.py" <<'PY'

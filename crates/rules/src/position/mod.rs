@@ -457,8 +457,17 @@ impl Position {
             return list;
         }
         let to_bb = Bitboard::from_square(to);
+        let in_check = self.checkers.is_nonempty();
+        let queens = self.by_role[Role::Queen.index()];
+        let sliders = theirs
+            & (self.by_role[Role::Rook.index()] | self.by_role[Role::Bishop.index()] | queens);
         // Whether moving a piece from `from` to `to` leaves the own king unattacked.
         let safe = |from: Square| {
+            // Out of check, a move can only uncover an attack along the line through the king
+            // and `from`: without an enemy slider on it, the move is safe.
+            if !in_check && (t.line(king, from) & sliders).is_empty() {
+                return true;
+            }
             let after = (occupied ^ Bitboard::from_square(from)) | to_bb;
             (attackers_with(t, self, king, them, after) & !to_bb).is_empty()
         };
