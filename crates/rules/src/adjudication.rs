@@ -3,7 +3,7 @@
 //! draw, forfeit), then draw claims when the caller asks for them.
 
 use crate::game::{Claim, Game, GameResult, Outcome, Termination};
-use crate::position::Move;
+use crate::position::{Move, Position};
 use crate::types::{Color, Role};
 use crate::winnability::{AnalysisBudget, Winnability, dead_position, in_game, winnability};
 
@@ -257,15 +257,8 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
             return verdict;
         }
         Some(GameEvent::AgreedDraw) => {
-            // A dead position ended the game before the agreement (FIDE Laws 5.2.2), looked for
-            // as along the game (no queen, rook or knight left: the material of blocked
-            // structures) and with the fast check at most, so that an agreed draw costs little.
-            let pieces =
-                pos.by_role(Role::Queen) | pos.by_role(Role::Rook) | pos.by_role(Role::Knight);
-            if request.budget != AnalysisBudget::Material
-                && pieces.is_empty()
-                && let Some(reason) = dead_position(pos, request.budget.min(AnalysisBudget::Fast))
-            {
+            // A dead position ended the game before the agreement (FIDE Laws 5.2.2).
+            if let Some(reason) = dead_before_event(pos, request.budget) {
                 verdict.outcome = Some(end(GameResult::Draw, Termination::DeadPosition));
                 verdict.explanation = format!(
                     "dead position at ply {ply} (FIDE Laws 5.2.2): {reason}; the game had ended before the players agreed to a draw"
@@ -287,10 +280,8 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
         }
         Some(GameEvent::Forfeit(side)) => {
             // A forfeit, like any event, cannot end a game a dead position has ended (FIDE
-            // Laws 5.2.2); looked for with the fast check at most, as for an agreed draw.
-            if request.budget != AnalysisBudget::Material
-                && let Some(reason) = dead_position(pos, request.budget.min(AnalysisBudget::Fast))
-            {
+            // Laws 5.2.2).
+            if let Some(reason) = dead_before_event(pos, request.budget) {
                 verdict.outcome = Some(end(GameResult::Draw, Termination::DeadPosition));
                 verdict.explanation = format!(
                     "dead position at ply {ply} (FIDE Laws 5.2.2): {reason}; the game had ended before {side} forfeited"
@@ -337,4 +328,19 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
     verdict.claims = game.claims();
     verdict.explanation = format!("the game is still going on after ply {ply}");
     verdict
+}
+
+/// Whether the position in which a draw was agreed or a player forfeited is dead (FIDE Laws
+/// 5.2.2), which would have ended the game before that event. Looked for as along the game
+/// ([`Game::with_dead_position_analysis`]): not at the material level, and only without a
+/// queen, rook or knight on the board (the material of blocked structures; dead positions
+/// that forced replies make were found along the game), with the fast check at most, so that
+/// the event costs little (a middlegame forfeit would otherwise ask the analyzer about both
+/// sides). `Some(reason)` when proven dead.
+fn dead_before_event(pos: &Position, budget: AnalysisBudget) -> Option<String> {
+    let pieces = pos.by_role(Role::Queen) | pos.by_role(Role::Rook) | pos.by_role(Role::Knight);
+    if budget == AnalysisBudget::Material || pieces.is_nonempty() {
+        return None;
+    }
+    dead_position(pos, budget.min(AnalysisBudget::Fast))
 }

@@ -119,17 +119,19 @@ fn illegal(text: &str, reason: Illegality) -> MoveError {
 }
 
 /// Whether `text` has the shape of a UCI move, the one test every reader uses to tell UCI from
-/// SAN: `<square><square>` with an optional lower-case piece letter (`e2e4`, `e7e8q`), or the
-/// null move `0000` (which [`Position::parse_uci`] then refuses with its reason). Only the
-/// shape: whether the move is legal is [`Position::parse_uci`]'s answer. No SAN move has this
-/// shape, so a text that has it is never tried as SAN.
+/// SAN: `<square><square>` with an optional lower-case piece letter (`e2e4`, `e7e8q`) and,
+/// tolerated as in SAN, one check sign (`d8h4+`, `d8h4#`; score sheets converted from UCI
+/// carry them), or the null move `0000` (which [`Position::parse_uci`] then refuses with its
+/// reason). Only the shape: whether the move is legal is [`Position::parse_uci`]'s answer. No
+/// SAN move has this shape, so a text that has it is never tried as SAN.
 #[must_use]
 pub fn looks_like_uci(text: &str) -> bool {
     text == "0000" || split_uci(text).is_some()
 }
 
-/// The parts of a UCI move: from, to, promotion.
+/// The parts of a UCI move: from, to, promotion (a check sign after it is dropped).
 fn split_uci(text: &str) -> Option<(Square, Square, Option<Role>)> {
+    let text = text.strip_suffix(['+', '#']).unwrap_or(text);
     if !text.is_ascii() || !(4..=5).contains(&text.len()) {
         return None;
     }
@@ -495,6 +497,16 @@ impl Position {
             }
         }
         let _ = capture_sign; // tolerant: the capture sign is optional and may be superfluous
+        // Long algebraic without a piece letter (`d8h4`, `d8-h4`, `d8xh4`, a UCI move with a
+        // check sign `d8h4+`) names its square of origin: the piece standing there moves, a
+        // pawn or not.
+        if role == Role::Pawn
+            && let (Some(f), Some(r)) = (from_file, from_rank)
+            && let Some(piece) = self.piece_at(Square::from_coords(f, r))
+            && piece.color == self.turn
+        {
+            role = piece.role;
+        }
         // A pawn capture always names the file it leaves (`exd5`); without one, only a push fits.
         let pawn_file = if role == Role::Pawn && from_file.is_none() {
             Some(to.file())
@@ -846,14 +858,56 @@ mod tests {
     /// SAN in another language has it.
     #[test]
     fn one_uci_shape_for_every_reader() {
-        for uci in ["e2e4", "e7e8q", "a7a8n", "e1h1", "0000", "e7e8k", "e7e8p"] {
+        for uci in [
+            "e2e4", "e7e8q", "a7a8n", "e1h1", "0000", "e7e8k", "e7e8p", "d8h4+", "e7e8q#",
+        ] {
             assert!(looks_like_uci(uci), "{uci}");
         }
         for not in [
             "e4", "Nf3", "exd5", "O-O", "e8=Q", "E2E4", "e2e4Q", "e2e9", "i2i4", "e2e4qq", "e2-e4",
-            "Sf3", "e2e", "", "00000",
+            "Sf3", "e2e", "", "00000", "e2e4++", "e2e4+#", "+e2e4",
         ] {
             assert!(!looks_like_uci(not), "{not}");
+        }
+    }
+
+    /// A fresh user's report (issue 11, review of 00676e2): `d8h4+` and `d8h4#` were refused
+    /// as "the move is legal" (cause LEGAL): the check sign hid the UCI shape, and the tolerant
+    /// SAN reader took the long-algebraic move for a pawn's. A check sign after a UCI move is
+    /// tolerated as after SAN, and long algebraic without a piece letter moves the piece on its
+    /// square of origin.
+    #[test]
+    fn r_uci_move_with_check_sign_was_refused_as_legal() {
+        let pos = Position::from_fen_with(
+            "rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - 0 2",
+            FenOptions::default(),
+        )
+        .unwrap();
+        for text in [
+            "d8h4", "d8h4+", "d8h4#", "d8-h4", "d8-h4#", "Qd8h4#", "Qh4#",
+        ] {
+            let m = pos
+                .parse_move(text)
+                .unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(
+                (pos.uci(&m), m.role),
+                ("d8h4".to_owned(), Role::Queen),
+                "{text}"
+            );
+        }
+        // A legal move is never the reason a move is refused.
+        for text in ["d8h5+", "d8-h5", "e8f7+", "g8h4+"] {
+            let error = pos.parse_move(text).expect_err(text);
+            assert!(
+                !matches!(
+                    error,
+                    MoveError::Illegal {
+                        reason: Illegality::Legal,
+                        ..
+                    }
+                ),
+                "{text}: {error}"
+            );
         }
     }
 
