@@ -77,14 +77,19 @@ pub enum ErrorKind {
     /// The `Variant` tag names a variant other than standard chess or Chess960.
     #[error("unsupported variant '{0}'")]
     UnsupportedVariant(String),
-    /// A Chess960 game (by its `Variant` tag) without a `FEN` tag: 959 of its 960 start
-    /// positions differ from the standard one, so the record does not say where the game
-    /// started (PGN standard 9.7.2: a game that does not start from the standard position
-    /// gives it in a `FEN` tag). Never read as the standard start position.
+    /// A game that says it starts from a set-up position without a `FEN` tag giving it: a
+    /// Chess960 `Variant` tag (959 of its 960 start positions differ from the standard one) or
+    /// `[SetUp "1"]` (PGN standard 9.7.1, 9.7.2: such a game gives its start in a `FEN` tag).
+    /// Never read as the standard start position. `tag`: the tag that says so, `Variant` or
+    /// `SetUp`.
     #[error(
-        "the Variant tag says Chess960 but there is no FEN tag: the start position is unknown (PGN standard 9.7.2; write the start position, even the standard one, in a FEN tag)"
+        "the {tag} tag says the game starts from a set-up position ({}) but there is no FEN tag: the start position is unknown (PGN standard 9.7.1, 9.7.2; write the start position, even the standard one, in a FEN tag)",
+        if *tag == "SetUp" { "SetUp \"1\"" } else { "Chess960" }
     )]
-    MissingFen,
+    MissingFen {
+        /// `Variant` or `SetUp`.
+        tag: &'static str,
+    },
     /// The `FEN` tag (PGN standard 9.7.2) does not hold a valid position.
     #[error("bad FEN tag: {0}")]
     Fen(FenError),
@@ -123,7 +128,7 @@ impl ErrorKind {
             ErrorKind::NoMovetext { .. } => "no_movetext",
             ErrorKind::Encoding { .. } => "encoding",
             ErrorKind::UnsupportedVariant(_) => "unsupported_variant",
-            ErrorKind::MissingFen => "missing_fen",
+            ErrorKind::MissingFen { .. } => "missing_fen",
             ErrorKind::Fen(_) => "fen",
             ErrorKind::NullMove { .. } => "null_move",
             ErrorKind::Move { error, .. } => match error.kind() {

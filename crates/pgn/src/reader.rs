@@ -290,22 +290,85 @@ struct Scan {
     next_game_at: Option<usize>,
 }
 
-/// A line that starts a game's tag section with its first tag (PGN standard 8.1.1, the Seven
-/// Tag Roster's order): `[Event "..."]` and nothing but tag pairs after it, spaces allowed
-/// around the tokens (`[ Event "B" ]`).
+/// The name of the first tag pair when `line` holds tag pairs and nothing else (PGN standard
+/// 8.1.1: `[Name "value"]`, spaces allowed around the tokens, `\"` and `\\` escapes in the
+/// value), optionally followed by a `;` comment; `None` for any other line (a comment's words
+/// after a tag pair included).
+fn tag_pairs_line(line: &[u8]) -> Option<&[u8]> {
+    let n = line.len();
+    let skip_spaces = |mut i: usize| {
+        while i < n && is_space(line[i]) {
+            i += 1;
+        }
+        i
+    };
+    let mut first = None;
+    let mut i = skip_spaces(0);
+    while i < n && line[i] != b';' {
+        if line[i] != b'[' {
+            return None;
+        }
+        i = skip_spaces(i + 1);
+        let name_start = i;
+        while i < n && (line[i].is_ascii_alphanumeric() || line[i] == b'_') {
+            i += 1;
+        }
+        if i == name_start {
+            return None;
+        }
+        first.get_or_insert(&line[name_start..i]);
+        i = skip_spaces(i);
+        if line.get(i) != Some(&b'"') {
+            return None;
+        }
+        i += 1;
+        loop {
+            match line.get(i)? {
+                b'\\' => i += 2,
+                b'"' => break,
+                _ => i += 1,
+            }
+        }
+        i = skip_spaces(i + 1);
+        if line.get(i) != Some(&b']') {
+            return None;
+        }
+        i = skip_spaces(i + 1);
+    }
+    first
+}
+
+/// The tags of the Seven Tag Roster (PGN standard 8.1.1), with which exports begin a game.
+const SEVEN_TAG_ROSTER: [&[u8]; 7] = [
+    b"Event", b"Site", b"Date", b"Round", b"White", b"Black", b"Result",
+];
+
+/// A line that can only be the first of a game's tag section: tag pairs and nothing else, the
+/// first a tag of the Seven Tag Roster (any letter case). Ends an unclosed comment and the
+/// skipping after a read error.
+fn starts_tag_section(line: &[u8]) -> bool {
+    tag_pairs_line(line).is_some_and(|name| {
+        SEVEN_TAG_ROSTER
+            .iter()
+            .any(|t| t.eq_ignore_ascii_case(name))
+    })
+}
+
+/// A line of tag pairs whose first is `Event` (any letter case): in a tag section that already
+/// has an Event tag, the next game's.
 fn is_event_tag_line(line: &[u8]) -> bool {
-    let trimmed = line.trim_ascii();
-    let Some(rest) = trimmed.strip_prefix(b"[") else {
-        return false;
-    };
-    let Some(rest) = rest.trim_ascii_start().strip_prefix(b"Event") else {
-        return false;
-    };
-    rest.trim_ascii_start().starts_with(b"\"")
-        && trimmed.ends_with(b"]")
-        && trimmed[..trimmed.len() - 1]
-            .trim_ascii_end()
-            .ends_with(b"\"")
+    tag_pairs_line(line).is_some_and(|name| name.eq_ignore_ascii_case(b"Event"))
+}
+
+/// The UTF-8 text that starts at byte `at` of `line` (up to the first byte that is not UTF-8),
+/// when it starts with a non-ASCII UTF-8 sequence; `None` when the byte there is ASCII or not
+/// UTF-8 (read as Windows-1252).
+fn utf8_text_at(line: &[u8], at: usize) -> Option<&str> {
+    if line.get(at).is_none_or(u8::is_ascii) {
+        return None;
+    }
+    let text = line[at..].utf8_chunks().next()?.valid();
+    (!text.is_empty()).then_some(text)
 }
 
 fn is_space(c: u8) -> bool {
@@ -329,6 +392,8 @@ const GLYPHS: &[(&str, u8)] = &[
     ("=/+", 15),
     ("+/\u{2013}", 16),
     ("\u{2013}/+", 17),
+    ("+/\u{2212}", 16),
+    ("\u{2212}/+", 17),
     ("+\u{2212}", 18),
     ("\u{2212}+", 19),
     ("+\u{2013}", 18),
@@ -337,16 +402,18 @@ const GLYPHS: &[(&str, u8)] = &[
     ("-+", 19),
     ("+=", 14),
     ("=+", 15),
-    ("\u{2a72}", 14), // ⩲
-    ("\u{2a71}", 15), // ⩱
-    ("\u{b1}", 16),   // ±
-    ("\u{2213}", 17), // ∓
-    ("\u{221e}", 13), // ∞
-    ("\u{25a1}", 7),  // □
-    ("\u{203c}", 3),  // ‼
-    ("\u{2049}", 5),  // ⁉
-    ("\u{2048}", 6),  // ⁈
-    ("N", 146),       // novelty
+    ("\u{2a72}", 14),   // ⩲
+    ("\u{2a71}", 15),   // ⩱
+    ("\u{b1}", 16),     // ±
+    ("\u{2213}", 17),   // ∓
+    ("\u{221e}", 13),   // ∞
+    ("\u{25a1}", 7),    // □
+    ("\u{203c}", 3),    // ‼
+    ("\u{2049}", 5),    // ⁉
+    ("\u{2048}", 6),    // ⁈
+    ("\u{2047}", 4),    // ⁇
+    ("=/\u{221e}", 44), // =/∞ compensation
+    ("N", 146),         // novelty
     ("=", 10),
 ];
 
@@ -581,24 +648,28 @@ impl<R: BufRead> Reader<R> {
     /// The 1-based character column of byte offset `at` of the current line.
     fn column(&self, line: &[u8], at: usize) -> u32 {
         let at = at.min(line.len());
-        let chars = if self.line_ascii || !self.line_utf8 {
+        let chars = if self.line_ascii {
             at
-        } else {
+        } else if self.line_utf8 {
             line[..at].iter().filter(|&&b| (b & 0xc0) != 0x80).count()
+        } else {
+            // A line mixing encodings: a UTF-8 sequence is one character, any other byte one
+            // Windows-1252 character.
+            line[..at]
+                .utf8_chunks()
+                .map(|chunk| chunk.valid().chars().count() + chunk.invalid().len())
+                .sum()
         };
         u32::try_from(chars + 1).unwrap_or(u32::MAX)
     }
 
-    /// The character at byte offset `at` of the current line, decoded as the line's encoding.
+    /// The character at byte offset `at` of the current line: a UTF-8 sequence when one starts
+    /// there, else the byte read as Windows-1252 (a line may mix them, e.g. a UTF-8 glyph
+    /// beside a Windows-1252 apostrophe in a comment).
     fn char_at(&self, line: &[u8], at: usize) -> char {
-        if self.line_utf8 {
-            std::str::from_utf8(&line[at..])
-                .ok()
-                .and_then(|s| s.chars().next())
-                .unwrap_or(char::REPLACEMENT_CHARACTER)
-        } else {
-            windows_1252_char(line[at])
-        }
+        utf8_text_at(line, at)
+            .and_then(|text| text.chars().next())
+            .unwrap_or_else(|| windows_1252_char(line[at]))
     }
 
     /// Reads the next line (without its terminator) into `self.line`; `Ok(false)` at the end.
@@ -660,7 +731,9 @@ impl<R: BufRead> Reader<R> {
             return Ok(false);
         }
         self.line_no += 1;
-        if self.line_no == 1 && self.line.starts_with(&[0xef, 0xbb, 0xbf]) {
+        // A byte-order mark starts the file, or a line where files were joined (`cat a.pgn
+        // b.pgn`, each with its own mark).
+        if self.line.starts_with(&[0xef, 0xbb, 0xbf]) {
             self.line.drain(..3);
         }
         self.line_ascii = self.line.is_ascii();
@@ -678,7 +751,8 @@ impl<R: BufRead> Reader<R> {
                 return Ok(());
             }
             let line = &self.line;
-            if line.first() == Some(&b'[') && (after_blank || line.starts_with(b"[Event \"")) {
+            let tag_after_blank = after_blank && line.trim_ascii_start().first() == Some(&b'[');
+            if tag_after_blank || starts_tag_section(line) {
                 self.pending = true;
                 self.skipping = false;
                 return Ok(());
@@ -697,6 +771,20 @@ impl<R: BufRead> Reader<R> {
             game.index = self.next_index;
             game.line = self.line_no;
             self.next_index += 1;
+            // UTF-16 (a byte-order mark FF FE or FE FF, or a NUL byte beside each ASCII
+            // character) is not a PGN encoding: said plainly rather than as a stray character.
+            let nul_bytes = line.iter().filter(|&&b| b == 0).count();
+            if line.starts_with(&[0xff, 0xfe])
+                || line.starts_with(&[0xfe, 0xff])
+                || (nul_bytes >= 2 && nul_bytes * 3 >= line.len())
+            {
+                return Err(self.syntax_at(
+                    game,
+                    line,
+                    0,
+                    "the input looks like UTF-16 (a byte-order mark FF FE or FE FF, or NUL bytes): PGN is read as UTF-8 or Windows-1252; convert it first, e.g. with 'iconv -f UTF-16 -t UTF-8'".to_owned(),
+                ));
+            }
         }
         self.scan.bytes += line.len() + 1;
         if self.line_overflow || self.scan.bytes > self.limits.max_game_bytes {
@@ -710,10 +798,10 @@ impl<R: BufRead> Reader<R> {
                 },
             ));
         }
-        if self.scan.in_comment && is_event_tag_line(line) {
-            // A `{` never closed would swallow every game after it: a line that holds an
-            // `[Event "..."]` tag pair and nothing else (not the words of a comment) ends the
-            // game (its comment unterminated) and starts the next one.
+        if self.scan.in_comment && starts_tag_section(line) {
+            // A `{` never closed would swallow every game after it: a line that holds tag
+            // pairs and nothing else (not the words of a comment), the first of the Seven Tag
+            // Roster, ends the game (its comment unterminated) and starts the next one.
             return Ok(Step::CommentCutByNextGame);
         }
         if !self.scan.in_comment && line.first() == Some(&b'%') {
@@ -767,7 +855,8 @@ impl<R: BufRead> Reader<R> {
             while i < n && is_space(line[i]) {
                 i += 1;
             }
-            if i == n {
+            // A `;` comment runs to the end of the line (PGN standard 5), after tag pairs too.
+            if i == n || line[i] == b';' {
                 return Ok(());
             }
             if line[i] != b'[' {
@@ -1100,12 +1189,10 @@ impl<R: BufRead> Reader<R> {
                 }
                 _ => {
                     // `½-½` (UTF-8, or Windows-1252 0xBD) is the draw's termination marker.
-                    let half: &[u8] = if self.line_utf8 {
-                        "\u{bd}-\u{bd}".as_bytes()
-                    } else {
-                        b"\xbd-\xbd"
-                    };
-                    if line[i..].starts_with(half) {
+                    let half = ["\u{bd}-\u{bd}".as_bytes(), b"\xbd-\xbd"]
+                        .into_iter()
+                        .find(|half| line[i..].starts_with(half));
+                    if let Some(half) = half {
                         if mainline {
                             self.set_result(game, "1/2-1/2");
                         }
@@ -1359,15 +1446,21 @@ impl<R: BufRead> Reader<R> {
     /// The annotation glyph at byte `at` of the current line: its length in bytes and its NAG,
     /// or the symbol when it has no single NAG (skipped with a warning).
     fn glyph_at(&self, line: &[u8], at: usize) -> Option<(usize, Result<u8, char>)> {
-        if self.line_utf8 {
-            let text = std::str::from_utf8(&line[at..]).ok()?;
+        // The UTF-8 text from here (a line may mix encodings: `+−` is ASCII then UTF-8).
+        let text = line[at..]
+            .utf8_chunks()
+            .next()
+            .map_or("", |chunk| chunk.valid());
+        if !text.is_empty() {
             for &(glyph, nag) in GLYPHS {
                 if text.starts_with(glyph) {
                     return Some((glyph.len(), Ok(nag)));
                 }
             }
-            let c = text.chars().next()?;
-            return is_annotation_symbol(c).then(|| (c.len_utf8(), Err(c)));
+            if !line[at].is_ascii() {
+                let c = text.chars().next()?;
+                return is_annotation_symbol(c).then(|| (c.len_utf8(), Err(c)));
+            }
         }
         // Windows-1252: one byte, one character; the ASCII glyphs and '±' (0xB1).
         let text: String = line[at..]

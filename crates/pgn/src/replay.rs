@@ -85,7 +85,8 @@ pub struct ReplayedGame {
 ///
 /// A `FEN` tag that is empty (`[FEN ""]`) or not a valid position fails with [`ErrorKind::Fen`],
 /// with or without a `Variant` tag. A Chess960 `Variant` tag without a `FEN` tag fails with
-/// [`ErrorKind::MissingFen`] (the start position is unknown).
+/// [`ErrorKind::MissingFen`] (the start position is unknown), and so does `[SetUp "1"]` without
+/// a `FEN` tag (PGN standard 9.7.1).
 ///
 /// A `FEN` tag without a `Variant` tag whose castling field only makes sense in Chess960 (king or
 /// rooks off their standard squares, Shredder-FEN files) is read as Chess960.
@@ -119,7 +120,20 @@ pub fn start_position(
         // Nor does a missing one, for Chess960 (959 of its 960 start positions are not the
         // standard one).
         if variant == Variant::Chess960 {
-            return Err(tag_error(variant_index, ErrorKind::MissingFen));
+            return Err(tag_error(
+                variant_index,
+                ErrorKind::MissingFen { tag: "Variant" },
+            ));
+        }
+        // `[SetUp "1"]` says the game starts from the position of its FEN tag (PGN standard
+        // 9.7.1): without one, that position is unknown.
+        if let Some(setup_index) = raw.tag_index("SetUp")
+            && raw.tags[setup_index].1.trim() == "1"
+        {
+            return Err(tag_error(
+                Some(setup_index),
+                ErrorKind::MissingFen { tag: "SetUp" },
+            ));
         }
         return Ok((variant, Position::start(variant.castling_mode())));
     };

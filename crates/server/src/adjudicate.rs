@@ -207,11 +207,13 @@ impl<'a> WrittenSuffix<'a> {
         // Most moves end with a square or a piece letter: no suffix, nothing to trim.
         if !matches!(
             text.as_bytes().last(),
-            Some(b'+' | b'#' | b'!' | b'?' | b' ')
+            Some(b'+' | b'#' | b'!' | b'?' | b' ' | b'\t' | b'\n' | b'\r')
         ) {
             return None;
         }
-        let text = text.trim_end_matches(['!', '?', ' ']);
+        // Marks and any white space after the suffix (a list of moves may carry a tab or a
+        // line end, as the move readers tolerate).
+        let text = text.trim_end_matches(|c: char| matches!(c, '!' | '?') || c.is_whitespace());
         let written = if text.ends_with('#') {
             '#'
         } else if text.ends_with('+') {
@@ -572,7 +574,7 @@ pub fn adjudicate_raw(
 fn error_reason_kind(error: &PgnError) -> ErrorReason {
     match &error.kind {
         ErrorKind::Move { .. } | ErrorKind::NullMove { .. } => ErrorReason::IllegalMove,
-        ErrorKind::Fen(_) | ErrorKind::MissingFen => ErrorReason::InvalidPosition,
+        ErrorKind::Fen(_) | ErrorKind::MissingFen { .. } => ErrorReason::InvalidPosition,
         ErrorKind::Limit { .. } => ErrorReason::LimitExceeded,
         _ => ErrorReason::InvalidPgn,
     }

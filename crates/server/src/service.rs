@@ -737,6 +737,32 @@ mod tests {
 
     /// Issue 11 item 5, the same kind in another place: a wrong `+`/`#` was warned about in
     /// PGN only; a game's list of moves read it silently. Now both warn, `line` 0 for a list.
+    /// A fresh user's report (issue 11, review of 00676e2): a move ending in a tab or a line
+    /// end after its wrong suffix (`"Qxf7+\t"`) was read without the warning a trailing space
+    /// gets.
+    #[test]
+    fn r_wrong_check_suffix_before_trailing_white_space_is_warned() {
+        for last in ["Qxf7+ ", "Qxf7+\t", "Qxf7+\n", "Qxf7+\r\n"] {
+            let mut moves: Vec<String> = ["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6"]
+                .map(str::to_owned)
+                .to_vec();
+            moves.push(last.to_owned());
+            let request = AdjudicateGameRequest {
+                source: Some(adjudicate_game_request::Source::Game(
+                    arbiter_proto::v1::Game { start: None, moves },
+                )),
+                ..AdjudicateGameRequest::default()
+            };
+            let verdict = adjudicate_game(&request, Limits::default()).expect("verdict");
+            let warnings: Vec<(&str, u32)> = verdict
+                .warnings
+                .iter()
+                .map(|w| (w.code.as_str(), w.ply))
+                .collect();
+            assert_eq!(warnings, [("wrong_check_suffix", 7)], "{last:?}");
+        }
+    }
+
     #[test]
     fn wrong_check_suffix_in_a_list_of_moves_is_warned_at_its_ply() {
         let moves = ["e4+", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7+", "Kxf7#"];

@@ -819,3 +819,119 @@ fn more_annotation_glyphs_and_the_half_point_marker_are_read() {
         assert_eq!(g.result.as_deref(), Some("1/2-1/2"));
     }
 }
+
+/// Fresh-user reports (issue 11, review of 00676e2), one kind: where a game starts was decided
+/// by three different tests (an unclosed comment looked for `[Event` only, the skipping after
+/// a read error for `[Event "` in column 1 only, a tag section only for `Event` in that case)
+/// and a line's start and end only. One test now: a line holding tag pairs and nothing else
+/// (a `;` comment may follow), the first of the Seven Tag Roster, any letter case.
+#[test]
+fn r_one_test_decides_where_a_game_starts() {
+    let events = |input: &[u8]| -> Vec<(String, bool)> {
+        read_kept(input)
+            .iter()
+            .map(|(g, e)| (tag(g, "Event").to_owned() + tag(g, "Site"), e.is_some()))
+            .collect()
+    };
+    // An unclosed comment before games that begin with `[Site` (lichess database exports
+    // have no Event tag): the next games are read.
+    let input = b"[Site \"a\"]\n\n1. e4 {never closed\n\n[Site \"b\"]\n[Result \"*\"]\n\n1. d4 *\n\n[Site \"c\"]\n\n1. c4 *\n";
+    assert_eq!(
+        events(input),
+        [("a".into(), true), ("b".into(), false), ("c".into(), false)]
+    );
+    // ... and before a tag line with a `;` comment after it.
+    let input = b"[Event \"A\"]\n\n1. e4 {never closed\n[Event \"B\"] ; imported\n\n1. d4 *\n";
+    assert_eq!(events(input), [("A".into(), true), ("B".into(), false)]);
+    // A comment line with words after its tag pair stays comment: one game.
+    let g = one(b"[Event \"a\"]\n\n1. e4 {see\n[Event \"Old\"] and later [Site \"New\"]\n} e5 *\n");
+    assert_eq!((sans(&g), tag(&g, "Event")), (vec!["e4", "e5"], "a"));
+    // After a read error, the next game is found whether its tag line is spaced, tabbed or
+    // indented.
+    for next in [
+        "[ Event \"B\" ]",
+        "[Event\t\"B\"]",
+        "  [Event \"B\"]",
+        "[event \"B\"]",
+    ] {
+        let input = format!("[Event \"A\"]\n\n1. e4 ) e5 *\n{next}\n\n1. d4 *\n");
+        assert_eq!(
+            events(input.as_bytes()),
+            [("A".into(), true), ("B".into(), false)],
+            "{next}"
+        );
+    }
+    // A second Event tag in any letter case starts the next game.
+    let input = b"[Event \"A\"]\n[Result \"*\"]\n[event \"B\"]\n\n1. d4 *\n";
+    assert_eq!(events(input), [("A".into(), true), ("B".into(), false)]);
+}
+
+/// Fresh-user report (issue 11, review of 00676e2): files that each start with a byte-order
+/// mark, joined with `cat`, lost the second game (`unexpected '\u{feff}'`). A mark at the
+/// start of any line is skipped.
+#[test]
+fn r_byte_order_mark_where_files_were_joined() {
+    let input = b"\xef\xbb\xbf[Event \"A\"]\n\n1. e4 *\n\n\xef\xbb\xbf[Event \"B\"]\n\n1. d4 *\n";
+    let games = read_kept(input);
+    assert_eq!(
+        games
+            .iter()
+            .map(|(g, e)| (tag(g, "Event"), sans(g), e.is_none()))
+            .collect::<Vec<_>>(),
+        [("A", vec!["e4"], true), ("B", vec!["d4"], true)]
+    );
+}
+
+/// Fresh-user report (issue 11, review of 00676e2): one Windows-1252 byte on a movetext line
+/// made every UTF-8 glyph of that line unreadable (`unexpected 'â'`). Each character is read
+/// as UTF-8 where it is, else as Windows-1252, as tag values are.
+#[test]
+fn r_windows_1252_byte_beside_utf8_glyphs_on_one_line() {
+    let g = one(
+        "1. f3\u{203c} {O\u{0}Neil says} e5 \u{2213} 2. g4 \u{b1} Qh4# 0-1\n"
+            .replace('\u{0}', "\u{fffd}")
+            .as_bytes(),
+    );
+    let control: Vec<(u32, u8)> = g.nags.iter().map(|n| (n.ply, n.value)).collect();
+    let mut input = "1. f3\u{203c} {O".as_bytes().to_vec();
+    input.push(0x92);
+    input.extend_from_slice("Neil says} e5 \u{2213} 2. g4 \u{b1} Qh4# 0-1\n".as_bytes());
+    let g = one(&input);
+    assert_eq!(sans(&g), ["f3", "e5", "g4", "Qh4#"]);
+    let values: Vec<(u32, u8)> = g.nags.iter().map(|n| (n.ply, n.value)).collect();
+    assert_eq!(values, [(1, 3), (2, 17), (3, 16)]);
+    assert_eq!(values, control);
+}
+
+/// Fresh-user report (issue 11, review of 00676e2): glyphs that still cost a game its
+/// verdict: `⁇` ($4), `+/−` and `−/+` with the minus sign U+2212 ($16, $17), `=/∞` ($44).
+#[test]
+fn r_more_glyphs_that_refused_a_game() {
+    let g = one("1. e4 \u{2047} e5 +/\u{2212} 2. Nf3 \u{2212}/+ Nc6 =/\u{221e} *\n".as_bytes());
+    assert_eq!(sans(&g), ["e4", "e5", "Nf3", "Nc6"]);
+    let values: Vec<(u32, u8)> = g.nags.iter().map(|n| (n.ply, n.value)).collect();
+    assert_eq!(values, [(1, 4), (2, 16), (3, 17), (4, 44)]);
+}
+
+/// Fresh-user report (issue 11, review of 00676e2): a UTF-16 file was refused as "unexpected
+/// 'ÿ'" or "expected a tag name". It is said to be UTF-16, with how to convert it.
+#[test]
+fn r_utf16_input_is_named_as_such() {
+    let text = "[Event \"A\"]\n\n1. e4 *\n";
+    let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    for (name, input) in [
+        ("LE with mark", [vec![0xff, 0xfe], le.clone()].concat()),
+        ("BE with mark", [vec![0xfe, 0xff], be].concat()),
+        ("LE without mark", le),
+    ] {
+        let games = read_kept(&input);
+        let error = games.first().and_then(|(_, e)| e.as_ref()).expect(name);
+        assert!(
+            error
+                .to_string()
+                .starts_with("line 1:1: the input looks like UTF-16"),
+            "{name}: {error}"
+        );
+    }
+}

@@ -165,9 +165,30 @@ fn a_chess960_game_without_a_fen_tag_fails_not_the_standard_start() {
         assert_eq!((error.line, error.kind.name()), (2, "missing_fen"));
         assert_eq!(
             error.to_string(),
-            "line 2:1: the Variant tag says Chess960 but there is no FEN tag: the start position is unknown (PGN standard 9.7.2; write the start position, even the standard one, in a FEN tag)"
+            "line 2:1: the Variant tag says the game starts from a set-up position (Chess960) but there is no FEN tag: the start position is unknown (PGN standard 9.7.1, 9.7.2; write the start position, even the standard one, in a FEN tag)"
         );
     }
+    // A fresh user's report (issue 11, review of 00676e2): `[SetUp "1"]` without a FEN tag
+    // started silently from the standard position.
+    let error = replay(
+        &raw("[Event \"x\"]\n[SetUp \"1\"]\n\n1. e4 e5 *"),
+        &ReplayOptions::default(),
+    )
+    .expect_err("no start position");
+    assert_eq!((error.line, error.kind.name()), (2, "missing_fen"));
+    assert!(
+        error
+            .to_string()
+            .contains("the SetUp tag says the game starts from a set-up position (SetUp \"1\") but there is no FEN tag"),
+        "{error}"
+    );
+    // `[SetUp "0"]` is the standard start.
+    let g = replay(
+        &raw("[SetUp \"0\"]\n\n1. e4 e5 *"),
+        &ReplayOptions::default(),
+    )
+    .expect("standard start");
+    assert_eq!(g.game.ply(), 2);
     // The standard start written in a FEN tag is a Chess960 start (position 518).
     let g = replay(
         &raw("[Variant \"Chess960\"]\n[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\"]\n\n1. e4 e5 *"),

@@ -191,7 +191,7 @@ fn chess960_game_without_a_fen_tag_is_an_error_record_not_the_standard_start() {
     assert!(
         records[0]["error"]["description"]
             .as_str()
-            .is_some_and(|d| d.contains("the Variant tag says Chess960 but there is no FEN tag")),
+            .is_some_and(|d| d.contains("the Variant tag says the game starts from a set-up position (Chess960) but there is no FEN tag")),
         "{}",
         records[0]
     );
