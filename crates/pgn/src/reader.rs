@@ -357,6 +357,15 @@ fn starts_tag_section(line: &[u8]) -> bool {
 /// A line of tag pairs whose first is `Event` (any letter case): in a tag section that already
 /// has an Event tag, the next game's.
 fn is_event_tag_line(line: &[u8]) -> bool {
+    // Most tag lines are not: the first letter of the name decides before the whole line is
+    // parsed.
+    let name = line
+        .trim_ascii_start()
+        .strip_prefix(b"[")
+        .map(<[u8]>::trim_ascii_start);
+    if !matches!(name.and_then(<[u8]>::first), Some(b'E' | b'e')) {
+        return false;
+    }
     tag_pairs_line(line).is_some_and(|name| name.eq_ignore_ascii_case(b"Event"))
 }
 

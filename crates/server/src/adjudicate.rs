@@ -202,15 +202,21 @@ struct WrittenSuffix<'a> {
 
 impl<'a> WrittenSuffix<'a> {
     /// The suffix of the move written `text`, `None` when it has none.
-    #[inline]
+    #[inline(always)]
     fn of(text: &'a str, ply: u32, line: u32) -> Option<WrittenSuffix<'a>> {
-        // Most moves end with a square or a piece letter: no suffix, nothing to trim.
+        // Most moves end with a square or a piece letter: no suffix, nothing to trim, no call.
         if !matches!(
             text.as_bytes().last(),
             Some(b'+' | b'#' | b'!' | b'?' | b' ' | b'\t' | b'\n' | b'\r')
         ) {
             return None;
         }
+        WrittenSuffix::trimmed(text, ply, line)
+    }
+
+    /// [`WrittenSuffix::of`] for a text that ends with a mark, a sign or white space.
+    #[inline(never)]
+    fn trimmed(text: &'a str, ply: u32, line: u32) -> Option<WrittenSuffix<'a>> {
         // Marks and any white space after the suffix (a list of moves may carry a tab or a
         // line end, as the move readers tolerate).
         let text = text.trim_end_matches(|c: char| matches!(c, '!' | '?') || c.is_whitespace());
