@@ -344,8 +344,8 @@ const SEVEN_TAG_ROSTER: [&[u8]; 7] = [
 ];
 
 /// A line that can only be the first of a game's tag section: tag pairs and nothing else, the
-/// first a tag of the Seven Tag Roster (any letter case). Ends an unclosed comment and the
-/// skipping after a read error.
+/// first a tag of the Seven Tag Roster (any letter case). Ends an unclosed comment (unless a
+/// `}` on it closes the comment there).
 fn starts_tag_section(line: &[u8]) -> bool {
     tag_pairs_line(line).is_some_and(|name| {
         SEVEN_TAG_ROSTER
@@ -355,7 +355,7 @@ fn starts_tag_section(line: &[u8]) -> bool {
 }
 
 /// A line of tag pairs whose first is `Event` (any letter case): in a tag section that already
-/// has an Event tag, the next game's.
+/// has an Event tag, the next game's; after a read error, where reading resumes.
 fn is_event_tag_line(line: &[u8]) -> bool {
     // Most tag lines are not: the first letter of the name decides before the whole line is
     // parsed.
@@ -460,6 +460,27 @@ fn split_glyph_by_table(token: &[u8]) -> (&[u8], Option<u8>) {
         }
     }
     (token, None)
+}
+
+/// A glyph of [`GLYPHS`] that starts with the last `cut` bytes of a move token and ends with
+/// the first `consumed` bytes of `after` (the text after the token, which starts with a
+/// non-ASCII character): `(cut, consumed, nag)`, when what is left of the token ends as a move
+/// does (see [`split_glued_glyph`]).
+fn glyph_across(token: &[u8], after: &[u8]) -> Option<(usize, usize, u8)> {
+    GLYPHS.iter().find_map(|&(glyph, nag)| {
+        let glyph = glyph.as_bytes();
+        (1..glyph.len()).find_map(|cut| {
+            let (head, tail) = glyph.split_at(cut);
+            (token.len() > cut
+                && token.ends_with(head)
+                && after.starts_with(tail)
+                && matches!(
+                    token[token.len() - cut - 1],
+                    b'0'..=b'8' | b'Q' | b'R' | b'B' | b'N' | b'+' | b'#' | b'O'
+                ))
+            .then_some((cut, tail.len(), nag))
+        })
+    })
 }
 
 /// The NAG an annotation glyph stands for (PGN standard 10), e.g. `"±"` is `$16`, `"-+"` is
@@ -761,7 +782,8 @@ impl<R: BufRead> Reader<R> {
             }
             let line = &self.line;
             let tag_after_blank = after_blank && line.trim_ascii_start().first() == Some(&b'[');
-            if tag_after_blank || starts_tag_section(line) {
+            // Not any tag of the roster here: the broken game's own tag section goes on.
+            if tag_after_blank || is_event_tag_line(line) {
                 self.pending = true;
                 self.skipping = false;
                 return Ok(());
@@ -807,7 +829,8 @@ impl<R: BufRead> Reader<R> {
                 },
             ));
         }
-        if self.scan.in_comment && starts_tag_section(line) {
+        // (A `}` on the line closes the comment there: its tag pair is quoted, `;` included.)
+        if self.scan.in_comment && !line.contains(&b'}') && starts_tag_section(line) {
             // A `{` never closed would swallow every game after it: a line that holds tag
             // pairs and nothing else (not the words of a comment), the first of the Seven Tag
             // Roster, ends the game (its comment unterminated) and starts the next one.
@@ -1254,9 +1277,21 @@ impl<R: BufRead> Reader<R> {
         end: usize,
         game: &mut RawGame,
     ) -> Result<usize, PgnError> {
-        let token = &line[start..end];
+        let mut token = &line[start..end];
         let n = line.len();
         let mut i = end;
+        // A glyph that begins in ASCII and ends in Unicode, glued to the move (`f3+/−`,
+        // `g4=/∞`, `Qh4#+–`): the token stopped at its first non-ASCII character.
+        let mut unicode_glued = None;
+        if i < n
+            && !line[i].is_ascii()
+            && self.scan.depth == 0
+            && let Some((cut, consumed, nag)) = glyph_across(token, &line[i..])
+        {
+            token = &token[..token.len() - cut];
+            i += consumed;
+            unicode_glued = Some(nag);
+        }
         let marks = i;
         while i < n && matches!(line[i], b'!' | b'?') {
             i += 1;
@@ -1285,7 +1320,10 @@ impl<R: BufRead> Reader<R> {
         }
         // "Qxf7#+-", "e4=": an ASCII evaluation glyph glued to the move; the move is read
         // without it and the glyph kept as its NAG (an annotation never costs a verdict).
-        let (token, glued) = split_glued_glyph(token);
+        let (token, glued) = match unicode_glued {
+            Some(nag) => (token, Some(nag)),
+            None => split_glued_glyph(token),
+        };
         let null = matches!(token, b"--" | b"Z0" | b"0000" | b"@@@@");
         let Some(text) = MoveText::from_bytes(token) else {
             return Err(self.syntax_at(

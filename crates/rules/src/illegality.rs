@@ -225,6 +225,16 @@ pub enum Illegality {
         /// The destination.
         to: Square,
     },
+    /// A move written with a piece letter and a full square of origin (`Nd8-h4`) where that
+    /// square holds another piece of the side to move.
+    WrongPiece {
+        /// The role the move names.
+        named: Role,
+        /// The square of origin it names.
+        from: Square,
+        /// The role of the piece that stands there.
+        actual: Role,
+    },
     /// A Chess960 castling written as the king's two-square step in UCI, where Chess960 UCI
     /// writes the king taking its own rook (Guidelines on Chess960).
     Chess960CastlingNotation {
@@ -282,6 +292,7 @@ impl Illegality {
             Illegality::Legal => "LEGAL",
             Illegality::NoPieceFits { .. } => "NO_PIECE_FITS",
             Illegality::NoPieceReaches { .. } => "NO_PIECE_REACHES",
+            Illegality::WrongPiece { .. } => "WRONG_PIECE",
             Illegality::Chess960CastlingNotation { .. } => "CHESS960_CASTLING_NOTATION",
             Illegality::Several(_) => "SEVERAL",
         }
@@ -337,6 +348,7 @@ impl Illegality {
             | Illegality::Legal
             | Illegality::NoPieceFits { .. }
             | Illegality::NoPieceReaches { .. }
+            | Illegality::WrongPiece { .. }
             | Illegality::Chess960CastlingNotation { .. } => return None,
         })
     }
@@ -493,6 +505,16 @@ impl fmt::Display for Illegality {
             Illegality::NoPieceReaches { color, role, to } => {
                 write!(f, "no {} {} can move to {to}", color.name(), role.name())
             }
+            Illegality::WrongPiece {
+                named,
+                from,
+                actual,
+            } => write!(
+                f,
+                "the move names a {} on {from}, but the piece there is a {}",
+                named.name(),
+                actual.name()
+            ),
             Illegality::Chess960CastlingNotation { uci } => write!(
                 f,
                 "in Chess960 UCI writes castling as the king taking its own rook: {uci}"

@@ -468,9 +468,11 @@ impl Position {
             rest = init;
         }
         let mut role = Role::Pawn;
+        let mut letter = false;
         if let Some((&first, tail)) = rest.split_first()
             && first.is_ascii_uppercase()
         {
+            letter = true;
             role = Role::from_char(char::from(first)).ok_or_else(|| {
                 syntax(
                     original,
@@ -500,11 +502,22 @@ impl Position {
         // Long algebraic without a piece letter (`d8h4`, `d8-h4`, `d8xh4`, a UCI move with a
         // check sign `d8h4+`) names its square of origin: the piece standing there moves, a
         // pawn or not.
-        if role == Role::Pawn
-            && let (Some(f), Some(r)) = (from_file, from_rank)
+        if let (Some(f), Some(r)) = (from_file, from_rank)
             && let Some(piece) = self.piece_at(Square::from_coords(f, r))
             && piece.color == self.turn
+            && piece.role != role
         {
+            if letter {
+                // `Nd8-h4` with a queen on d8: the letter and the square disagree.
+                return Err(illegal(
+                    original,
+                    Illegality::WrongPiece {
+                        named: role,
+                        from: Square::from_coords(f, r),
+                        actual: piece.role,
+                    },
+                ));
+            }
             role = piece.role;
         }
         // A pawn capture always names the file it leaves (`exd5`); without one, only a push fits.
@@ -895,8 +908,21 @@ mod tests {
                 "{text}"
             );
         }
+        // A piece letter that disagrees with the square names the pieces (a second review's
+        // finding: `Nd8-h4` said "the move is legal", `Pd8h4` moved the queen).
+        for text in ["Nd8-h4", "Kd8h4", "Bd8h4+", "Pd8h4", "Pd8-h4#"] {
+            let error = pos.parse_move(text).expect_err(text);
+            let MoveError::Illegal { reason, .. } = &error else {
+                panic!("{text}: {error}");
+            };
+            assert_eq!(reason.cause(), "WRONG_PIECE", "{text}: {error}");
+            assert!(
+                error.to_string().contains("but the piece there is a queen"),
+                "{error}"
+            );
+        }
         // A legal move is never the reason a move is refused.
-        for text in ["d8h5+", "d8-h5", "e8f7+", "g8h4+"] {
+        for text in ["d8h5+", "d8-h5", "e8f7+", "g8h4+", "Nd8-h4", "Pd8h4"] {
             let error = pos.parse_move(text).expect_err(text);
             assert!(
                 !matches!(

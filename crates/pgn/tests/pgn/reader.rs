@@ -911,6 +911,13 @@ fn r_more_glyphs_that_refused_a_game() {
     assert_eq!(sans(&g), ["e4", "e5", "Nf3", "Nc6"]);
     let values: Vec<(u32, u8)> = g.nags.iter().map(|n| (n.ply, n.value)).collect();
     assert_eq!(values, [(1, 4), (2, 16), (3, 17), (4, 44)]);
+    // Glued to the move, where the glyph's first characters are ASCII and the rest is not (a
+    // second review's finding: a syntax error).
+    let g = one("1. f3+/\u{2212} e5 2. g4=/\u{221e} Qh4#+\u{2013} 0-1\n".as_bytes());
+    assert_eq!(sans(&g), ["f3", "e5", "g4", "Qh4#"]);
+    let values: Vec<(u32, u8)> = g.nags.iter().map(|n| (n.ply, n.value)).collect();
+    assert_eq!(values, [(1, 16), (3, 44), (4, 18)]);
+    assert!(g.warnings.is_empty(), "{:?}", g.warnings);
 }
 
 /// Fresh-user report (issue 11, review of 00676e2): a UTF-16 file was refused as "unexpected
@@ -934,4 +941,25 @@ fn r_utf16_input_is_named_as_such() {
             "{name}: {error}"
         );
     }
+}
+
+/// A second review's findings (issue 11, review of 34916f7), both from the one game-start test
+/// above: a comment line quoting a tag pair with `;` and the comment's close after it was taken
+/// for the next game; after an error in a tag section, reading resumed at that section's next
+/// tag and made a second game of the broken one.
+#[test]
+fn r_a_quoted_tag_line_or_a_broken_tag_section_is_not_a_new_game() {
+    let g = one(
+        b"[Event \"a\"]\n\n1. e4 {note\n[Event \"Candidates 1950\"] ; a typo, see round 3}\ne5 *\n",
+    );
+    assert_eq!((sans(&g), tag(&g, "Event")), (vec!["e4", "e5"], "a"));
+    let input = b"[Event \"A\"]\n[Annotator Fritz]\n[White \"W\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n[Event \"B\"]\n\n1. d4 *\n";
+    let games = read_kept(input);
+    assert_eq!(
+        games
+            .iter()
+            .map(|(g, e)| (tag(g, "Event"), e.is_some()))
+            .collect::<Vec<_>>(),
+        [("A", true), ("B", false)]
+    );
 }
