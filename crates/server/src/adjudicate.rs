@@ -620,21 +620,17 @@ pub fn pgn_error_to_wire(error: &PgnError, field: &str) -> v1::GameError {
 /// The in-band wire form of a request conversion error.
 #[must_use]
 pub fn convert_error_to_wire(error: &ConvertError) -> v1::GameError {
-    let meta = |key: &str| {
-        error
-            .metadata
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
-    };
     v1::GameError {
         field: error.field.clone(),
         reason: error.kind.as_str().to_owned(),
         description: error.reason.clone(),
         line: 0,
         column: 0,
-        ply: meta("ply").and_then(|p| p.parse().ok()).unwrap_or(0),
-        r#move: meta("move").unwrap_or_default(),
+        ply: error
+            .metadata_value("ply")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0),
+        r#move: error.metadata_value("move").unwrap_or_default().to_owned(),
     }
 }
 

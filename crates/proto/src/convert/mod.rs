@@ -102,6 +102,15 @@ impl ConvertError {
         )
     }
 
+    /// The value of the metadata entry `key` (the first, if added twice), `None` without one.
+    #[must_use]
+    pub fn metadata_value(&self, key: &str) -> Option<&str> {
+        self.metadata
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// Adds a metadata entry for `google.rpc.ErrorInfo`.
     #[must_use]
     pub fn with_metadata(mut self, key: &str, value: impl Into<String>) -> Self {
@@ -182,13 +191,7 @@ mod tests {
     #[test]
     fn invalid_positions_carry_their_cause_and_article() {
         let meta = |error: &ConvertError| {
-            let get = |key: &str| {
-                error
-                    .metadata
-                    .iter()
-                    .find(|(k, _)| k == key)
-                    .map(|(_, v)| v.clone())
-            };
+            let get = |key| error.metadata_value(key).map(str::to_owned);
             (error.field.clone(), get("cause"), get("article"))
         };
         let error =
