@@ -369,15 +369,14 @@ fn is_event_tag_line(line: &[u8]) -> bool {
     tag_pairs_line(line).is_some_and(|name| name.eq_ignore_ascii_case(b"Event"))
 }
 
-/// The UTF-8 text that starts at byte `at` of `line` (up to the first byte that is not UTF-8),
-/// when it starts with a non-ASCII UTF-8 sequence; `None` when the byte there is ASCII or not
-/// UTF-8 (read as Windows-1252).
-fn utf8_text_at(line: &[u8], at: usize) -> Option<&str> {
-    if line.get(at).is_none_or(u8::is_ascii) {
-        return None;
-    }
-    let text = line[at..].utf8_chunks().next()?.valid();
-    (!text.is_empty()).then_some(text)
+/// The UTF-8 text that starts at byte `at` of `line`, up to its first byte that is not UTF-8
+/// (a line may mix encodings); empty when the byte at `at` is not UTF-8, and so a Windows-1252
+/// character.
+fn utf8_text_at(line: &[u8], at: usize) -> &str {
+    line[at..]
+        .utf8_chunks()
+        .next()
+        .map_or("", |chunk| chunk.valid())
 }
 
 fn is_space(c: u8) -> bool {
@@ -698,7 +697,8 @@ impl<R: BufRead> Reader<R> {
     /// beside a Windows-1252 apostrophe in a comment).
     fn char_at(&self, line: &[u8], at: usize) -> char {
         utf8_text_at(line, at)
-            .and_then(|text| text.chars().next())
+            .chars()
+            .next()
             .unwrap_or_else(|| windows_1252_char(line[at]))
     }
 
@@ -1493,11 +1493,8 @@ impl<R: BufRead> Reader<R> {
     /// The annotation glyph at byte `at` of the current line: its length in bytes and its NAG,
     /// or the symbol when it has no single NAG (skipped with a warning).
     fn glyph_at(&self, line: &[u8], at: usize) -> Option<(usize, Result<u8, char>)> {
-        // The UTF-8 text from here (a line may mix encodings: `+−` is ASCII then UTF-8).
-        let text = line[at..]
-            .utf8_chunks()
-            .next()
-            .map_or("", |chunk| chunk.valid());
+        // The UTF-8 text from here (`+−` is ASCII then UTF-8).
+        let text = utf8_text_at(line, at);
         if !text.is_empty() {
             for &(glyph, nag) in GLYPHS {
                 if text.starts_with(glyph) {
