@@ -10,7 +10,7 @@ use crate::cli::LogFormat;
 /// The HTTP/2 library's own per-connection warnings (a peer's rapid resets, say) are kept out of
 /// the log unless `RUST_LOG` names the `h2` target: a client could otherwise turn each of its
 /// connections into a log line. Those closes are counted instead
-/// (`arbiter_connections_closed_total{reason="too_many_resets"}`, [`crate::transport`]).
+/// (`arbiter_connections_closed_total{reason="flood_guard"}`, [`crate::transport`]).
 pub const QUIET_H2: &str = "h2=error";
 
 /// The log filter for a `RUST_LOG` value (`None`: unset): `info` by default, with [`QUIET_H2`]

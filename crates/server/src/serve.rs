@@ -29,9 +29,10 @@ use crate::{
 /// windows). Small windows bound what clients can park in the server unread (see below).
 pub const STREAM_WINDOW_BYTES: u32 = 64 * 1024;
 
-/// HTTP/2 flow-control window of one connection (64 KiB, the same as one stream's): with
-/// `--max-connections`, the bound on request data received but not yet read, which the
-/// request-bytes budget cannot see: 1,024 connections × 64 KiB = 64 MiB at most. (A flood of
+/// The default HTTP/2 flow-control window of one connection (`--http2-connection-window-bytes`;
+/// 64 KiB, the same as one stream's): with `--max-connections`, the bound on request data
+/// received but not yet read, which the request-bytes budget cannot see: 1,024 connections ×
+/// 64 KiB = 64 MiB at most. (A flood of
 /// 250 connections filling 1 MiB windows took the server to ~365 MiB; with 256 KiB windows,
 /// 1,000 connections × 4 stalled calls peaked at 185 MiB, and the bound was 256 MiB, the chart's
 /// whole memory limit.)
@@ -280,6 +281,8 @@ impl Bound {
             analysis: args.analysis.into(),
             max_pgn_bytes: usize::try_from(args.max_pgn_bytes).unwrap_or(usize::MAX),
             max_games_per_stream: usize::try_from(args.max_games_per_stream).unwrap_or(usize::MAX),
+            stream_read_ahead_bytes: usize::try_from(args.stream_read_ahead_bytes)
+                .unwrap_or(usize::MAX),
         };
         arbiter_rules::interrupt::set_max_concurrent_analyses(
             usize::try_from(args.max_analyses).unwrap_or(1),
@@ -427,7 +430,7 @@ fn connection_limits(args: &ServeArgs, max_connections: u32) -> ConnectionLimits
         keepalive_interval: Some(args.http2_keepalive_interval).filter(|every| !every.is_zero()),
         keepalive_timeout: args.http2_keepalive_timeout,
         stream_window: STREAM_WINDOW_BYTES,
-        connection_window: CONNECTION_WINDOW_BYTES,
+        connection_window: args.http2_connection_window_bytes,
         max_header_list_bytes: MAX_HEADER_LIST_BYTES,
     }
 }

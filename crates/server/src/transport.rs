@@ -23,9 +23,10 @@
 //! Metrics, by `listener` (`grpc` or `health`): `arbiter_connections_open` (gauge),
 //! `arbiter_connections_accepted_total` and `arbiter_connections_closed_total{reason}`, reason
 //! one of `limit`, `handshake_timeout`, `tls_error`, `idle`, `max_age`, `shutdown`,
-//! `keepalive_timeout` (the peer did not answer a keepalive PING in time), `too_many_resets`
-//! (the peer reset more streams than HTTP/2's rapid-reset guard allows: GOAWAY
-//! ENHANCE_YOUR_CALM), `protocol_error` (the peer broke HTTP/2: GOAWAY with another error) and
+//! `keepalive_timeout` (the peer did not answer a keepalive PING in time), `flood_guard`
+//! (one of the HTTP/2 layer's flood guards closed it with a GOAWAY ENHANCE_YOUR_CALM: the peer
+//! reset more streams than the rapid-reset guard allows, or left more small DATA frames unread
+//! than the framing-overhead budget allows; the `h2` crate does not tell which), `protocol_error` (the peer broke HTTP/2: GOAWAY with another error) and
 //! `client` (the peer closed it, or its socket failed).
 
 use std::{
@@ -118,7 +119,7 @@ enum Closed {
     MaxAge,
     Shutdown,
     KeepaliveTimeout,
-    TooManyResets,
+    FloodGuard,
     ProtocolError,
     Client,
 }
@@ -133,7 +134,7 @@ impl Closed {
         Self::MaxAge,
         Self::Shutdown,
         Self::KeepaliveTimeout,
-        Self::TooManyResets,
+        Self::FloodGuard,
         Self::ProtocolError,
         Self::Client,
     ];
@@ -147,7 +148,7 @@ impl Closed {
             Self::MaxAge => "max_age",
             Self::Shutdown => "shutdown",
             Self::KeepaliveTimeout => "keepalive_timeout",
-            Self::TooManyResets => "too_many_resets",
+            Self::FloodGuard => "flood_guard",
             Self::ProtocolError => "protocol_error",
             Self::Client => "client",
         }
@@ -164,7 +165,7 @@ impl Closed {
             if let Some(h2) = cause.downcast_ref::<h2::Error>() {
                 return match h2.reason() {
                     _ if !(h2.is_go_away() && h2.is_library()) => Self::Client,
-                    Some(h2::Reason::ENHANCE_YOUR_CALM) => Self::TooManyResets,
+                    Some(h2::Reason::ENHANCE_YOUR_CALM) => Self::FloodGuard,
                     _ => Self::ProtocolError,
                 };
             }

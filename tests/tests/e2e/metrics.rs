@@ -811,7 +811,7 @@ fn shed_and_connection_counters_exist_at_zero_before_any_event() {
         "max_age",
         "shutdown",
         "keepalive_timeout",
-        "too_many_resets",
+        "flood_guard",
         "protocol_error",
         "client",
     ] {
