@@ -8,6 +8,9 @@
 //! - [`replay`]: the main line of a [`RawGame`] checked move by move under the rules (standard
 //!   chess or Chess960, from the `FEN` tag when present); the first illegal move is reported with
 //!   its position in the input, its ply, its text and the rules' reason.
+//! - [`verdict::adjudicate`]: a game read from PGN replayed, its end-of-game event inferred from
+//!   its tags, adjudicated under the FIDE Laws, and its declared result compared with the rules,
+//!   as a [`verdict::PgnVerdict`] with typed warnings and disagreement.
 //! - [`write_game`]: a game written back in PGN export format (Seven Tag Roster first, SAN, lines
 //!   of at most 79 characters).
 //!
@@ -43,6 +46,7 @@
 mod error;
 mod reader;
 mod replay;
+pub mod verdict;
 mod writer;
 
 pub use error::{ErrorKind, PgnError, ReadWarning, WarningKind};

@@ -1,8 +1,10 @@
-//! Verdicts on PGN games: the one place where a game read from PGN is replayed under the rules,
-//! its end-of-game event inferred from its tags, adjudicated, and its `Result` tag compared with
-//! the rules. `AdjudicateGame` (field `pgn`), the `AdjudicateGames` stream and
-//! `arbiter adjudicate` all go through [`adjudicate_raw`] and [`games_response`], so the three
-//! give the same verdicts.
+//! Games read from PGN, for the server and the CLI: the reading of a whole input game by game
+//! with each game's place in a stream ([`read_games`], [`for_each_game`]), the settings that
+//! bound it, and the wire form of each game's verdict. The verdict itself is decided in
+//! `arbiter-pgn` ([`arbiter_pgn::verdict::adjudicate`]) and put on the wire by `arbiter-proto`
+//! ([`convert::pgn_verdict_to_wire`]): `AdjudicateGame` (field `pgn`), the `AdjudicateGames`
+//! stream and `arbiter adjudicate` all go through [`adjudicate_raw`] or [`Item::response`], so
+//! the three give the same verdicts.
 //!
 //! ```
 //! use arbiter_pgn::Reader;
@@ -10,27 +12,27 @@
 //!
 //! let pgn = "[Result \"1-0\"]\n[Termination \"Time forfeit\"]\n\n1. e4 e5 2. Qh5 Nc6 1-0\n";
 //! let raw = Reader::new(pgn.as_bytes()).next().unwrap().unwrap();
-//! let verdict = adjudicate_raw(&raw, None, &Settings::default()).unwrap();
+//! let response = adjudicate_raw(&raw, None, &Settings::default()).unwrap();
 //! // Black's flag fell, and White can still mate: White wins (FIDE Laws 6.9).
-//! let outcome = verdict.response.outcome.as_ref().unwrap();
-//! assert_eq!(outcome.result_text, "1-0");
-//! assert_eq!(outcome.fide_article, "6.9");
-//! assert!(!verdict.response.disagreement);
+//! let outcome = response.outcome.as_ref().unwrap();
+//! assert_eq!((outcome.result_text.as_str(), outcome.fide_article.as_str()), ("1-0", "6.9"));
+//! assert!(!response.disagreement);
 //! ```
 
 use std::io::BufRead;
 
-use arbiter_pgn::{ErrorKind, PgnError, RawGame, Reader, ReaderLimits, ReplayOptions};
+use arbiter_pgn::verdict::{AdjudicationSettings, PgnVerdict};
+use arbiter_pgn::{ErrorKind, PgnError, RawGame, Reader, ReaderLimits};
 use arbiter_proto::{
-    convert::{self, ConvertError, ErrorReason, Notation},
+    convert::{self, ErrorReason, Notation},
     v1,
 };
-use arbiter_rules::{AdjudicationRequest, AnalysisBudget, Color, Game, GameEvent, GameResult};
+use arbiter_rules::{AnalysisBudget, GameEvent};
 
 /// The `GameError.reason` of PGN text that cannot be read (syntax, unsupported variant).
 pub const INVALID_PGN: &str = ErrorReason::InvalidPgn.as_str();
 
-/// How games are adjudicated.
+/// How games are read and adjudicated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Settings {
     /// Apply a draw claim valid at the end of the game (threefold repetition, fifty-move rule).
@@ -68,607 +70,30 @@ impl Settings {
             ..ReaderLimits::default()
         }
     }
+
+    /// What the adjudication of each game uses of these settings.
+    #[must_use]
+    pub fn adjudication(&self) -> AdjudicationSettings {
+        AdjudicationSettings {
+            claim_draw: self.claim_draw,
+            analysis: self.analysis,
+        }
+    }
 }
 
-/// A game adjudicated from PGN.
-#[derive(Debug, Clone)]
-pub struct PgnVerdict {
-    /// The game as replayed under the rules.
-    pub game: Game,
-    /// The event used: the caller's, or the one inferred from the tags.
-    pub event: Option<GameEvent>,
-    /// The adjudicated result; `None` while the game is going on.
-    pub result: Option<GameResult>,
-    /// The verdict as `AdjudicateGame` answers it.
-    pub response: v1::AdjudicateGameResponse,
-}
-
-/// Replays the main line of `raw` under the rules, from the start position of its `FEN` and
-/// `Variant` tags, with dead position analysis along the game within `budget` (as
-/// `AdjudicateGame` does for `game` input). SAN is read tolerantly, UCI is accepted.
+/// Replays and adjudicates one PGN game ([`arbiter_pgn::verdict::adjudicate`]; `event`: the
+/// caller's, `None` infers it from the tags) and gives the verdict as `AdjudicateGame` answers
+/// it, in the settings' notation.
 ///
 /// # Errors
-/// The first problem, at its line and column: a bad `FEN` or `Variant` tag, a null move, an
-/// illegal move (with its ply, text and the rules' reason).
-pub fn replay(raw: &RawGame, budget: AnalysisBudget) -> Result<Game, PgnError> {
-    replay_noting(raw, budget, |_| {})
-}
-
-/// As [`replay`], handing each `wrong_check_suffix` warning to `warn` (see
-/// [`check_suffix_warning`]).
-///
-/// # Errors
-/// As [`replay`].
-pub fn replay_noting(
-    raw: &RawGame,
-    budget: AnalysisBudget,
-    mut warn: impl FnMut(v1::Warning),
-) -> Result<Game, PgnError> {
-    let (_, start) = arbiter_pgn::start_position(raw, &ReplayOptions::default())?;
-    let mut game = Game::with_dead_position_analysis(start, budget);
-    game.reserve(raw.moves.len());
-    // A suffixed move that gives check: whether it mates is known when a next move is played
-    // (then it does not), else at the end, so a legal move is not searched for at every check.
-    let mut open_check: Option<WrittenSuffix> = None;
-    for token in &raw.moves {
-        let error = |kind| PgnError {
-            line: token.line,
-            column: token.column,
-            game: raw.index,
-            kind,
-        };
-        let ply = token.ply as usize;
-        if token.null {
-            return Err(error(ErrorKind::NullMove {
-                ply,
-                text: token.text.to_string(),
-            }));
-        }
-        // Moves listed after checkmate or stalemate count as played after the end. (The text
-        // is taken once: each `MoveText` deref checks its bytes again.)
-        let text = token.text.as_str();
-        let parsed = game.position().parse_move(text);
-        match game.record(parsed) {
-            Ok(Some(_)) => {
-                // The move before was a check, and this move proves it was not mate.
-                if let Some(warning) = open_check.take().and_then(|check| check.warning(Some('+')))
-                {
-                    warn(warning);
-                }
-                if let Some(suffix) = WrittenSuffix::of(text, token.ply, token.line) {
-                    if game.position().is_check() {
-                        open_check = Some(suffix);
-                    } else if let Some(warning) = suffix.warning(None) {
-                        warn(warning);
-                    }
-                }
-            }
-            Ok(None) => {}
-            Err(e) => {
-                return Err(error(ErrorKind::Move {
-                    ply,
-                    text: token.text.to_string(),
-                    error: e,
-                }));
-            }
-        }
-    }
-    // The last check of the game: mate when no legal move follows it.
-    if let Some(check) = open_check {
-        let actual = if game.position().has_legal_move() {
-            '+'
-        } else {
-            '#'
-        };
-        if let Some(warning) = check.warning(Some(actual)) {
-            warn(warning);
-        }
-    }
-    Ok(game)
-}
-
-/// The `wrong_check_suffix` warning of the move written `text` at 1-based `ply` (`line`: its
-/// 1-based line in PGN input, 0 for a game's list of moves; `after`: the position it leads to)
-/// when its `+` or `#` is not borne out by `after`: `+` or `#` on a move that gives no check,
-/// `#` on a check that is not mate, `+` on a checkmate. The tolerant SAN reader
-/// (`Position::parse_move`: the plain form and the tolerant form both drop the suffix) accepts
-/// such a move; a missing suffix is not warned about (PGN import format may leave it out).
-#[must_use]
-pub fn check_suffix_warning(
-    after: &arbiter_rules::Position,
-    text: &str,
-    ply: u32,
-    line: u32,
-) -> Option<v1::Warning> {
-    let suffix = WrittenSuffix::of(text, ply, line)?;
-    let actual = if !after.is_check() {
-        None
-    } else if after.has_legal_move() {
-        Some('+')
-    } else {
-        Some('#')
-    };
-    suffix.warning(actual)
-}
-
-/// A move's `+` or `#` as written, with the move (its text without `!`/`?` marks, ply, line).
-#[derive(Clone, Copy)]
-struct WrittenSuffix<'a> {
-    text: &'a str,
-    written: char,
-    ply: u32,
-    line: u32,
-}
-
-impl<'a> WrittenSuffix<'a> {
-    /// The suffix of the move written `text`, `None` when it has none.
-    #[inline(always)]
-    fn of(text: &'a str, ply: u32, line: u32) -> Option<WrittenSuffix<'a>> {
-        // Most moves end with a square or a piece letter: no suffix, nothing to trim, no call.
-        if !matches!(
-            text.as_bytes().last(),
-            Some(b'+' | b'#' | b'!' | b'?' | b' ' | b'\t' | b'\n' | b'\r')
-        ) {
-            return None;
-        }
-        WrittenSuffix::trimmed(text, ply, line)
-    }
-
-    /// [`WrittenSuffix::of`] for a text that ends with a mark, a sign or white space.
-    #[inline(never)]
-    fn trimmed(text: &'a str, ply: u32, line: u32) -> Option<WrittenSuffix<'a>> {
-        // Marks and any white space after the suffix (a list of moves may carry a tab or a
-        // line end, as the move readers tolerate).
-        let text = text.trim_end_matches(|c: char| matches!(c, '!' | '?') || c.is_whitespace());
-        let written = if text.ends_with('#') {
-            '#'
-        } else if text.ends_with('+') {
-            '+'
-        } else {
-            return None;
-        };
-        Some(WrittenSuffix {
-            text,
-            written,
-            ply,
-            line,
-        })
-    }
-
-    /// The warning when the suffix differs from `actual` (`None`: no check, `'+'`: check,
-    /// `'#'`: checkmate).
-    fn warning(self, actual: Option<char>) -> Option<v1::Warning> {
-        let WrittenSuffix {
-            text,
-            written,
-            ply,
-            line,
-        } = self;
-        if actual == Some(written) {
-            return None;
-        }
-        let (what, should) = match actual {
-            None => ("gives no check", "no suffix".to_owned()),
-            Some('+') => ("gives check but not checkmate", "'+'".to_owned()),
-            Some(_) => ("checkmates", "'#'".to_owned()),
-        };
-        Some(v1::Warning {
-            code: WARNING_WRONG_CHECK_SUFFIX.to_owned(),
-            ply,
-            line,
-            message: format!(
-                "ply {ply} ({text}): the move {what}, so it should have {should}, not '{written}'; the move was read without it"
-            ),
-        })
-    }
-}
-
-/// The `wrong_check_suffix` warnings of a game given as a list of moves (`texts`, as sent;
-/// `game`: the game they were read into, whose moves are the first of them): see
-/// [`check_suffix_warning`]. Moves recorded after the end are not read, so not warned about.
-#[must_use]
-pub fn check_suffix_warnings(game: &arbiter_rules::Game, texts: &[String]) -> Vec<v1::Warning> {
-    // Most lists carry no suffix at all (UCI never does): no second replay for them.
-    if !texts.iter().any(|text| text.contains(['+', '#'])) {
-        return Vec::new();
-    }
-    let mut position = game.start().clone();
-    let mut warnings = Vec::new();
-    for (index, (mv, text)) in game.moves().iter().zip(texts).enumerate() {
-        position.play_in_place(mv);
-        let ply = u32::try_from(index + 1).unwrap_or(u32::MAX);
-        warnings.extend(check_suffix_warning(&position, text, ply, 0));
-    }
-    warnings
-}
-
-/// `Warning.code`: a move with a wrong `+`/`#` suffix.
-pub const WARNING_WRONG_CHECK_SUFFIX: &str = "wrong_check_suffix";
-/// `Warning.code`: a game without a termination marker.
-pub const WARNING_TRUNCATED_GAME: &str = "truncated_game";
-/// `Warning.code`: a `Result` tag that differs from the termination marker.
-pub const WARNING_RESULT_MISMATCH: &str = "result_mismatch";
-
-/// The warnings about the declared result of `raw` (PGN standard 8.2.6): a movetext without a
-/// termination marker (`truncated_game`), a `Result` tag that differs from the marker
-/// (`result_mismatch`). Each says which value was used.
-#[must_use]
-pub fn result_warnings(raw: &RawGame) -> Vec<v1::Warning> {
-    // An empty Result tag (`[Result ""]`) declares nothing: as if it were missing.
-    let tag = raw
-        .tag("Result")
-        .map(str::trim)
-        .filter(|tag| !tag.is_empty());
-    let tag_line = raw
-        .tag_index("Result")
-        .and_then(|i| raw.tag_lines.get(i).copied())
-        .unwrap_or(raw.line);
-    let last_line = raw.moves.last().map_or(raw.line, |m| m.line);
-    match (tag, raw.result.as_deref()) {
-        (tag, None) => vec![v1::Warning {
-            code: WARNING_TRUNCATED_GAME.to_owned(),
-            ply: 0,
-            line: last_line,
-            message: match tag {
-                Some(tag) => format!(
-                    "the movetext ends without a termination marker (PGN standard 8.2.6), so the game may be truncated: the Result tag {tag} was used"
-                ),
-                None => "the movetext ends without a termination marker (PGN standard 8.2.6), so the game may be truncated, and there is no Result tag: no result was declared".to_owned(),
-            },
-        }],
-        (Some(tag), Some(marker)) if tag != marker.trim() => vec![v1::Warning {
-            code: WARNING_RESULT_MISMATCH.to_owned(),
-            ply: 0,
-            line: tag_line,
-            message: format!(
-                "the Result tag says {tag} but the movetext ends with {marker} (PGN standard 8.2.6 says they agree): the Result tag was used"
-            ),
-        }],
-        _ => Vec::new(),
-    }
-}
-
-/// The side that lost by a decisive PGN result.
-fn loser(result: &str) -> Option<Color> {
-    match result {
-        "1-0" => Some(Color::Black),
-        "0-1" => Some(Color::White),
-        _ => None,
-    }
-}
-
-/// The end-of-game event the `Result` and `Termination` tags imply for `game`, and whether a
-/// draw claim explains the result (see the documentation of `AdjudicateGameRequest.pgn`):
-/// `(event, claim_draw)`.
-#[must_use]
-pub fn infer_event(raw: &RawGame, game: &Game) -> (Option<GameEvent>, bool) {
-    if game.outcome().is_some() {
-        return (None, false);
-    }
-    let result = declared_result(raw).map_or("*", |(result, _)| result.trim());
-    match TerminationTag::of(raw.tag("Termination").unwrap_or("")) {
-        TerminationTag::Unterminated => (None, false),
-        TerminationTag::TimeForfeit => match (loser(result), result) {
-            (Some(side), _) => (Some(GameEvent::FlagFall(side)), false),
-            (None, "1/2-1/2") => (
-                Some(GameEvent::FlagFall(game.position().side_to_move())),
-                false,
-            ),
-            _ => (None, false),
-        },
-        TerminationTag::Forfeit => match (loser(result), result) {
-            (Some(side), _) => (Some(GameEvent::Forfeit(side)), false),
-            (None, "1/2-1/2") => draw_event(game),
-            _ => (None, false),
-        },
-        _ => match (loser(result), result) {
-            (Some(side), _) => (Some(GameEvent::Resignation(side)), false),
-            (None, "1/2-1/2") => draw_event(game),
-            _ => (None, false),
-        },
-    }
-}
-
-/// What a `Termination` tag says about how a game ended: the values of the PGN standard (9.8.1)
-/// and the free texts of chess.com exports ("Magnus won on time", "Game drawn by timeout vs
-/// insufficient material", "X won - game abandoned").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TerminationTag {
-    /// "unterminated": the game is not over.
-    Unterminated,
-    /// "time forfeit", "... on time", "... timeout ...": a flag fell (FIDE Laws 6.9).
-    TimeForfeit,
-    /// "abandoned", "rules infraction": a forfeit.
-    Forfeit,
-    /// Anything else ("normal", "resignation", none): the players' own result.
-    Other,
-}
-
-impl TerminationTag {
-    fn of(tag: &str) -> TerminationTag {
-        let tag = tag.trim().to_ascii_lowercase();
-        if tag == "unterminated" {
-            TerminationTag::Unterminated
-        } else if tag == "time forfeit" || tag.contains(" on time") || tag.contains("timeout") {
-            TerminationTag::TimeForfeit
-        } else if tag == "rules infraction" || tag.contains("abandoned") {
-            TerminationTag::Forfeit
-        } else {
-            TerminationTag::Other
-        }
-    }
-}
-
-/// A draw the rules do not explain by themselves: a claim valid now, else an agreement.
-fn draw_event(game: &Game) -> (Option<GameEvent>, bool) {
-    if game.claim_draw().is_some() {
-        (None, true)
-    } else {
-        (Some(GameEvent::AgreedDraw), false)
-    }
-}
-
-/// The wire form of an event.
-#[must_use]
-pub fn event_to_wire(event: GameEvent) -> v1::GameEvent {
-    let (kind, side) = match event {
-        GameEvent::FlagFall(side) => (v1::GameEventKind::FlagFall, Some(side)),
-        GameEvent::Resignation(side) => (v1::GameEventKind::Resignation, Some(side)),
-        GameEvent::SecondIllegalMove(side) => (v1::GameEventKind::SecondIllegalMove, Some(side)),
-        GameEvent::AgreedDraw => (v1::GameEventKind::AgreedDraw, None),
-        GameEvent::Forfeit(side) => (v1::GameEventKind::Forfeit, Some(side)),
-    };
-    v1::GameEvent {
-        kind: kind.into(),
-        side: side
-            .map_or(v1::Color::Unspecified, convert::color_to_wire)
-            .into(),
-    }
-}
-
-fn result_from_wire(outcome: &v1::Outcome) -> Option<GameResult> {
-    match v1::Result::try_from(outcome.result) {
-        Ok(v1::Result::WhiteWins) => Some(GameResult::WhiteWins),
-        Ok(v1::Result::BlackWins) => Some(GameResult::BlackWins),
-        Ok(v1::Result::Draw) => Some(GameResult::Draw),
-        _ => None,
-    }
-}
-
-/// The result a PGN game declares, and where it says so: the `Result` tag, or the movetext's
-/// termination marker when the tag is missing (PGN standard 8.2.6: the two must agree; the
-/// `result_mismatch` warning says when they do not). The one source of the declared result, for
-/// the event inferred and for the comparison with the verdict.
-#[must_use]
-pub fn declared_result(raw: &RawGame) -> Option<(&str, &'static str)> {
-    raw.tag("Result")
-        .filter(|tag| !tag.trim().is_empty())
-        .map(|tag| (tag, "the Result tag"))
-        .or_else(|| {
-            raw.result
-                .as_deref()
-                .map(|marker| (marker, "the termination marker"))
-        })
-}
-
-/// Why a declared PGN result contradicts the adjudicated outcome, if it does; `source` says
-/// where the result is declared ("the Result tag"). Only "1-0", "0-1" and "1/2-1/2" are
-/// compared ("*" and other text claim nothing).
-#[must_use]
-pub fn disagreement(
-    declared: &str,
-    source: &str,
-    outcome: &v1::Outcome,
-    explanation: &str,
-) -> Option<String> {
-    let declared = declared.trim();
-    if !matches!(declared, "1-0" | "0-1" | "1/2-1/2") || declared == outcome.result_text {
-        return None;
-    }
-    if result_from_wire(outcome).is_none() {
-        return Some(format!(
-            "{source} says {declared}, but the rules do not end the game: {explanation}"
-        ));
-    }
-    Some(format!(
-        "{source} says {declared}, but the rules say {}: {explanation}",
-        outcome.result_text
-    ))
-}
-
-/// Replays and adjudicates one PGN game. `event` is the caller's event; `None` infers it from
-/// the tags ([`infer_event`]).
-///
-/// # Errors
-/// As [`replay`].
+/// The first problem of the game, at its line and column (a bad `FEN` tag, an illegal move).
 pub fn adjudicate_raw(
     raw: &RawGame,
     event: Option<GameEvent>,
     settings: &Settings,
-) -> Result<PgnVerdict, PgnError> {
-    let mut move_warnings = Vec::new();
-    let game = replay_noting(raw, settings.analysis, |w| move_warnings.push(w))?;
-    let (event, inferred_claim) = match event {
-        Some(event) => (Some(event), false),
-        None => infer_event(raw, &game),
-    };
-    let request = AdjudicationRequest {
-        event,
-        claim_draw: settings.claim_draw || inferred_claim,
-        budget: settings.analysis,
-    };
-    let mut response = convert::adjudicate_with(&game, &request, settings.notation);
-    let outcome = response.outcome.clone().unwrap_or_default();
-    // The Result tag, or the movetext's termination marker when the tag is missing.
-    let (declared, source) = declared_result(raw).unwrap_or(("", "the Result tag"));
-    let declared = declared.to_owned();
-    if let Some(reason) = disagreement(&declared, source, &outcome, &response.explanation) {
-        response.disagreement = true;
-        response.disagreement_reason = reason;
-    }
-    // A draw agreed before one move each keeps its result but is not a draw FIDE Laws 5.2.3
-    // allows: a disagreement, unless the tag already disagrees.
-    let early = response
-        .warnings
-        .iter()
-        .position(|w| w.code == arbiter_rules::WarningCode::EarlyAgreedDraw.as_str());
-    if let Some(i) = early
-        && !response.disagreement
-    {
-        response.disagreement = true;
-        let rule = format!(
-            "a draw by agreement needs one move by each player (FIDE Laws 5.2.3): agreed at ply {}",
-            response.warnings[i].ply
-        );
-        response.disagreement_reason = match declared.trim() {
-            "" | "*" => rule,
-            tag => format!("{source} says {tag}, but {rule}"),
-        };
-    }
-    response.declared_result = declared;
-    // The warnings: the reader's, the declared result's, the moves', then the verdict's (with
-    // the line of their move).
-    // A verdict warning at ply 0 (an agreed draw before any move) is about the declared result:
-    // the line of the Result tag, else of the termination marker, else of the game's start.
-    let result_line = raw
-        .tag_index("Result")
-        .and_then(|i| raw.tag_lines.get(i).copied())
-        .or((raw.result_line > 0).then_some(raw.result_line))
-        .unwrap_or(raw.line);
-    let line_of_ply = |ply: u32| {
-        if ply == 0 {
-            return result_line;
-        }
-        raw.moves
-            .iter()
-            .find(|m| m.ply == ply)
-            .map_or(0, |m| m.line)
-    };
-    let verdict_warnings = std::mem::take(&mut response.warnings);
-    response.warnings = raw
-        .warnings
-        .iter()
-        .map(|w| v1::Warning {
-            code: w.kind.code().to_owned(),
-            ply: w.ply,
-            line: w.line,
-            message: w.kind.to_string(),
-        })
-        .chain(result_warnings(raw))
-        .chain(move_warnings)
-        .chain(verdict_warnings.into_iter().map(|mut w| {
-            if w.line == 0 {
-                w.line = line_of_ply(w.ply);
-            }
-            w
-        }))
-        .collect();
-    convert::bound_warnings(&mut response);
-    // The event only counts when the rules did not end the game first.
-    response.event = event
-        .filter(|_| game.outcome().is_none())
-        .map(event_to_wire);
-    Ok(PgnVerdict {
-        event,
-        result: result_from_wire(&outcome),
-        game,
-        response,
-    })
-}
-
-/// The reason of a PGN error (the one mapping of PGN error kinds to reasons).
-fn error_reason_kind(error: &PgnError) -> ErrorReason {
-    match &error.kind {
-        ErrorKind::Move { .. } | ErrorKind::NullMove { .. } => ErrorReason::IllegalMove,
-        ErrorKind::Fen(_) | ErrorKind::MissingFen { .. } => ErrorReason::InvalidPosition,
-        ErrorKind::Limit { .. } => ErrorReason::LimitExceeded,
-        _ => ErrorReason::InvalidPgn,
-    }
-}
-
-/// The reason name of a PGN error for `GameError.reason` and ErrorInfo.
-#[must_use]
-pub fn error_reason(error: &PgnError) -> &'static str {
-    error_reason_kind(error).as_str()
-}
-
-/// The ply and move text of a move error.
-fn error_move(error: &PgnError) -> Option<(usize, &str)> {
-    match &error.kind {
-        ErrorKind::Move { ply, text, .. } | ErrorKind::NullMove { ply, text } => {
-            Some((*ply, text.as_str()))
-        }
-        _ => None,
-    }
-}
-
-/// The in-band wire form of a PGN error on `field`.
-#[must_use]
-pub fn pgn_error_to_wire(error: &PgnError, field: &str) -> v1::GameError {
-    let (ply, text) = error_move(error).unwrap_or((0, ""));
-    v1::GameError {
-        field: field.to_owned(),
-        reason: error_reason(error).to_owned(),
-        description: error.to_string(),
-        line: error.line,
-        column: error.column,
-        ply: u32::try_from(ply).unwrap_or(u32::MAX),
-        r#move: text.to_owned(),
-    }
-}
-
-/// The in-band wire form of a request conversion error.
-#[must_use]
-pub fn convert_error_to_wire(error: &ConvertError) -> v1::GameError {
-    v1::GameError {
-        field: error.field.clone(),
-        reason: error.kind.as_str().to_owned(),
-        description: error.reason.clone(),
-        line: 0,
-        column: 0,
-        ply: error
-            .metadata_value("ply")
-            .and_then(|p| p.parse().ok())
-            .unwrap_or(0),
-        r#move: error.metadata_value("move").unwrap_or_default().to_owned(),
-    }
-}
-
-/// The INVALID_ARGUMENT error of the unary RPC for a PGN error on `field`: the description has
-/// line:column (and the ply and move), the ErrorInfo metadata "line", "column", "ply", "move".
-#[must_use]
-pub fn pgn_error_to_convert(error: &PgnError, field: &str) -> ConvertError {
-    let mut converted = ConvertError::new(field, error_reason_kind(error), error.to_string())
-        .with_metadata("line", error.line.to_string())
-        .with_metadata("column", error.column.to_string());
-    if let Some((ply, text)) = error_move(error) {
-        converted = converted
-            .with_metadata("ply", ply.to_string())
-            .with_metadata("move", text);
-    }
-    if let ErrorKind::Move { error, .. } = &error.kind
-        && let Some(illegality) = error.illegality()
-    {
-        converted = converted.with_metadata("cause", illegality.cause());
-        if let Some(article) = illegality.article() {
-            converted = converted.with_metadata("article", article);
-        }
-    }
-    converted
-}
-
-/// The identifying tags of a game.
-#[must_use]
-pub fn tags_to_wire(raw: &RawGame) -> v1::PgnTags {
-    let tag = |name| raw.tag(name).unwrap_or("").to_owned();
-    v1::PgnTags {
-        event: tag("Event"),
-        site: tag("Site"),
-        date: tag("Date"),
-        round: tag("Round"),
-        white: tag("White"),
-        black: tag("Black"),
-    }
+) -> Result<v1::AdjudicateGameResponse, PgnError> {
+    arbiter_pgn::verdict::adjudicate(raw, event, &settings.adjudication())
+        .map(|verdict| convert::pgn_verdict_to_wire(&verdict, settings.notation))
 }
 
 /// Where a game of a PGN input stands in a stream.
@@ -683,13 +108,15 @@ pub struct Place {
 }
 
 /// The response of the stream (and the record of `arbiter adjudicate`) for one game read from
-/// PGN: `read` is what reading gave, `verdict` the adjudication when it was read.
+/// PGN: `read` is what reading gave, `verdict` the adjudication when it was read, written in
+/// `notation`.
 #[must_use]
 pub fn games_response(
     at: Place,
     raw: &RawGame,
     read: Result<(), &PgnError>,
     verdict: Option<&Result<PgnVerdict, PgnError>>,
+    notation: Notation,
 ) -> v1::AdjudicateGamesResponse {
     let u32_of = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let mut response = v1::AdjudicateGamesResponse {
@@ -705,21 +132,21 @@ pub fn games_response(
             // neither; its line is the error's.
             response.line = if raw.line == 0 { error.line } else { raw.line };
             if raw.line != 0 {
-                response.tags = Some(tags_to_wire(raw));
+                response.tags = Some(convert::tags_to_wire(raw));
             }
             response.result = Some(v1::adjudicate_games_response::Result::Error(
-                pgn_error_to_wire(error, "pgn"),
+                convert::pgn_error_to_wire(error, "pgn"),
             ));
         }
         (Ok(()), verdict) => {
             response.line = raw.line;
-            response.tags = Some(tags_to_wire(raw));
+            response.tags = Some(convert::tags_to_wire(raw));
             response.result = match verdict {
                 Some(Ok(verdict)) => Some(v1::adjudicate_games_response::Result::Verdict(
-                    verdict.response.clone(),
+                    convert::pgn_verdict_to_wire(verdict, notation),
                 )),
                 Some(Err(error)) => Some(v1::adjudicate_games_response::Result::Error(
-                    pgn_error_to_wire(error, "pgn"),
+                    convert::pgn_error_to_wire(error, "pgn"),
                 )),
                 None => None,
             };
@@ -739,6 +166,8 @@ pub struct Item<'a> {
     pub read_error: Option<PgnError>,
     /// The adjudication, when the game was read.
     pub verdict: Option<Result<PgnVerdict, PgnError>>,
+    /// How the response writes moves and positions.
+    pub notation: Notation,
 }
 
 impl Item<'_> {
@@ -746,7 +175,13 @@ impl Item<'_> {
     #[must_use]
     pub fn response(&self) -> v1::AdjudicateGamesResponse {
         let read = self.read_error.as_ref().map_or(Ok(()), Err);
-        games_response(self.at, self.raw, read, self.verdict.as_ref())
+        games_response(
+            self.at,
+            self.raw,
+            read,
+            self.verdict.as_ref(),
+            self.notation,
+        )
     }
 }
 
@@ -769,10 +204,10 @@ impl ReadGame {
             at: self.at,
             raw: &self.raw,
             read_error: self.read_error.clone(),
-            verdict: self
-                .read_error
-                .is_none()
-                .then(|| adjudicate_raw(&self.raw, None, settings)),
+            verdict: self.read_error.is_none().then(|| {
+                arbiter_pgn::verdict::adjudicate(&self.raw, None, &settings.adjudication())
+            }),
+            notation: settings.notation,
         }
     }
 
@@ -863,6 +298,7 @@ pub fn for_each_game<R: BufRead>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arbiter_rules::Color;
 
     fn raw(pgn: &str) -> RawGame {
         Reader::new(pgn.as_bytes())
@@ -872,9 +308,7 @@ mod tests {
     }
 
     fn verdict(pgn: &str, event: Option<GameEvent>) -> v1::AdjudicateGameResponse {
-        adjudicate_raw(&raw(pgn), event, &Settings::default())
-            .expect("replays")
-            .response
+        adjudicate_raw(&raw(pgn), event, &Settings::default()).expect("replays")
     }
 
     /// FIDE 6.9: Black's flag fell, but White has only a king: drawn, and a "1-0" tag disagrees.
@@ -940,14 +374,6 @@ mod tests {
             ("1/2-1/2", "6.9")
         );
         assert!(!v.disagreement);
-        assert_eq!(
-            TerminationTag::of("Carlsen won - game abandoned"),
-            TerminationTag::Forfeit
-        );
-        assert_eq!(
-            TerminationTag::of("Carlsen won by resignation"),
-            TerminationTag::Other
-        );
     }
 
     /// FIDE 5.1.1, 5.2.1: moves a score sheet lists after checkmate or stalemate cannot be
@@ -1306,7 +732,7 @@ mod tests {
     fn illegal_move_has_its_place() {
         let error = adjudicate_raw(&raw("1. e4 e5 2. Ke3 *"), None, &Settings::default())
             .expect_err("illegal");
-        let wire = pgn_error_to_wire(&error, "pgn");
+        let wire = convert::pgn_error_to_wire(&error, "pgn");
         assert_eq!((wire.line, wire.column, wire.ply), (1, 13, 3));
         assert_eq!(wire.reason, "ILLEGAL_MOVE");
         assert_eq!(wire.r#move, "Ke3");

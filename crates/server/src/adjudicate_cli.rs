@@ -483,7 +483,7 @@ fn write_record<W: Write + ?Sized>(
                 &item.raw.tags,
                 verdict.game.start(),
                 verdict.game.moves(),
-                verdict.result,
+                verdict.result(),
             ),
             // Games that cannot be replayed are left out (the summary lists them).
             _ => Ok(()),

@@ -266,9 +266,13 @@ fn adjudicate_wire_game(
     };
     let mut response = convert::adjudicate_with(&game, &adjudication, notation);
     // The moves' warnings come before the verdict's, as for PGN input.
-    let suffixes = crate::adjudicate::check_suffix_warnings(&game, &wire.moves);
+    let suffixes = arbiter_pgn::verdict::check_suffix_warnings(&game, &wire.moves);
     if !suffixes.is_empty() {
-        response.warnings = suffixes.into_iter().chain(response.warnings).collect();
+        response.warnings = suffixes
+            .iter()
+            .map(convert::pgn_warning_to_wire)
+            .chain(response.warnings)
+            .collect();
         convert::bound_warnings(&mut response);
     }
     Ok(response)
@@ -340,11 +344,10 @@ fn adjudicate_pgn(
         .into());
     }
     if let Some(error) = &first.read_error {
-        return Err(adjudicate::pgn_error_to_convert(error, "pgn").into());
+        return Err(convert::pgn_error_to_convert(error, "pgn").into());
     }
     adjudicate::adjudicate_raw(&first.raw, event, &settings)
-        .map(|verdict| verdict.response)
-        .map_err(|error| adjudicate::pgn_error_to_convert(&error, "pgn").into())
+        .map_err(|error| convert::pgn_error_to_convert(&error, "pgn").into())
 }
 
 /// The line where a game read from PGN starts (the error's line when no game started).
@@ -389,7 +392,7 @@ fn stream_message(
         (vec![response], None)
     };
     let error = |error: ConvertError| {
-        adjudicate_games_response_error(adjudicate::convert_error_to_wire(&error))
+        adjudicate_games_response_error(convert::convert_error_to_wire(&error))
     };
     let notation = match Notation::from_wire(message.san_language, message.castling_notation, "") {
         Ok(notation) => notation,

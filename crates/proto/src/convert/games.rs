@@ -190,7 +190,18 @@ pub fn adjudicate_with(
     request: &AdjudicationRequest,
     notation: Notation,
 ) -> v1::AdjudicateGameResponse {
-    let verdict = arbiter_rules::adjudicate(game, request);
+    verdict_to_wire(game, &arbiter_rules::adjudicate(game, request), notation)
+}
+
+/// The wire form of the rules' `verdict` on `game` (its final position's FEN and status, the
+/// evidence line and claims in SAN), written as `notation` says. No PGN fields: `event`,
+/// `declared_result` and `disagreement` are left empty.
+#[must_use]
+pub fn verdict_to_wire(
+    game: &Game,
+    verdict: &arbiter_rules::Verdict,
+    notation: Notation,
+) -> v1::AdjudicateGameResponse {
     let position = game.position();
     v1::AdjudicateGameResponse {
         outcome: Some(
@@ -206,7 +217,7 @@ pub fn adjudicate_with(
         fen: notation.fen(position),
         status: Some(status_to_wire(position)),
         ply_count: u32::try_from(game.recorded_plies()).unwrap_or(u32::MAX),
-        explanation: verdict.explanation,
+        explanation: verdict.explanation.clone(),
         evidence: line_to_wire_in(position, &verdict.evidence, notation.language),
         plies_after_end: u32::try_from(verdict.plies_after_end).unwrap_or(u32::MAX),
         undetermined: verdict.undetermined,

@@ -23,11 +23,13 @@ use crate::v1;
 mod enums;
 mod games;
 mod moves;
+mod pgn;
 mod positions;
 
 pub use enums::*;
 pub use games::*;
 pub use moves::*;
+pub use pgn::*;
 pub use positions::*;
 
 /// The `google.rpc.ErrorInfo` domain of errors made by this crate.

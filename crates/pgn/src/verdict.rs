@@ -1,0 +1,846 @@
+//! Verdicts on games read from PGN: a game's moves replayed under the rules, the end-of-game
+//! event its tags imply, the rules' adjudication, and the declared result compared with it. The
+//! one place where this is decided: the server's `AdjudicateGame` (field `pgn`), its
+//! `AdjudicateGames` stream and `arbiter adjudicate` all call [`adjudicate`], and only turn its
+//! [`PgnVerdict`] into their own output.
+//!
+//! ```
+//! use arbiter_pgn::{Reader, verdict::{AdjudicationSettings, adjudicate}};
+//! use arbiter_rules::{GameEvent, Color, Termination};
+//!
+//! let pgn = "[Result \"1-0\"]\n[Termination \"Time forfeit\"]\n\n1. e4 e5 2. Qh5 Nc6 1-0\n";
+//! let raw = Reader::new(pgn.as_bytes()).next().unwrap().unwrap();
+//! let verdict = adjudicate(&raw, None, &AdjudicationSettings::default()).unwrap();
+//! // Black's flag fell, and White can still mate: White wins (FIDE Laws 6.9).
+//! assert_eq!(verdict.event, Some(GameEvent::FlagFall(Color::Black)));
+//! let outcome = verdict.verdict.outcome.unwrap();
+//! assert_eq!((outcome.termination, outcome.article), (Termination::FlagFall, "6.9"));
+//! assert!(verdict.disagreement.is_none());
+//! ```
+
+use std::fmt;
+
+use arbiter_rules::{
+    AdjudicationRequest, AnalysisBudget, Color, Game, GameEvent, GameResult, Position, Verdict,
+    VerdictWarning, WarningCode,
+};
+
+use crate::error::{ErrorKind, PgnError, WarningKind};
+use crate::reader::RawGame;
+use crate::replay::{ReplayOptions, start_position};
+
+/// How games read from PGN are adjudicated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AdjudicationSettings {
+    /// Apply a draw claim valid at the end of the game (threefold repetition, fifty-move rule).
+    pub claim_draw: bool,
+    /// How much analysis dead positions and "can the opponent still mate?" may use.
+    pub analysis: AnalysisBudget,
+}
+
+impl Default for AdjudicationSettings {
+    fn default() -> Self {
+        Self {
+            claim_draw: false,
+            analysis: AnalysisBudget::Full,
+        }
+    }
+}
+
+/// A game read from PGN and adjudicated.
+#[derive(Debug, Clone)]
+pub struct PgnVerdict {
+    /// The game as replayed under the rules.
+    pub game: Game,
+    /// The event that counts: the caller's, or the one inferred from the tags; `None` when there
+    /// is none, or when the rules ended the game before it (their endings take precedence).
+    pub event: Option<GameEvent>,
+    /// The rules' verdict. Its warnings are in [`PgnVerdict::warnings`], with their lines.
+    pub verdict: Verdict,
+    /// The result the game declares, and where.
+    pub declared: Option<DeclaredResult>,
+    /// Why the declared result or the event contradicts the rules, if it does.
+    pub disagreement: Option<Disagreement>,
+    /// What an arbiter must be told, in this order: the reader's warnings, the declared
+    /// result's, the moves' `+`/`#` suffixes, then the rules' verdict.
+    pub warnings: Vec<PgnWarning>,
+}
+
+impl PgnVerdict {
+    /// The adjudicated result; `None` while the game is going on.
+    #[must_use]
+    pub fn result(&self) -> Option<GameResult> {
+        self.verdict.outcome.map(|outcome| outcome.result)
+    }
+}
+
+/// Where a PGN game declares its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ResultSource {
+    /// The `Result` tag (PGN standard 8.1.1.7).
+    ResultTag,
+    /// The movetext's termination marker, when the tag is missing or empty (8.2.6).
+    TerminationMarker,
+}
+
+impl fmt::Display for ResultSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ResultSource::ResultTag => "the Result tag",
+            ResultSource::TerminationMarker => "the termination marker",
+        })
+    }
+}
+
+/// The result a PGN game declares: its text as written (`1-0`, `0-1`, `1/2-1/2`, `*` or any
+/// other text) and where it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredResult {
+    /// The text, as written.
+    pub text: String,
+    /// Where it is written.
+    pub source: ResultSource,
+}
+
+impl DeclaredResult {
+    /// The result the text claims: `None` for `*` and any text that is not a result.
+    #[must_use]
+    pub fn claims(&self) -> Option<GameResult> {
+        match self.text.trim() {
+            "1-0" => Some(GameResult::WhiteWins),
+            "0-1" => Some(GameResult::BlackWins),
+            "1/2-1/2" => Some(GameResult::Draw),
+            _ => None,
+        }
+    }
+}
+
+/// Why a game's declared result (or the draw it records) contradicts the rules. `Display`
+/// writes the sentence an arbiter reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Disagreement {
+    /// The declared result is not the adjudicated one.
+    Result {
+        /// What the game declares (a result: `1-0`, `0-1` or `1/2-1/2`).
+        declared: DeclaredResult,
+        /// The adjudicated result; `None` when the rules do not end the game.
+        adjudicated: Option<GameResult>,
+        /// The verdict's explanation.
+        explanation: String,
+    },
+    /// A draw agreed before each player had made a move (FIDE Laws 5.2.3); the draw is kept.
+    EarlyAgreedDraw {
+        /// The declared result, when one is declared (not `*`).
+        declared: Option<DeclaredResult>,
+        /// The ply of the agreement.
+        ply: usize,
+    },
+}
+
+impl Disagreement {
+    /// The article of the FIDE Laws of Chess the disagreement rests on, when it is one rule.
+    #[must_use]
+    pub fn article(&self) -> Option<&'static str> {
+        match self {
+            Disagreement::Result { .. } => None,
+            Disagreement::EarlyAgreedDraw { .. } => Some("5.2.3"),
+        }
+    }
+}
+
+impl fmt::Display for Disagreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Disagreement::Result {
+                declared,
+                adjudicated: None,
+                explanation,
+            } => write!(
+                f,
+                "{} says {}, but the rules do not end the game: {explanation}",
+                declared.source,
+                declared.text.trim()
+            ),
+            Disagreement::Result {
+                declared,
+                adjudicated: Some(result),
+                explanation,
+            } => write!(
+                f,
+                "{} says {}, but the rules say {}: {explanation}",
+                declared.source,
+                declared.text.trim(),
+                result.as_pgn()
+            ),
+            Disagreement::EarlyAgreedDraw { declared, ply } => {
+                if let Some(declared) = declared {
+                    write!(f, "{} says {}, but ", declared.source, declared.text.trim())?;
+                }
+                write!(
+                    f,
+                    "a draw by agreement needs one move by each player (FIDE Laws 5.2.3): agreed at ply {ply}"
+                )
+            }
+        }
+    }
+}
+
+/// Something an arbiter must be told about a game read from PGN, with where it is: the 1-based
+/// ply it concerns (0: none) and the 1-based line of the input (0: the game was not read from
+/// text). `Display` writes the message; [`PgnWarning::code`] the stable code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PgnWarning {
+    /// The 1-based ply it concerns; 0 when it concerns no move.
+    pub ply: u32,
+    /// The 1-based line of the input; 0 when there is none.
+    pub line: u32,
+    /// What it is.
+    pub kind: PgnWarningKind,
+}
+
+/// What a [`PgnWarning`] is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PgnWarningKind {
+    /// Something the reader noticed and read past ([`crate::ReadWarning`]).
+    Read(WarningKind),
+    /// `wrong_check_suffix`: a move's `+` or `#` is not borne out by the position it leads to;
+    /// the move was read without it.
+    WrongCheckSuffix {
+        /// The move as written, without `!`/`?` marks.
+        text: String,
+        /// The suffix written, `+` or `#`.
+        written: char,
+        /// What the move really does: `None` no check, `Some('+')` check, `Some('#')` mate.
+        actual: Option<char>,
+    },
+    /// `truncated_game`: the movetext ends without a termination marker (PGN standard 8.2.6).
+    TruncatedGame {
+        /// The `Result` tag used instead, if there is one.
+        result_tag: Option<String>,
+    },
+    /// `result_mismatch`: the `Result` tag differs from the termination marker (PGN standard
+    /// 8.2.6); the tag is used.
+    ResultMismatch {
+        /// The `Result` tag.
+        tag: String,
+        /// The termination marker.
+        marker: String,
+    },
+    /// A warning of the rules' verdict (`early_agreed_draw`, `moves_after_end`,
+    /// `undetermined_analysis`).
+    Verdict(VerdictWarning),
+}
+
+/// `PgnWarning::code` of [`PgnWarningKind::WrongCheckSuffix`].
+pub const WARNING_WRONG_CHECK_SUFFIX: &str = "wrong_check_suffix";
+/// `PgnWarning::code` of [`PgnWarningKind::TruncatedGame`].
+pub const WARNING_TRUNCATED_GAME: &str = "truncated_game";
+/// `PgnWarning::code` of [`PgnWarningKind::ResultMismatch`].
+pub const WARNING_RESULT_MISMATCH: &str = "result_mismatch";
+
+impl PgnWarning {
+    /// The stable machine-readable code, e.g. `wrong_check_suffix`.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match &self.kind {
+            PgnWarningKind::Read(kind) => kind.code(),
+            PgnWarningKind::WrongCheckSuffix { .. } => WARNING_WRONG_CHECK_SUFFIX,
+            PgnWarningKind::TruncatedGame { .. } => WARNING_TRUNCATED_GAME,
+            PgnWarningKind::ResultMismatch { .. } => WARNING_RESULT_MISMATCH,
+            PgnWarningKind::Verdict(warning) => warning.code.as_str(),
+        }
+    }
+}
+
+impl fmt::Display for PgnWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            PgnWarningKind::Read(kind) => write!(f, "{kind}"),
+            PgnWarningKind::WrongCheckSuffix {
+                text,
+                written,
+                actual,
+            } => {
+                let (what, should) = match actual {
+                    None => ("gives no check", "no suffix".to_owned()),
+                    Some('+') => ("gives check but not checkmate", "'+'".to_owned()),
+                    Some(_) => ("checkmates", "'#'".to_owned()),
+                };
+                write!(
+                    f,
+                    "ply {} ({text}): the move {what}, so it should have {should}, not '{written}'; the move was read without it",
+                    self.ply
+                )
+            }
+            PgnWarningKind::TruncatedGame {
+                result_tag: Some(tag),
+            } => write!(
+                f,
+                "the movetext ends without a termination marker (PGN standard 8.2.6), so the game may be truncated: the Result tag {tag} was used"
+            ),
+            PgnWarningKind::TruncatedGame { result_tag: None } => f.write_str(
+                "the movetext ends without a termination marker (PGN standard 8.2.6), so the game may be truncated, and there is no Result tag: no result was declared",
+            ),
+            PgnWarningKind::ResultMismatch { tag, marker } => write!(
+                f,
+                "the Result tag says {tag} but the movetext ends with {marker} (PGN standard 8.2.6 says they agree): the Result tag was used"
+            ),
+            PgnWarningKind::Verdict(warning) => f.write_str(&warning.message),
+        }
+    }
+}
+
+/// Replays the main line of `raw` under the rules, from the start position of its `FEN` and
+/// `Variant` tags, with dead position analysis along the game within `analysis` (as the
+/// `AdjudicateGame` RPC does for a list of moves), handing each `wrong_check_suffix` warning to
+/// `warn` (see [`check_suffix_warning`]). SAN is read tolerantly, UCI is accepted; moves listed
+/// after the game ended count as played after the end ([`Game::plies_after_end`]).
+///
+/// # Errors
+/// The first problem, at its line and column: a bad `FEN` or `Variant` tag, a null move, an
+/// illegal move (with its ply, text and the rules' reason).
+pub fn replay_noting(
+    raw: &RawGame,
+    analysis: AnalysisBudget,
+    mut warn: impl FnMut(PgnWarning),
+) -> Result<Game, PgnError> {
+    let (_, start) = start_position(raw, &ReplayOptions::default())?;
+    let mut game = Game::with_dead_position_analysis(start, analysis);
+    game.reserve(raw.moves.len());
+    // A suffixed move that gives check: whether it mates is known when a next move is played
+    // (then it does not), else at the end, so a legal move is not searched for at every check.
+    let mut open_check: Option<WrittenSuffix> = None;
+    for token in &raw.moves {
+        let error = |kind| PgnError {
+            line: token.line,
+            column: token.column,
+            game: raw.index,
+            kind,
+        };
+        let ply = token.ply as usize;
+        if token.null {
+            return Err(error(ErrorKind::NullMove {
+                ply,
+                text: token.text.to_string(),
+            }));
+        }
+        // Moves listed after checkmate or stalemate count as played after the end. (The text
+        // is taken once: each `MoveText` deref checks its bytes again.)
+        let text = token.text.as_str();
+        let parsed = game.position().parse_move(text);
+        match game.record(parsed) {
+            Ok(Some(_)) => {
+                // The move before was a check, and this move proves it was not mate.
+                if let Some(warning) = open_check.take().and_then(|check| check.warning(Some('+')))
+                {
+                    warn(warning);
+                }
+                if let Some(suffix) = WrittenSuffix::of(text, token.ply, token.line) {
+                    if game.position().is_check() {
+                        open_check = Some(suffix);
+                    } else if let Some(warning) = suffix.warning(None) {
+                        warn(warning);
+                    }
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                return Err(error(ErrorKind::Move {
+                    ply,
+                    text: token.text.to_string(),
+                    error: e,
+                }));
+            }
+        }
+    }
+    // The last check of the game: mate when no legal move follows it.
+    if let Some(check) = open_check {
+        let actual = if game.position().has_legal_move() {
+            '+'
+        } else {
+            '#'
+        };
+        if let Some(warning) = check.warning(Some(actual)) {
+            warn(warning);
+        }
+    }
+    Ok(game)
+}
+
+/// The `wrong_check_suffix` warning of the move written `text` at 1-based `ply` (`line`: its
+/// 1-based line in PGN input, 0 for a game's list of moves; `after`: the position it leads to)
+/// when its `+` or `#` is not borne out by `after`: `+` or `#` on a move that gives no check,
+/// `#` on a check that is not mate, `+` on a checkmate. The tolerant SAN reader
+/// (`Position::parse_move`: the plain form and the tolerant form both drop the suffix) accepts
+/// such a move; a missing suffix is not warned about (PGN import format may leave it out).
+#[must_use]
+pub fn check_suffix_warning(
+    after: &Position,
+    text: &str,
+    ply: u32,
+    line: u32,
+) -> Option<PgnWarning> {
+    let suffix = WrittenSuffix::of(text, ply, line)?;
+    let actual = if !after.is_check() {
+        None
+    } else if after.has_legal_move() {
+        Some('+')
+    } else {
+        Some('#')
+    };
+    suffix.warning(actual)
+}
+
+/// The `wrong_check_suffix` warnings of a game given as a list of moves (`texts`, as sent;
+/// `game`: the game they were read into, whose moves are the first of them): see
+/// [`check_suffix_warning`]. Moves recorded after the end are not read, so not warned about.
+#[must_use]
+pub fn check_suffix_warnings(game: &Game, texts: &[String]) -> Vec<PgnWarning> {
+    // Most lists carry no suffix at all (UCI never does): no second replay for them.
+    if !texts.iter().any(|text| text.contains(['+', '#'])) {
+        return Vec::new();
+    }
+    let mut position = game.start().clone();
+    let mut warnings = Vec::new();
+    for (index, (mv, text)) in game.moves().iter().zip(texts).enumerate() {
+        position.play_in_place(mv);
+        let ply = u32::try_from(index + 1).unwrap_or(u32::MAX);
+        warnings.extend(check_suffix_warning(&position, text, ply, 0));
+    }
+    warnings
+}
+
+/// A move's `+` or `#` as written, with the move (its text without `!`/`?` marks, ply, line).
+#[derive(Clone, Copy)]
+struct WrittenSuffix<'a> {
+    text: &'a str,
+    written: char,
+    ply: u32,
+    line: u32,
+}
+
+impl<'a> WrittenSuffix<'a> {
+    /// The suffix of the move written `text`, `None` when it has none.
+    #[inline(always)]
+    fn of(text: &'a str, ply: u32, line: u32) -> Option<WrittenSuffix<'a>> {
+        // Most moves end with a square or a piece letter: no suffix, nothing to trim, no call.
+        if !matches!(
+            text.as_bytes().last(),
+            Some(b'+' | b'#' | b'!' | b'?' | b' ' | b'\t' | b'\n' | b'\r')
+        ) {
+            return None;
+        }
+        WrittenSuffix::trimmed(text, ply, line)
+    }
+
+    /// [`WrittenSuffix::of`] for a text that ends with a mark, a sign or white space.
+    #[inline(never)]
+    fn trimmed(text: &'a str, ply: u32, line: u32) -> Option<WrittenSuffix<'a>> {
+        // Marks and any white space after the suffix (a list of moves may carry a tab or a
+        // line end, as the move readers tolerate).
+        let text = text.trim_end_matches(|c: char| matches!(c, '!' | '?') || c.is_whitespace());
+        let written = if text.ends_with('#') {
+            '#'
+        } else if text.ends_with('+') {
+            '+'
+        } else {
+            return None;
+        };
+        Some(WrittenSuffix {
+            text,
+            written,
+            ply,
+            line,
+        })
+    }
+
+    /// The warning when the suffix differs from `actual` (`None`: no check, `'+'`: check,
+    /// `'#'`: checkmate).
+    fn warning(self, actual: Option<char>) -> Option<PgnWarning> {
+        (actual != Some(self.written)).then(|| PgnWarning {
+            ply: self.ply,
+            line: self.line,
+            kind: PgnWarningKind::WrongCheckSuffix {
+                text: self.text.to_owned(),
+                written: self.written,
+                actual,
+            },
+        })
+    }
+}
+
+/// The warnings about the declared result of `raw` (PGN standard 8.2.6): a movetext without a
+/// termination marker (`truncated_game`), a `Result` tag that differs from the marker
+/// (`result_mismatch`). Each says which value was used.
+#[must_use]
+pub fn result_warnings(raw: &RawGame) -> Vec<PgnWarning> {
+    // An empty Result tag (`[Result ""]`) declares nothing: as if it were missing.
+    let tag = raw
+        .tag("Result")
+        .map(str::trim)
+        .filter(|tag| !tag.is_empty());
+    let tag_line = raw
+        .tag_index("Result")
+        .and_then(|i| raw.tag_lines.get(i).copied())
+        .unwrap_or(raw.line);
+    let last_line = raw.moves.last().map_or(raw.line, |m| m.line);
+    match (tag, raw.result.as_deref()) {
+        (tag, None) => vec![PgnWarning {
+            ply: 0,
+            line: last_line,
+            kind: PgnWarningKind::TruncatedGame {
+                result_tag: tag.map(str::to_owned),
+            },
+        }],
+        (Some(tag), Some(marker)) if tag != marker.trim() => vec![PgnWarning {
+            ply: 0,
+            line: tag_line,
+            kind: PgnWarningKind::ResultMismatch {
+                tag: tag.to_owned(),
+                marker: marker.to_owned(),
+            },
+        }],
+        _ => Vec::new(),
+    }
+}
+
+/// The side that lost by a decisive PGN result.
+fn loser(result: &str) -> Option<Color> {
+    match result {
+        "1-0" => Some(Color::Black),
+        "0-1" => Some(Color::White),
+        _ => None,
+    }
+}
+
+/// The end-of-game event the `Result` and `Termination` tags imply for `game`, and whether a
+/// draw claim explains the result (see the documentation of `AdjudicateGameRequest.pgn` in the
+/// wire contract): `(event, claim_draw)`.
+#[must_use]
+pub fn infer_event(raw: &RawGame, game: &Game) -> (Option<GameEvent>, bool) {
+    if game.outcome().is_some() {
+        return (None, false);
+    }
+    let declared = declared_result(raw);
+    let result = declared
+        .as_ref()
+        .map_or("*", |declared| declared.text.trim());
+    match TerminationTag::of(raw.tag("Termination").unwrap_or("")) {
+        TerminationTag::Unterminated => (None, false),
+        TerminationTag::TimeForfeit => match (loser(result), result) {
+            (Some(side), _) => (Some(GameEvent::FlagFall(side)), false),
+            (None, "1/2-1/2") => (
+                Some(GameEvent::FlagFall(game.position().side_to_move())),
+                false,
+            ),
+            _ => (None, false),
+        },
+        TerminationTag::Forfeit => match (loser(result), result) {
+            (Some(side), _) => (Some(GameEvent::Forfeit(side)), false),
+            (None, "1/2-1/2") => draw_event(game),
+            _ => (None, false),
+        },
+        TerminationTag::Other => match (loser(result), result) {
+            (Some(side), _) => (Some(GameEvent::Resignation(side)), false),
+            (None, "1/2-1/2") => draw_event(game),
+            _ => (None, false),
+        },
+    }
+}
+
+/// What a `Termination` tag says about how a game ended: the values of the PGN standard (9.8.1)
+/// and the free texts of chess.com exports ("Magnus won on time", "Game drawn by timeout vs
+/// insufficient material", "X won - game abandoned").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TerminationTag {
+    /// "unterminated": the game is not over.
+    Unterminated,
+    /// "time forfeit", "... on time", "... timeout ...": a flag fell (FIDE Laws 6.9).
+    TimeForfeit,
+    /// "abandoned", "rules infraction": a forfeit.
+    Forfeit,
+    /// Anything else ("normal", "resignation", none): the players' own result.
+    Other,
+}
+
+impl TerminationTag {
+    fn of(tag: &str) -> TerminationTag {
+        let tag = tag.trim().to_ascii_lowercase();
+        if tag == "unterminated" {
+            TerminationTag::Unterminated
+        } else if tag == "time forfeit" || tag.contains(" on time") || tag.contains("timeout") {
+            TerminationTag::TimeForfeit
+        } else if tag == "rules infraction" || tag.contains("abandoned") {
+            TerminationTag::Forfeit
+        } else {
+            TerminationTag::Other
+        }
+    }
+}
+
+/// A draw the rules do not explain by themselves: a claim valid now, else an agreement.
+fn draw_event(game: &Game) -> (Option<GameEvent>, bool) {
+    if game.claim_draw().is_some() {
+        (None, true)
+    } else {
+        (Some(GameEvent::AgreedDraw), false)
+    }
+}
+
+/// The result a PGN game declares, and where it says so: the `Result` tag, or the movetext's
+/// termination marker when the tag is missing or empty (PGN standard 8.2.6: the two must agree;
+/// the `result_mismatch` warning says when they do not). The one source of the declared result,
+/// for the event inferred and for the comparison with the verdict.
+#[must_use]
+pub fn declared_result(raw: &RawGame) -> Option<DeclaredResult> {
+    raw.tag("Result")
+        .filter(|tag| !tag.trim().is_empty())
+        .map(|tag| DeclaredResult {
+            text: tag.to_owned(),
+            source: ResultSource::ResultTag,
+        })
+        .or_else(|| {
+            raw.result.as_deref().map(|marker| DeclaredResult {
+                text: marker.to_owned(),
+                source: ResultSource::TerminationMarker,
+            })
+        })
+}
+
+/// Why `declared` contradicts the rules' `verdict`, if it does: a declared result (`1-0`, `0-1`,
+/// `1/2-1/2`; `*` and other text claim nothing) that is not the adjudicated one, else a draw
+/// agreed before each player had made a move (FIDE Laws 5.2.3).
+#[must_use]
+pub fn disagreement(declared: Option<&DeclaredResult>, verdict: &Verdict) -> Option<Disagreement> {
+    let adjudicated = verdict.outcome.map(|outcome| outcome.result);
+    if let Some(declared) = declared
+        && let Some(claimed) = declared.claims()
+        && Some(claimed) != adjudicated
+    {
+        return Some(Disagreement::Result {
+            declared: declared.clone(),
+            adjudicated,
+            explanation: verdict.explanation.clone(),
+        });
+    }
+    // A draw agreed before one move each keeps its result but is not a draw FIDE Laws 5.2.3
+    // allows.
+    let early = verdict
+        .warnings
+        .iter()
+        .find(|warning| warning.code == WarningCode::EarlyAgreedDraw)?;
+    Some(Disagreement::EarlyAgreedDraw {
+        declared: declared
+            .filter(|declared| !matches!(declared.text.trim(), "" | "*"))
+            .cloned(),
+        ply: early.ply,
+    })
+}
+
+/// Replays and adjudicates one PGN game. `event` is the caller's event; `None` infers it from
+/// the tags ([`infer_event`]).
+///
+/// # Errors
+/// As [`replay_noting`].
+pub fn adjudicate(
+    raw: &RawGame,
+    event: Option<GameEvent>,
+    settings: &AdjudicationSettings,
+) -> Result<PgnVerdict, PgnError> {
+    let mut move_warnings = Vec::new();
+    let game = replay_noting(raw, settings.analysis, |w| move_warnings.push(w))?;
+    let (event, inferred_claim) = match event {
+        Some(event) => (Some(event), false),
+        None => infer_event(raw, &game),
+    };
+    let request = AdjudicationRequest {
+        event,
+        claim_draw: settings.claim_draw || inferred_claim,
+        budget: settings.analysis,
+    };
+    let mut verdict = arbiter_rules::adjudicate(&game, &request);
+    let declared = declared_result(raw);
+    let disagreement = disagreement(declared.as_ref(), &verdict);
+    // A verdict warning at ply 0 (an agreed draw before any move) is about the declared result:
+    // the line of the Result tag, else of the termination marker, else of the game's start.
+    let result_line = raw
+        .tag_index("Result")
+        .and_then(|i| raw.tag_lines.get(i).copied())
+        .or((raw.result_line > 0).then_some(raw.result_line))
+        .unwrap_or(raw.line);
+    let line_of_ply = |ply: usize| {
+        if ply == 0 {
+            return result_line;
+        }
+        raw.moves
+            .iter()
+            .find(|m| m.ply as usize == ply)
+            .map_or(0, |m| m.line)
+    };
+    let verdict_warnings = std::mem::take(&mut verdict.warnings);
+    let warnings = raw
+        .warnings
+        .iter()
+        .map(|w| PgnWarning {
+            ply: w.ply,
+            line: w.line,
+            kind: PgnWarningKind::Read(w.kind.clone()),
+        })
+        .chain(result_warnings(raw))
+        .chain(move_warnings)
+        .chain(verdict_warnings.into_iter().map(|w| PgnWarning {
+            ply: u32::try_from(w.ply).unwrap_or(u32::MAX),
+            line: line_of_ply(w.ply),
+            kind: PgnWarningKind::Verdict(w),
+        }))
+        .collect();
+    // The event only counts when the rules did not end the game first.
+    let event = event.filter(|_| game.outcome().is_none());
+    Ok(PgnVerdict {
+        game,
+        event,
+        verdict,
+        declared,
+        disagreement,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Reader;
+    use arbiter_rules::Termination;
+
+    fn raw(pgn: &str) -> RawGame {
+        Reader::new(pgn.as_bytes())
+            .next()
+            .expect("a game")
+            .expect("well-formed")
+    }
+
+    /// chess.com's free-text `Termination` values: "won - game abandoned" is a forfeit, "won by
+    /// resignation" the players' own result, "won on time" a flag fall.
+    #[test]
+    fn chess_com_termination_texts_are_read_as_their_event() {
+        assert_eq!(
+            TerminationTag::of("Carlsen won - game abandoned"),
+            TerminationTag::Forfeit
+        );
+        assert_eq!(
+            TerminationTag::of("Carlsen won by resignation"),
+            TerminationTag::Other
+        );
+        assert_eq!(
+            TerminationTag::of("Carlsen won on time"),
+            TerminationTag::TimeForfeit
+        );
+    }
+
+    /// The domain verdict of a resignation tag: the event, the rules' termination and article,
+    /// the declared result and its source; no disagreement, no warning.
+    #[test]
+    fn a_resignation_is_a_typed_verdict_with_its_declared_result() {
+        let verdict = adjudicate(
+            &raw("[Result \"0-1\"]\n\n1. e4 e5 2. Qh5 Nc6 0-1\n"),
+            None,
+            &AdjudicationSettings::default(),
+        )
+        .expect("replays");
+        assert_eq!(verdict.event, Some(GameEvent::Resignation(Color::White)));
+        let outcome = verdict.verdict.outcome.expect("an outcome");
+        assert_eq!(
+            (outcome.result, outcome.termination, outcome.article),
+            (GameResult::BlackWins, Termination::Resignation, "5.1.2")
+        );
+        assert_eq!(
+            verdict.declared,
+            Some(DeclaredResult {
+                text: "0-1".to_owned(),
+                source: ResultSource::ResultTag,
+            })
+        );
+        assert_eq!(verdict.disagreement, None);
+        assert!(verdict.warnings.is_empty(), "{:?}", verdict.warnings);
+    }
+
+    /// A declared result the rules contradict is a typed disagreement (with the adjudicated
+    /// result), and a draw agreed before one move each cites FIDE Laws 5.2.3.
+    #[test]
+    fn disagreements_are_typed_and_name_their_rule() {
+        let settings = AdjudicationSettings::default();
+        let mate = adjudicate(
+            &raw("[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 1-0\n"),
+            None,
+            &settings,
+        )
+        .expect("replays");
+        assert!(matches!(
+            &mate.disagreement,
+            Some(Disagreement::Result {
+                declared: DeclaredResult {
+                    source: ResultSource::ResultTag,
+                    ..
+                },
+                adjudicated: Some(GameResult::BlackWins),
+                ..
+            })
+        ));
+        assert_eq!(
+            mate.disagreement.as_ref().and_then(Disagreement::article),
+            None
+        );
+        let early = adjudicate(
+            &raw("[Result \"1/2-1/2\"]\n\n1. e4 1/2-1/2\n"),
+            None,
+            &settings,
+        )
+        .expect("replays");
+        assert_eq!(
+            early.disagreement,
+            Some(Disagreement::EarlyAgreedDraw {
+                declared: Some(DeclaredResult {
+                    text: "1/2-1/2".to_owned(),
+                    source: ResultSource::ResultTag,
+                }),
+                ply: 1,
+            })
+        );
+        assert_eq!(
+            early.disagreement.as_ref().and_then(Disagreement::article),
+            Some("5.2.3")
+        );
+    }
+
+    /// Warnings are typed, with their codes: a movetext without a termination marker, then a
+    /// wrong check suffix at its ply and line.
+    #[test]
+    fn warnings_are_typed_with_their_codes_plies_and_lines() {
+        let verdict = adjudicate(
+            &raw("[Result \"*\"]\n\n1. e4+ e5\n"),
+            None,
+            &AdjudicationSettings::default(),
+        )
+        .expect("replays");
+        let codes: Vec<_> = verdict
+            .warnings
+            .iter()
+            .map(|w| (w.code(), w.ply, w.line))
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                (WARNING_TRUNCATED_GAME, 0, 3),
+                (WARNING_WRONG_CHECK_SUFFIX, 1, 3)
+            ]
+        );
+        assert!(matches!(
+            &verdict.warnings[1].kind,
+            PgnWarningKind::WrongCheckSuffix {
+                written: '+',
+                actual: None,
+                ..
+            }
+        ));
+    }
+}
