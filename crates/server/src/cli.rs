@@ -65,14 +65,6 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_games_per_stream: u32,
 
-    /// Most bytes of small request messages (under 256 bytes each, counted as 256) that an
-    /// AdjudicateGames stream reads ahead of its answers, so that a client may send many small
-    /// messages before it reads any answer. Larger messages are not read ahead: HTTP/2 flow
-    /// control holds their client. The messages read ahead hold their bytes in
-    /// `--max-request-bytes-in-flight`.
-    #[arg(long, env = "ARBITER_STREAM_READ_AHEAD_BYTES", default_value_t = crate::service::DEFAULT_STREAM_READ_AHEAD_BYTES as u32)]
-    pub stream_read_ahead_bytes: u32,
-
     /// How much analysis adjudication may spend on dead positions and on "can the opponent
     /// still checkmate?" (flag fall, resignation): material checks only, a fast sound check, or
     /// the full helpmate search. A level, not a number: the search is bounded by the analyzer's
@@ -203,15 +195,21 @@ pub struct ServeArgs {
     pub http2_keepalive_timeout: Duration,
 
     /// HTTP/2 flow-control window of one connection, in bytes: the request data a client may
-    /// send ahead of what the server has read, over all its calls on the connection (a call's
-    /// own window is 64 KiB). Unread request data is at most `--max-connections` times this.
-    /// The HTTP/2 layer's guard against floods of small DATA frames allows unread frames under
-    /// 256 bytes to cost half this window (each costs 256 minus its size), so a client that
-    /// sends many small messages in one burst needs a wider window (README: "Streaming many
-    /// small games").
+    /// send ahead of what the server has read, over all its calls on the connection. The HTTP/2
+    /// layer's guard against floods of small DATA frames lets unread frames under 256 bytes cost
+    /// half this window (each costs 256 minus its size) before it closes the connection (README:
+    /// "Streaming many small games").
     #[arg(long, env = "ARBITER_HTTP2_CONNECTION_WINDOW_BYTES", default_value_t = crate::serve::CONNECTION_WINDOW_BYTES,
           value_parser = clap::value_parser!(u32).range(65_535..=2_147_483_647))]
     pub http2_connection_window_bytes: u32,
+
+    /// HTTP/2 flow-control window of one call (stream), in bytes: the request data a client may
+    /// send on one call ahead of what the server has read. Wider speeds up large requests over
+    /// long round trips; it must stay small against the connection window for streams of small
+    /// messages (README: "Streaming many small games").
+    #[arg(long, env = "ARBITER_HTTP2_STREAM_WINDOW_BYTES", default_value_t = crate::serve::STREAM_WINDOW_BYTES,
+          value_parser = clap::value_parser!(u32).range(1024..=2_147_483_647))]
+    pub http2_stream_window_bytes: u32,
 
     /// PEM certificate chain of the server: with `--tls-key`, the server speaks TLS only.
     #[arg(long, env = "ARBITER_TLS_CERT", requires = "tls_key")]
@@ -588,8 +586,8 @@ mod tests {
         assert_eq!(args.metrics_addr.0.map(|addr| addr.port()), Some(9090));
         assert_eq!(args.max_pgn_bytes, 1024 * 1024);
         assert_eq!(args.max_games_per_stream, 10_000);
-        assert_eq!(args.stream_read_ahead_bytes, 4 * 1024 * 1024);
-        assert_eq!(args.http2_connection_window_bytes, 64 * 1024);
+        assert_eq!(args.http2_connection_window_bytes, 256 * 1024);
+        assert_eq!(args.http2_stream_window_bytes, 16 * 1024);
         assert_eq!(args.http2_keepalive_interval, Duration::from_secs(60));
         assert_eq!(args.tls_cert, None);
         assert_eq!(args.workers, 0);

@@ -24,19 +24,35 @@ use crate::{
     workers::Workers,
 };
 
-/// HTTP/2 flow-control window of one stream: what a client may send ahead of what the server
-/// has read on one call (64 KiB, HTTP/2's own default; a larger message is simply sent in several
-/// windows). Small windows bound what clients can park in the server unread (see below).
-pub const STREAM_WINDOW_BYTES: u32 = 64 * 1024;
+/// The default HTTP/2 flow-control window of one stream (`--http2-stream-window-bytes`, 16 KiB):
+/// what a client may send on one call ahead of what the server has read (a larger message is
+/// simply sent in several windows).
+///
+/// The two windows are chosen together, against two limits:
+/// - **Memory.** Request data received but not read yet is invisible to the request-bytes
+///   budget. Each admitted call holds at most one stream window of it, and each connection at
+///   most one connection window. (A flood of 250 connections filling 1 MiB windows took the
+///   server to ~365 MiB.)
+/// - **The `h2` crate's flood guard against small DATA frames** (h2 0.4.16 and later, not
+///   configurable through hyper). A connection may hold unread frames under 256 bytes costing at
+///   most half its connection window, each costing 256 minus its size. When it holds more, it is
+///   closed with GOAWAY `ENHANCE_YOUR_CALM`. The worst a single call can buffer is its stream
+///   window of small frames.
+///
+/// 16 KiB per stream and 256 KiB per connection keep one call's window of messages of 29 bytes
+/// or more under the guard's 128 KiB: one-game messages streamed faster than they are answered
+/// never close the connection.
+///
+/// Measured with 1,000 connections × 4 / × 16 stalled calls (peak `VmHWM`): 97 / 111 MiB. The
+/// 64 KiB + 64 KiB windows before measured 88 / 71 MiB, and those windows let about 220
+/// unread one-game messages close a connection (BENCHMARKS.md, "Small messages and the HTTP/2
+/// flood guard").
+pub const STREAM_WINDOW_BYTES: u32 = 16 * 1024;
 
-/// The default HTTP/2 flow-control window of one connection (`--http2-connection-window-bytes`;
-/// 64 KiB, the same as one stream's): with `--max-connections`, the bound on request data
-/// received but not yet read, which the request-bytes budget cannot see: 1,024 connections ×
-/// 64 KiB = 64 MiB at most. (A flood of
-/// 250 connections filling 1 MiB windows took the server to ~365 MiB; with 256 KiB windows,
-/// 1,000 connections × 4 stalled calls peaked at 185 MiB, and the bound was 256 MiB, the chart's
-/// whole memory limit.)
-pub const CONNECTION_WINDOW_BYTES: u32 = 64 * 1024;
+/// The default HTTP/2 flow-control window of one connection (`--http2-connection-window-bytes`,
+/// 256 KiB). It bounds the unread request data of all the connection's calls, and half of it is
+/// the HTTP/2 layer's budget for unread small DATA frames; see [`STREAM_WINDOW_BYTES`].
+pub const CONNECTION_WINDOW_BYTES: u32 = 256 * 1024;
 
 /// Largest header list accepted from a client (16 KiB, as grpc-go's default).
 pub const MAX_HEADER_LIST_BYTES: u32 = 16 * 1024;
@@ -281,8 +297,6 @@ impl Bound {
             analysis: args.analysis.into(),
             max_pgn_bytes: usize::try_from(args.max_pgn_bytes).unwrap_or(usize::MAX),
             max_games_per_stream: usize::try_from(args.max_games_per_stream).unwrap_or(usize::MAX),
-            stream_read_ahead_bytes: usize::try_from(args.stream_read_ahead_bytes)
-                .unwrap_or(usize::MAX),
         };
         arbiter_rules::interrupt::set_max_concurrent_analyses(
             usize::try_from(args.max_analyses).unwrap_or(1),
@@ -429,7 +443,7 @@ fn connection_limits(args: &ServeArgs, max_connections: u32) -> ConnectionLimits
         max_age_grace: args.max_connection_age_grace,
         keepalive_interval: Some(args.http2_keepalive_interval).filter(|every| !every.is_zero()),
         keepalive_timeout: args.http2_keepalive_timeout,
-        stream_window: STREAM_WINDOW_BYTES,
+        stream_window: args.http2_stream_window_bytes,
         connection_window: args.http2_connection_window_bytes,
         max_header_list_bytes: MAX_HEADER_LIST_BYTES,
     }

@@ -26,8 +26,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::adjudicate::{self, Place, Settings};
-use crate::guard::request_bytes::MESSAGE_HEADER_BYTES;
-use crate::guard::{Admission, CallDeadline, MessageBytes};
+use crate::guard::{Admission, CallDeadline};
 use crate::workers::Workers;
 
 /// Request limits enforced by the handlers.
@@ -41,10 +40,6 @@ pub struct Limits {
     pub max_pgn_bytes: usize,
     /// Most games answered on one `AdjudicateGames` stream.
     pub max_games_per_stream: usize,
-    /// Most bytes of small request messages (under [`SMALL_MESSAGE_BYTES`] each, counted as
-    /// that) an `AdjudicateGames` stream reads ahead of its answers; a large message is not
-    /// read ahead (`--stream-read-ahead-bytes`).
-    pub stream_read_ahead_bytes: usize,
 }
 
 impl Default for Limits {
@@ -54,7 +49,6 @@ impl Default for Limits {
             analysis: AnalysisBudget::Full,
             max_pgn_bytes: arbiter_pgn::DEFAULT_MAX_GAME_BYTES as usize,
             max_games_per_stream: crate::cli::DEFAULT_MAX_GAMES_PER_STREAM as usize,
-            stream_read_ahead_bytes: DEFAULT_STREAM_READ_AHEAD_BYTES,
         }
     }
 }
@@ -515,12 +509,8 @@ async fn run_stream(
 ///
 /// The request bytes of each message (under `--max-request-bytes-in-flight`, held by the
 /// stream's `admission`) are handed to the work on that message and given back when it has
-/// stopped. While a message is worked on, the stream reads the next ones only if they are
-/// small ([`ReadAhead`]): a stream of large messages holds at most the message being worked
-/// on and the one arriving, as HTTP/2 flow control holds its client; a stream of small ones
-/// holds at most `limits.stream_read_ahead_bytes` of them besides. Small messages left unread
-/// would otherwise pile up as small DATA frames in the HTTP/2 layer, whose flood guard closes
-/// the whole connection (GOAWAY `ENHANCE_YOUR_CALM`) well before flow control stops the client.
+/// stopped, so that a long stream never holds more than the message being worked on and the
+/// one arriving (the request body is read only while the task waits for a message).
 async fn answer_stream(
     mut inbound: Streaming<AdjudicateGamesRequest>,
     service: &Arbiter,
@@ -531,204 +521,65 @@ async fn answer_stream(
     let idle_secs = times.idle.as_secs_f64();
     let mut first = Place::default();
     let mut draining = service.draining.clone();
-    let mut ahead = ReadAhead::new(limits.stream_read_ahead_bytes);
-    // Once the client can send no more: `Some(None)` after a clean end, `Some(Some(status))`
-    // after a failed read. The messages read before it are answered first.
-    let mut input_end: Option<Option<Status>> = None;
-    let mut working: Option<Pin<Box<dyn Future<Output = Answered> + Send + '_>>> = None;
     loop {
-        if working.is_none() {
+        let received = tokio::select! {
             // A drain ends the stream between messages, even one whose next message is ready.
-            if *draining.borrow() {
-                break Some(Status::unavailable(STREAM_DRAINED));
-            }
-            match ahead.pop() {
-                Some((message, bytes)) => {
-                    working = Some(Box::pin(answer_message(service, message, bytes, first, tx)));
-                }
-                None => {
-                    if let Some(end) = input_end.take() {
-                        break end;
-                    }
-                }
-            }
-        }
-        // Nothing to do but wait for the client: only then does its silence count.
-        let idle = working.is_none();
-        let may_read = input_end.is_none() && (idle || ahead.has_room());
-        let work = async {
-            match working.as_mut() {
-                Some(work) => work.await,
-                None => std::future::pending().await,
-            }
-        };
-        let read = async {
-            if idle {
-                tokio::time::timeout(times.idle, inbound.message()).await
-            } else {
-                Ok(inbound.message().await)
-            }
-        };
-        tokio::select! {
             biased;
-            () = drained(&mut draining), if idle => break Some(Status::unavailable(STREAM_DRAINED)),
-            answered = work => {
-                working = None;
-                match answered {
-                    Answered::Next { count } => {
-                        first.index += count;
-                        first.request_index += 1;
-                    }
-                    Answered::End(end) => break end,
-                }
+            () = drained(&mut draining) => break Some(Status::unavailable(STREAM_DRAINED)),
+            received = tokio::time::timeout(times.idle, inbound.message()) => received,
+        };
+        let message = match received {
+            Ok(Ok(Some(message))) => message,
+            Ok(Ok(None)) => break None,
+            Ok(Err(status)) => break Some(status),
+            Err(_) => {
+                break Some(Status::deadline_exceeded(format!(
+                    "no request message for {idle_secs} s: the stream is closed (send messages more often, or open a stream when there are games)"
+                )));
             }
-            received = read, if may_read => match received {
-                Ok(Ok(Some(message))) => {
-                    // The oldest complete message held is this one: every earlier one was
-                    // taken so.
-                    let bytes = admission.and_then(Admission::take_message_bytes);
-                    ahead.push(message, bytes);
-                }
-                Ok(Ok(None)) => input_end = Some(None),
-                Ok(Err(status)) => input_end = Some(Some(status)),
+        };
+        let at = first;
+        // The oldest complete message held is this one: every earlier one was taken so.
+        let message_bytes = admission.and_then(Admission::take_message_bytes);
+        let work = service.workers.run_patiently(message_bytes, move || {
+            Ok(stream_message(&message, at, limits))
+        });
+        let answered = tokio::select! {
+            answered = tokio::time::timeout(times.message, work) => answered,
+            // Dropping the work interrupts it.
+            () = tx.closed() => return None,
+        };
+        let (responses, stop) = match answered {
+            Ok(Ok(answered)) => answered,
+            Ok(Err(status)) => break Some(status),
+            Err(_) => {
+                break Some(Status::deadline_exceeded(format!(
+                    "the games of request message {} took more than {} ms",
+                    first.request_index,
+                    times.message.as_millis()
+                )));
+            }
+        };
+        let count = responses.len();
+        for response in responses {
+            match tokio::time::timeout(times.idle, tx.send(response)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return None, // the client is gone
                 Err(_) => {
-                    break Some(Status::deadline_exceeded(format!(
-                        "no request message for {idle_secs} s: the stream is closed (send messages more often, or open a stream when there are games)"
+                    return Some(Status::deadline_exceeded(format!(
+                        "the client read no response for {idle_secs} s: the stream is closed"
                     )));
                 }
-            },
-        }
-    }
-}
-
-/// How the work on one request message of a stream ended.
-enum Answered {
-    /// Its `count` responses are sent: the stream goes on.
-    Next {
-        /// Responses sent (games and errors).
-        count: usize,
-    },
-    /// The stream ends: `None` when the client is gone, else with this status.
-    End(Option<Status>),
-}
-
-/// Answers one request message of a stream, the `at`-th: its games on a worker (at most
-/// `times.message`, interrupted when the client goes away), then its responses, in order
-/// (ending the stream when the client reads none for `times.idle`). `bytes`, the message's
-/// request bytes, are given back once the work has stopped.
-async fn answer_message(
-    service: &Arbiter,
-    message: AdjudicateGamesRequest,
-    bytes: Option<MessageBytes>,
-    at: Place,
-    tx: &mpsc::Sender<AdjudicateGamesResponse>,
-) -> Answered {
-    let (limits, times) = (service.limits, service.stream_times);
-    let idle_secs = times.idle.as_secs_f64();
-    let work = service
-        .workers
-        .run_patiently(bytes, move || Ok(stream_message(&message, at, limits)));
-    let answered = tokio::select! {
-        answered = tokio::time::timeout(times.message, work) => answered,
-        // Dropping the work interrupts it.
-        () = tx.closed() => return Answered::End(None),
-    };
-    let (responses, stop) = match answered {
-        Ok(Ok(answered)) => answered,
-        Ok(Err(status)) => return Answered::End(Some(status)),
-        Err(_) => {
-            return Answered::End(Some(Status::deadline_exceeded(format!(
-                "the games of request message {} took more than {} ms",
-                at.request_index,
-                times.message.as_millis()
-            ))));
-        }
-    };
-    let count = responses.len();
-    for response in responses {
-        match tokio::time::timeout(times.idle, tx.send(response)).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => return Answered::End(None), // the client is gone
-            Err(_) => {
-                return Answered::End(Some(Status::deadline_exceeded(format!(
-                    "the client read no response for {idle_secs} s: the stream is closed"
-                ))));
             }
         }
-    }
-    if stop == Some(StreamEnd::TooManyGames) {
-        return Answered::End(Some(Status::resource_exhausted(format!(
-            "more than {} games on one stream: open another stream for the rest",
-            limits.max_games_per_stream
-        ))));
-    }
-    Answered::Next { count }
-}
-
-/// A request message below this size on the wire (gRPC header included) is *small*: sent as
-/// one HTTP/2 DATA frame, it costs the HTTP/2 layer's flood guard (the `h2` crate's budget of
-/// framing overhead) `256 - size` until it is read, and the guard closes the connection once
-/// buffered frames cost more than half the connection's flow-control window, before the
-/// window itself stops the client. The `h2` crate's own threshold, 256 bytes.
-pub const SMALL_MESSAGE_BYTES: usize = 256;
-
-/// The default of `--stream-read-ahead-bytes` (and of [`Limits`]): 4 MiB, room for 16,384 small
-/// messages (each counted as [`SMALL_MESSAGE_BYTES`]), more than a stream's default game limit
-/// of 10,000 can use when each message carries a game.
-pub const DEFAULT_STREAM_READ_AHEAD_BYTES: usize = 4 * 1024 * 1024;
-
-/// The request messages of one stream that are read but not worked on yet, in order, with
-/// their request bytes.
-///
-/// The stream reads ahead only while the last message read was small (under
-/// [`SMALL_MESSAGE_BYTES`]) and the queue holds less than its `limit`, each message counted as
-/// its wire size and at least [`SMALL_MESSAGE_BYTES`] (a decoded message holds more than its
-/// wire bytes). A large message stops the reading until the queue is empty: its client is then
-/// held by HTTP/2 flow control, as before read-ahead existed, and the stream holds no more of
-/// the budget of request bytes in flight than the message worked on and the one arriving.
-#[derive(Debug)]
-struct ReadAhead {
-    queue: std::collections::VecDeque<(AdjudicateGamesRequest, Option<MessageBytes>, usize)>,
-    /// Sum of the queued messages' counted sizes, in bytes.
-    held: usize,
-    /// Most bytes `held` may reach before reading stops.
-    limit: usize,
-    /// Whether the last message read was small.
-    last_small: bool,
-}
-
-impl ReadAhead {
-    fn new(limit: usize) -> Self {
-        Self {
-            queue: std::collections::VecDeque::new(),
-            held: 0,
-            limit,
-            last_small: false,
+        first.index += count;
+        first.request_index += 1;
+        if stop == Some(StreamEnd::TooManyGames) {
+            break Some(Status::resource_exhausted(format!(
+                "more than {} games on one stream: open another stream for the rest",
+                limits.max_games_per_stream
+            )));
         }
-    }
-
-    /// Queues `message`, read with its request `bytes`.
-    fn push(&mut self, message: AdjudicateGamesRequest, bytes: Option<MessageBytes>) {
-        let wire = bytes.as_ref().map_or_else(
-            || prost::Message::encoded_len(&message) + MESSAGE_HEADER_BYTES,
-            MessageBytes::wire_bytes,
-        );
-        self.last_small = wire < SMALL_MESSAGE_BYTES;
-        let counted = wire.max(SMALL_MESSAGE_BYTES);
-        self.held += counted;
-        self.queue.push_back((message, bytes, counted));
-    }
-
-    /// The oldest message queued.
-    fn pop(&mut self) -> Option<(AdjudicateGamesRequest, Option<MessageBytes>)> {
-        let (message, bytes, counted) = self.queue.pop_front()?;
-        self.held -= counted;
-        Some((message, bytes))
-    }
-
-    /// Whether the stream may read another message while one is worked on.
-    fn has_room(&self) -> bool {
-        self.last_small && self.held < self.limit
     }
 }
 
@@ -851,66 +702,6 @@ mod tests {
 
     fn unary(pgn: &str) -> Result<AdjudicateGameResponse, Status> {
         adjudicate_pgn(pgn, &pgn_request(pgn), Limits::default())
-    }
-
-    fn games_message(pgn: &str) -> AdjudicateGamesRequest {
-        AdjudicateGamesRequest {
-            source: Some(adjudicate_games_request::Source::Pgn(pgn.to_owned())),
-            ..AdjudicateGamesRequest::default()
-        }
-    }
-
-    /// Small messages are read ahead up to the limit, each counted as 256 bytes, and come out
-    /// in the order they were read: HTTP/2's flood guard would close the connection on small
-    /// frames left unread (README, "Streaming many small games").
-    #[test]
-    fn small_messages_are_read_ahead_up_to_the_limit_in_order() {
-        let mut ahead = ReadAhead::new(3 * SMALL_MESSAGE_BYTES);
-        assert!(!ahead.has_room(), "nothing read yet: no read-ahead");
-        for at in 0..3 {
-            ahead.push(games_message(&format!("1. e4 {at}-0")), None);
-            assert_eq!(ahead.held, (at + 1) * SMALL_MESSAGE_BYTES);
-            assert_eq!(ahead.has_room(), at < 2, "after {} messages", at + 1);
-        }
-        let popped = ahead.pop().expect("the first message");
-        assert_eq!(popped.0, games_message("1. e4 0-0"));
-        assert!(ahead.has_room(), "room again after one is taken");
-        assert_eq!(
-            ahead.pop().expect("the second").0,
-            games_message("1. e4 1-0")
-        );
-        assert_eq!(
-            ahead.pop().expect("the third").0,
-            games_message("1. e4 2-0")
-        );
-        assert!(ahead.pop().is_none());
-        assert_eq!(ahead.held, 0);
-    }
-
-    /// A large message (256 bytes or more on the wire) stops the read-ahead, whatever room is
-    /// left: its client is held by HTTP/2 flow control instead, and the stream holds no more of
-    /// the request-bytes budget than the message worked on and the one arriving.
-    #[test]
-    fn a_large_message_stops_the_read_ahead() {
-        let mut ahead = ReadAhead::new(DEFAULT_STREAM_READ_AHEAD_BYTES);
-        let large = games_message(&"1. e4 e5 ".repeat(40));
-        ahead.push(large, None);
-        assert!(!ahead.has_room());
-        assert_eq!(ahead.held, 40 * 9 + 3 + MESSAGE_HEADER_BYTES);
-        ahead.push(games_message("1. e4 *"), None);
-        assert!(
-            ahead.has_room(),
-            "a small message read after it lets reading go on"
-        );
-    }
-
-    /// `--stream-read-ahead-bytes 0` reads nothing ahead: each message after the previous one
-    /// is answered.
-    #[test]
-    fn a_read_ahead_of_zero_bytes_reads_nothing_ahead() {
-        let mut ahead = ReadAhead::new(0);
-        ahead.push(games_message("1. e4 *"), None);
-        assert!(!ahead.has_room());
     }
 
     /// The text: two tag sections, one movetext. The reader used to merge them into one

@@ -11,9 +11,7 @@
 //!   has really stopped (the decoded message lives until then);
 //! - an AdjudicateGames stream gives back each message's bytes when that message's work has
 //!   stopped ([`super::Admission::take_message_bytes`]), so a long stream holds at most the
-//!   messages it has sent but that are not answered yet, and the one still arriving (the
-//!   message worked on and one more, or the small messages the stream reads ahead:
-//!   `--stream-read-ahead-bytes`).
+//!   messages it has sent but that are not answered yet, and the one still arriving.
 //!
 //! To know where messages end, the wrapper reads the gRPC length-prefixed framing (a 1-byte
 //! compression flag and a 4-byte big-endian length before each message), and it splits a DATA
@@ -46,7 +44,7 @@
 //! would hold an 8 MiB budget until their idle timeout. So a message, once begun, must arrive
 //! in whole within the *arrival bound* (`--request-timeout`, the longest a unary call may take
 //! anyway): the time counted is the time the body waits for the client's bytes, not the time
-//! the server leaves it unread (a stream reads a large message only when the previous one is
+//! the server leaves it unread (a stream reads its next message only when the previous one is
 //! answered, and HTTP/2 flow control holds the client meanwhile). Past the bound the body ends
 //! with `DEADLINE_EXCEEDED`, naming the bytes that arrived, and the call's bytes go back.
 //!
@@ -944,7 +942,7 @@ mod tests {
         assert_eq!(lock(&held).take_oldest().map(|m| m.wire_bytes()), Some(105));
     }
 
-    /// Time the server leaves a body unread is not the client's: a stream reads a large
+    /// Time the server leaves a body unread is not the client's: a stream reads its next
     /// message only once it has answered the last. A message whose last bytes have been
     /// waiting for 30 s when the body is read again arrives.
     #[tokio::test(start_paused = true)]
