@@ -103,15 +103,29 @@ pub struct DeclaredResult {
 }
 
 impl DeclaredResult {
-    /// The result the text claims: `None` for `*` and any text that is not a result.
+    /// The result the text claims: `None` for `*` (and for a text that is not a result, which
+    /// [`declared_result`] never gives).
     #[must_use]
     pub fn claims(&self) -> Option<GameResult> {
-        match self.text.trim() {
-            "1-0" => Some(GameResult::WhiteWins),
-            "0-1" => Some(GameResult::BlackWins),
-            "1/2-1/2" => Some(GameResult::Draw),
-            _ => None,
+        read_result(&self.text).flatten()
+    }
+}
+
+/// Reads a result as a `Result` tag or a termination marker writes it: `Some(Some(result))` for
+/// `1-0`, `0-1`, `1/2-1/2` (PGN standard 8.2.6), `Some(None)` for `*` (no result), `None` for a
+/// text that is not a result. Spaces around it are ignored, and the spellings other tools write
+/// are read too: `½-½` (as the reader reads it in movetext), `0.5-0.5`, and a colon instead of the
+/// dash (`1:0`, `0:1`, `½:½`, `1/2:1/2`).
+#[must_use]
+pub fn read_result(text: &str) -> Option<Option<GameResult>> {
+    match text.trim() {
+        "1-0" | "1:0" => Some(Some(GameResult::WhiteWins)),
+        "0-1" | "0:1" => Some(Some(GameResult::BlackWins)),
+        "1/2-1/2" | "\u{bd}-\u{bd}" | "0.5-0.5" | "1/2:1/2" | "\u{bd}:\u{bd}" | "0.5:0.5" => {
+            Some(Some(GameResult::Draw))
         }
+        "*" => Some(None),
+        _ => None,
     }
 }
 
@@ -218,6 +232,14 @@ pub enum PgnWarningKind {
         /// The `Result` tag used instead, if there is one.
         result_tag: Option<String>,
     },
+    /// `unknown_result`: the `Result` tag holds a text that is not a result (`draw`, `1-0 (time)`);
+    /// the termination marker is used, if there is one.
+    UnknownResult {
+        /// The tag's value.
+        tag: String,
+        /// The termination marker used instead, if there is one.
+        marker: Option<String>,
+    },
     /// `result_mismatch`: the `Result` tag differs from the termination marker (PGN standard
     /// 8.2.6); the tag is used.
     ResultMismatch {
@@ -235,6 +257,8 @@ pub enum PgnWarningKind {
 pub const WARNING_WRONG_CHECK_SUFFIX: &str = "wrong_check_suffix";
 /// `PgnWarning::code` of [`PgnWarningKind::TruncatedGame`].
 pub const WARNING_TRUNCATED_GAME: &str = "truncated_game";
+/// `PgnWarning::code` of [`PgnWarningKind::UnknownResult`].
+pub const WARNING_UNKNOWN_RESULT: &str = "unknown_result";
 /// `PgnWarning::code` of [`PgnWarningKind::ResultMismatch`].
 pub const WARNING_RESULT_MISMATCH: &str = "result_mismatch";
 
@@ -246,6 +270,7 @@ impl PgnWarning {
             PgnWarningKind::Read(kind) => kind.code(),
             PgnWarningKind::WrongCheckSuffix { .. } => WARNING_WRONG_CHECK_SUFFIX,
             PgnWarningKind::TruncatedGame { .. } => WARNING_TRUNCATED_GAME,
+            PgnWarningKind::UnknownResult { .. } => WARNING_UNKNOWN_RESULT,
             PgnWarningKind::ResultMismatch { .. } => WARNING_RESULT_MISMATCH,
             PgnWarningKind::Verdict(warning) => warning.code.as_str(),
         }
@@ -280,6 +305,17 @@ impl fmt::Display for PgnWarning {
             ),
             PgnWarningKind::TruncatedGame { result_tag: None } => f.write_str(
                 "the movetext ends without a termination marker (PGN standard 8.2.6), so the game may be truncated, and there is no Result tag: no result was declared",
+            ),
+            PgnWarningKind::UnknownResult {
+                tag,
+                marker: Some(marker),
+            } => write!(
+                f,
+                "the Result tag \"{tag}\" is not a result (1-0, 0-1, 1/2-1/2 or *, PGN standard 8.1.1.7): the termination marker {marker} was used"
+            ),
+            PgnWarningKind::UnknownResult { tag, marker: None } => write!(
+                f,
+                "the Result tag \"{tag}\" is not a result (1-0, 0-1, 1/2-1/2 or *, PGN standard 8.1.1.7), and there is no termination marker: no result was declared"
             ),
             PgnWarningKind::ResultMismatch { tag, marker } => write!(
                 f,
@@ -484,6 +520,19 @@ pub fn result_warnings(raw: &RawGame) -> Vec<PgnWarning> {
         .and_then(|i| raw.tag_lines.get(i).copied())
         .unwrap_or(raw.line);
     let last_line = raw.moves.last().map_or(raw.line, |m| m.line);
+    // A tag that is not a result is said so, and counts as missing.
+    if let Some(text) = tag
+        && read_result(text).is_none()
+    {
+        return vec![PgnWarning {
+            ply: 0,
+            line: tag_line,
+            kind: PgnWarningKind::UnknownResult {
+                tag: text.to_owned(),
+                marker: raw.result.clone(),
+            },
+        }];
+    }
     match (tag, raw.result.as_deref()) {
         (tag, None) => vec![PgnWarning {
             ply: 0,
@@ -492,7 +541,7 @@ pub fn result_warnings(raw: &RawGame) -> Vec<PgnWarning> {
                 result_tag: tag.map(str::to_owned),
             },
         }],
-        (Some(tag), Some(marker)) if tag != marker.trim() => vec![PgnWarning {
+        (Some(tag), Some(marker)) if read_result(tag) != read_result(marker) => vec![PgnWarning {
             ply: 0,
             line: tag_line,
             kind: PgnWarningKind::ResultMismatch {
@@ -504,11 +553,11 @@ pub fn result_warnings(raw: &RawGame) -> Vec<PgnWarning> {
     }
 }
 
-/// The side that lost by a decisive PGN result.
-fn loser(result: &str) -> Option<Color> {
+/// The side that lost by a decisive result.
+fn loser(result: Option<GameResult>) -> Option<Color> {
     match result {
-        "1-0" => Some(Color::Black),
-        "0-1" => Some(Color::White),
+        Some(GameResult::WhiteWins) => Some(Color::Black),
+        Some(GameResult::BlackWins) => Some(Color::White),
         _ => None,
     }
 }
@@ -521,29 +570,27 @@ pub fn infer_event(raw: &RawGame, game: &Game) -> (Option<GameEvent>, bool) {
     if game.outcome().is_some() {
         return (None, false);
     }
-    let declared = declared_result(raw);
-    let result = declared
-        .as_ref()
-        .map_or("*", |declared| declared.text.trim());
+    let result = declared_result(raw).and_then(|declared| declared.claims());
+    let drawn = result == Some(GameResult::Draw);
     match TerminationTag::of(raw.tag("Termination").unwrap_or("")) {
         TerminationTag::Unterminated => (None, false),
-        TerminationTag::TimeForfeit => match (loser(result), result) {
-            (Some(side), _) => (Some(GameEvent::FlagFall(side)), false),
-            (None, "1/2-1/2") => (
+        TerminationTag::TimeForfeit => match loser(result) {
+            Some(side) => (Some(GameEvent::FlagFall(side)), false),
+            None if drawn => (
                 Some(GameEvent::FlagFall(game.position().side_to_move())),
                 false,
             ),
-            _ => (None, false),
+            None => (None, false),
         },
-        TerminationTag::Forfeit => match (loser(result), result) {
-            (Some(side), _) => (Some(GameEvent::Forfeit(side)), false),
-            (None, "1/2-1/2") => draw_event(game),
-            _ => (None, false),
+        TerminationTag::Forfeit => match loser(result) {
+            Some(side) => (Some(GameEvent::Forfeit(side)), false),
+            None if drawn => draw_event(game),
+            None => (None, false),
         },
-        TerminationTag::Other => match (loser(result), result) {
-            (Some(side), _) => (Some(GameEvent::Resignation(side)), false),
-            (None, "1/2-1/2") => draw_event(game),
-            _ => (None, false),
+        TerminationTag::Other => match loser(result) {
+            Some(side) => (Some(GameEvent::Resignation(side)), false),
+            None if drawn => draw_event(game),
+            None => (None, false),
         },
     }
 }
@@ -588,13 +635,14 @@ fn draw_event(game: &Game) -> (Option<GameEvent>, bool) {
 }
 
 /// The result a PGN game declares, and where it says so: the `Result` tag, or the movetext's
-/// termination marker when the tag is missing or empty (PGN standard 8.2.6: the two must agree;
-/// the `result_mismatch` warning says when they do not). The one source of the declared result,
+/// termination marker when the tag is missing, empty or not a result ([`read_result`]; PGN
+/// standard 8.2.6: the two must agree; the `result_mismatch` and `unknown_result` warnings say
+/// when they do not). The one source of the declared result,
 /// for the event inferred and for the comparison with the verdict.
 #[must_use]
 pub fn declared_result(raw: &RawGame) -> Option<DeclaredResult> {
     raw.tag("Result")
-        .filter(|tag| !tag.trim().is_empty())
+        .filter(|tag| read_result(tag).is_some())
         .map(|tag| DeclaredResult {
             text: tag.to_owned(),
             source: ResultSource::ResultTag,
@@ -842,5 +890,97 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    /// Review of issue 11 (B3): a `Result` tag of `½-½` was not read as a draw, so a game with
+    /// it lost its agreed draw (and a checkmate against it was no disagreement). The spellings of
+    /// other tools declare their result as the PGN ones do.
+    #[test]
+    fn result_tag_spellings_of_other_tools_declare_their_result() {
+        for (text, result) in [
+            ("1-0", Some(GameResult::WhiteWins)),
+            (" 1-0 ", Some(GameResult::WhiteWins)),
+            ("1:0", Some(GameResult::WhiteWins)),
+            ("0:1", Some(GameResult::BlackWins)),
+            ("\u{bd}-\u{bd}", Some(GameResult::Draw)),
+            ("0.5-0.5", Some(GameResult::Draw)),
+            ("1/2:1/2", Some(GameResult::Draw)),
+            ("*", None),
+        ] {
+            assert_eq!(read_result(text), Some(result), "{text:?}");
+        }
+        let verdict = adjudicate(
+            &raw("[Result \"\u{bd}-\u{bd}\"]\n\n1. e4 e5 1/2-1/2\n"),
+            None,
+            &AdjudicationSettings::default(),
+        )
+        .expect("replays");
+        assert_eq!(verdict.event, Some(GameEvent::AgreedDraw));
+        assert_eq!(verdict.result(), Some(GameResult::Draw));
+        assert!(verdict.warnings.is_empty(), "{:?}", verdict.warnings);
+        // Against a checkmate, the draw it declares disagrees.
+        let mate = adjudicate(
+            &raw("[Result \"\u{bd}-\u{bd}\"]\n\n1. f3 e5 2. g4 Qh4#\n"),
+            None,
+            &AdjudicationSettings::default(),
+        )
+        .expect("replays");
+        assert!(matches!(
+            mate.disagreement,
+            Some(Disagreement::Result {
+                adjudicated: Some(GameResult::BlackWins),
+                ..
+            })
+        ));
+    }
+
+    /// Review of issue 11 (B3): a `Result` tag that is not a result (`draw`, `0.5`) was taken
+    /// as no result without a word, and the warnings said "the Result tag was used". It is now
+    /// an `unknown_result` warning on the tag's line, and the termination marker declares the
+    /// result.
+    #[test]
+    fn a_result_tag_that_is_no_result_is_warned_and_the_marker_declares() {
+        for text in ["draw", "0.5", "1-0 (time)", "white wins"] {
+            let pgn = format!("[Event \"E\"]\n[Result \"{text}\"]\n\n1. f3 e5 2. g4 Qh4# 1-0\n");
+            let verdict =
+                adjudicate(&raw(&pgn), None, &AdjudicationSettings::default()).expect("replays");
+            assert_eq!(
+                verdict.declared,
+                Some(DeclaredResult {
+                    text: "1-0".to_owned(),
+                    source: ResultSource::TerminationMarker,
+                }),
+                "{text}"
+            );
+            assert!(
+                verdict.disagreement.is_some(),
+                "{text}: 1-0 against Black's mate"
+            );
+            let warned: Vec<_> = verdict
+                .warnings
+                .iter()
+                .map(|w| (w.code(), w.line))
+                .collect();
+            assert_eq!(warned, [(WARNING_UNKNOWN_RESULT, 2)], "{text}");
+            assert!(
+                verdict.warnings[0]
+                    .to_string()
+                    .contains("the termination marker 1-0 was used")
+            );
+        }
+        // Without a marker, nothing is declared, and the warning says so.
+        let verdict = adjudicate(
+            &raw("[Result \"draw\"]\n\n1. e4 e5\n"),
+            None,
+            &AdjudicationSettings::default(),
+        )
+        .expect("replays");
+        assert_eq!(verdict.declared, None);
+        assert_eq!(verdict.event, None);
+        assert!(
+            verdict.warnings[0]
+                .to_string()
+                .contains("no result was declared")
+        );
     }
 }
