@@ -108,6 +108,28 @@ impl Termination {
         }
     }
 
+    /// A stable machine-readable name in snake case, e.g. `seventy_five_move_rule`: the
+    /// `termination` label of the server's metrics and, with spaces, the words of the CLI's
+    /// table and summary.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Termination::Checkmate => "checkmate",
+            Termination::Stalemate => "stalemate",
+            Termination::InsufficientMaterial => "insufficient_material",
+            Termination::FivefoldRepetition => "fivefold_repetition",
+            Termination::SeventyFiveMoveRule => "seventy_five_move_rule",
+            Termination::ThreefoldRepetition => "threefold_repetition",
+            Termination::FiftyMoveRule => "fifty_move_rule",
+            Termination::DeadPosition => "dead_position",
+            Termination::FlagFall => "flag_fall",
+            Termination::Resignation => "resignation",
+            Termination::SecondIllegalMove => "second_illegal_move",
+            Termination::AgreedDraw => "agreed_draw",
+            Termination::Forfeit => "forfeit",
+        }
+    }
+
     /// A short description, e.g. "fivefold repetition".
     #[must_use]
     pub const fn description(self) -> &'static str {

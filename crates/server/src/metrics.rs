@@ -37,6 +37,7 @@
 //! A process has a single global recorder ([`install`]); the end-to-end tests scrape a real
 //! server process.
 
+use crate::guard::request_bytes::Framing;
 use std::{
     convert::Infallible,
     future::Future,
@@ -279,18 +280,17 @@ pub fn record_rejection(status: &Status) {
 }
 
 /// Counts an adjudicated game (`arbiter_games_adjudicated_total{result,termination}`): result as
-/// in PGN (`1-0`, `0-1`, `1/2-1/2`, `*`), termination as the wire enum's name without its prefix,
-/// in lower case (e.g. `checkmate`, `unspecified` while ongoing).
+/// in PGN (`1-0`, `0-1`, `1/2-1/2`, `*`), termination as the rules name it
+/// ([`arbiter_rules::Termination::name`], e.g. `checkmate`; insufficient material is a
+/// `dead_position` on the wire), `unspecified` while the game goes on.
 pub fn record_adjudication(response: &arbiter_proto::v1::AdjudicateGameResponse) {
     let (result, termination) = response.outcome.as_ref().map_or_else(
-        || ("*".to_owned(), "unspecified".to_owned()),
+        || ("*".to_owned(), "unspecified"),
         |outcome| {
-            let name = outcome.termination().as_str_name();
+            let termination = arbiter_proto::convert::termination_from_wire(outcome.termination());
             (
                 outcome.result_text.clone(),
-                name.strip_prefix("TERMINATION_")
-                    .unwrap_or(name)
-                    .to_ascii_lowercase(),
+                termination.map_or("unspecified", arbiter_rules::Termination::name),
             )
         },
     );
@@ -505,9 +505,10 @@ where
         let (parts, body) = request.into_parts();
         let request = Request::from_parts(
             parts,
-            Body::new(CountFrames {
+            Body::new(CountMessages {
                 inner: body,
                 call: call.clone(),
+                framing: Framing::START,
             }),
         );
         // Take the service that was driven ready, leaving a fresh clone in its place.
@@ -520,6 +521,7 @@ where
                 call,
                 started,
                 sent: 0,
+                framing: Framing::START,
             }));
             let Ok(mut response) = future.await;
             let Some(Pending { call, .. }) = unanswered.0.take() else {
@@ -544,6 +546,7 @@ where
                         call,
                         started,
                         sent: 0,
+                        framing: Framing::START,
                     }),
                 }),
             ))
@@ -562,14 +565,16 @@ impl Drop for Unanswered {
     }
 }
 
-/// Counts the data frames of a request body as received messages. A data frame usually holds
-/// one gRPC message; the count is exact for unary calls.
-struct CountFrames {
+/// Counts the gRPC messages of a request body as they arrive, from their length-prefixed
+/// framing: a message counts when its last byte has arrived, however the DATA frames cut or
+/// pack messages.
+struct CountMessages {
     inner: Body,
     call: CallLabels,
+    framing: Framing,
 }
 
-impl http_body::Body for CountFrames {
+impl http_body::Body for CountMessages {
     type Data = Bytes;
     type Error = Status;
 
@@ -579,11 +584,13 @@ impl http_body::Body for CountFrames {
     ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
         let polled = Pin::new(&mut self.inner).poll_frame(cx);
         match &polled {
-            Poll::Ready(Some(Ok(frame)))
-                if frame.data_ref().is_some_and(|data| !data.is_empty()) =>
-            {
-                metrics::counter!("grpc_server_msg_received_total", &self.call.labels())
-                    .increment(1);
+            Poll::Ready(Some(Ok(frame))) if frame.data_ref().is_some() => {
+                let data = frame.data_ref().map_or(&[][..], |data| &data[..]);
+                let ended = self.framing.messages_ended(data);
+                if ended > 0 {
+                    metrics::counter!("grpc_server_msg_received_total", &self.call.labels())
+                        .increment(ended);
+                }
             }
             // The transport's body fails only on the client's side: a reset or a closed
             // connection.
@@ -606,7 +613,10 @@ impl http_body::Body for CountFrames {
 struct Pending {
     call: CallLabels,
     started: Instant,
+    /// Response messages sent so far, counted from their framing (tonic packs several
+    /// messages of a stream into one frame).
     sent: u64,
+    framing: Framing,
 }
 
 impl Pending {
@@ -638,10 +648,10 @@ impl http_body::Body for Finish {
                     if let Some(pending) = self.pending.take() {
                         pending.call.finish(code, pending.started, pending.sent);
                     }
-                } else if frame.data_ref().is_some_and(|data| !data.is_empty())
+                } else if let Some(data) = frame.data_ref()
                     && let Some(pending) = self.pending.as_mut()
                 {
-                    pending.sent += 1;
+                    pending.sent += pending.framing.messages_ended(data);
                 }
             }
             Poll::Ready(Some(Err(status))) => {

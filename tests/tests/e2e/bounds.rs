@@ -1889,6 +1889,19 @@ async fn small_messages_sent_ahead_of_their_answers_keep_their_connection() {
     assert_all_answered(&answers, &status, MESSAGES);
     assert_eq!(closed(&server, "flood_guard"), 0.0);
     assert_eq!(closed(&server, "protocol_error"), 0.0);
+    // Fresh review of issue 11 (B4): the message counters counted DATA frames, and tonic packs
+    // several response messages of a stream into one frame (1,000 answers were counted 952).
+    let labels = "grpc_type=\"bidi_stream\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"AdjudicateGames\"";
+    for counter in [
+        "grpc_server_msg_received_total",
+        "grpc_server_msg_sent_total",
+    ] {
+        assert_eq!(
+            metric(&server, &format!("{counter}{{{labels}}}")),
+            MESSAGES as f64,
+            "{counter}"
+        );
+    }
 }
 
 /// The same messages written all at once: with the default windows they are all answered; with

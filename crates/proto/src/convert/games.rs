@@ -74,6 +74,27 @@ pub fn termination_to_wire(termination: Termination) -> v1::Termination {
     }
 }
 
+/// The rules termination of a wire termination; `None` for `TERMINATION_UNSPECIFIED` (a game
+/// going on). The wire has no insufficient material of its own: it reads as a dead position.
+#[must_use]
+pub fn termination_from_wire(termination: v1::Termination) -> Option<Termination> {
+    Some(match termination {
+        v1::Termination::Unspecified => return None,
+        v1::Termination::Checkmate => Termination::Checkmate,
+        v1::Termination::Stalemate => Termination::Stalemate,
+        v1::Termination::FivefoldRepetition => Termination::FivefoldRepetition,
+        v1::Termination::SeventyFiveMoveRule => Termination::SeventyFiveMoveRule,
+        v1::Termination::ThreefoldRepetition => Termination::ThreefoldRepetition,
+        v1::Termination::FiftyMoveRule => Termination::FiftyMoveRule,
+        v1::Termination::DeadPosition => Termination::DeadPosition,
+        v1::Termination::FlagFall => Termination::FlagFall,
+        v1::Termination::Resignation => Termination::Resignation,
+        v1::Termination::SecondIllegalMove => Termination::SecondIllegalMove,
+        v1::Termination::AgreedDraw => Termination::AgreedDraw,
+        v1::Termination::Forfeit => Termination::Forfeit,
+    })
+}
+
 /// The wire outcome of a game that ended.
 #[must_use]
 pub fn outcome_to_wire(outcome: &Outcome) -> v1::Outcome {

@@ -282,9 +282,10 @@ pub(crate) fn lock(held: &Mutex<Held>) -> std::sync::MutexGuard<'_, Held> {
     held.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Where a request body is in the gRPC length-prefixed framing.
+/// Where a body is in the gRPC length-prefixed framing (a request's, here; the metrics count the
+/// messages of both directions with it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Framing {
+pub(crate) enum Framing {
     /// In a message's header: `got` of its bytes seen so far, in `header`.
     Header {
         got: usize,
@@ -296,7 +297,7 @@ enum Framing {
 
 impl Framing {
     /// Before the first byte of a message.
-    const START: Self = Self::Header {
+    pub(crate) const START: Self = Self::Header {
         got: 0,
         header: [0; MESSAGE_HEADER_BYTES],
     };
@@ -333,6 +334,18 @@ impl Framing {
                 }
             }
         }
+    }
+
+    /// Reads all of `data`: the number of messages that ended in it (an empty message ends
+    /// with its header).
+    pub(crate) fn messages_ended(&mut self, mut data: &[u8]) -> u64 {
+        let mut ended = 0;
+        while !data.is_empty() {
+            let (used, end) = self.consume(data);
+            ended += u64::from(end);
+            data = &data[used..];
+        }
+        ended
     }
 }
 
@@ -680,6 +693,24 @@ mod tests {
         // An unfinished message: part of a header, then part of a body.
         assert_eq!(messages_of(&data[..10], &[]), (vec![8], 2));
         assert_eq!(messages_of(&data[..16], &[]), (vec![8, 5], 3));
+    }
+
+    /// The metrics count messages with [`Framing::messages_ended`]: several messages in one
+    /// chunk, a message cut across chunks, a header cut in two, an empty message.
+    #[test]
+    fn framing_counts_the_messages_that_end_in_each_chunk() {
+        let mut data = message(3, 1);
+        data.extend(message(0, 0));
+        data.extend(message(10, 2));
+        data.extend(message(2, 3));
+        // 8 + 5 + 15 + 7 bytes: cut inside the third message's header and inside its body.
+        let mut framing = Framing::START;
+        let counts: Vec<u64> = [&data[..15], &data[15..20], &data[20..30], &data[30..]]
+            .iter()
+            .map(|chunk| framing.messages_ended(chunk))
+            .collect();
+        assert_eq!(counts, [2, 0, 1, 1]);
+        assert_eq!(framing, Framing::START);
     }
 
     #[test]
