@@ -802,9 +802,21 @@ impl<R: BufRead> Reader<R> {
             game.index = self.next_index;
             game.line = self.line_no;
             self.next_index += 1;
-            // UTF-16 (a byte-order mark FF FE or FE FF, or a NUL byte beside each ASCII
-            // character) is not a PGN encoding: said plainly rather than as a stray character.
+            // UTF-32 and UTF-16 (a byte-order mark, or three NUL bytes / one NUL byte beside
+            // each ASCII character) are not PGN encodings: said plainly, each by its name,
+            // rather than as a stray character.
             let nul_bytes = line.iter().filter(|&&b| b == 0).count();
+            if line.starts_with(&[0xff, 0xfe, 0, 0])
+                || line.starts_with(&[0, 0, 0xfe, 0xff])
+                || (nul_bytes >= 3 && nul_bytes * 3 >= line.len() * 2)
+            {
+                return Err(self.syntax_at(
+                    game,
+                    line,
+                    0,
+                    "the input looks like UTF-32 (a byte-order mark FF FE 00 00 or 00 00 FE FF, or three NUL bytes beside each character): PGN is read as UTF-8 or Windows-1252; convert it first, e.g. with 'iconv -f UTF-32 -t UTF-8'".to_owned(),
+                ));
+            }
             if line.starts_with(&[0xff, 0xfe])
                 || line.starts_with(&[0xfe, 0xff])
                 || (nul_bytes >= 2 && nul_bytes * 3 >= line.len())

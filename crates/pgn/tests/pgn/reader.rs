@@ -943,6 +943,42 @@ fn r_utf16_input_is_named_as_such() {
     }
 }
 
+/// Fresh review of issue 11 (D3): UTF-32 input was named UTF-16, and the advice given
+/// (`iconv -f UTF-16`) would have garbled it. It is named UTF-32, with or without its mark.
+#[test]
+fn r_utf32_input_is_named_as_such_not_utf16() {
+    let text = "[Event \"A\"]\n\n1. e4 *\n";
+    let le: Vec<u8> = text
+        .chars()
+        .flat_map(|c| u32::from(c).to_le_bytes())
+        .collect();
+    let be: Vec<u8> = text
+        .chars()
+        .flat_map(|c| u32::from(c).to_be_bytes())
+        .collect();
+    for (name, input) in [
+        (
+            "LE with mark",
+            [vec![0xff, 0xfe, 0, 0], le.clone()].concat(),
+        ),
+        (
+            "BE with mark",
+            [vec![0, 0, 0xfe, 0xff], be.clone()].concat(),
+        ),
+        ("LE without mark", le),
+        ("BE without mark", be),
+    ] {
+        let games = read_kept(&input);
+        let error = games.first().and_then(|(_, e)| e.as_ref()).expect(name);
+        assert!(
+            error
+                .to_string()
+                .starts_with("line 1:1: the input looks like UTF-32"),
+            "{name}: {error}"
+        );
+    }
+}
+
 /// A second review's findings (issue 11, review of 34916f7), both from the one game-start test
 /// above: a comment line quoting a tag pair with `;` and the comment's close after it was taken
 /// for the next game; after an error in a tag section, reading resumed at that section's next
