@@ -15,6 +15,10 @@ use std::sync::mpsc;
 use arbiter_proto::v1::{self, adjudicate_games_response};
 use serde::Serialize;
 
+use arbiter_pgn::verdict::PgnVerdict;
+use arbiter_proto::convert;
+use arbiter_rules::Termination;
+
 use crate::adjudicate::{self, Item, Place, Settings};
 use crate::cli::{AdjudicateArgs, OutputFormat};
 use arbiter_pgn::RawGame;
@@ -53,48 +57,41 @@ impl Summary {
         self.errors == 0 && self.disagreements == 0
     }
 
-    fn add(&mut self, response: &v1::AdjudicateGamesResponse) {
+    fn add(&mut self, tally: &Tally) {
         self.games += 1;
-        let players = response
-            .tags
-            .as_ref()
-            .filter(|tags| !tags.white.is_empty() || !tags.black.is_empty())
-            .map_or_else(String::new, |tags| {
-                format!(" ({} - {})", tags.white, tags.black)
-            });
-        match &response.result {
-            Some(adjudicate_games_response::Result::Verdict(verdict)) => {
-                let termination = verdict
-                    .outcome
-                    .as_ref()
-                    .map_or_else(|| "ongoing".to_owned(), termination_words);
-                *self.by_termination.entry(termination).or_default() += 1;
-                if !verdict.warnings.is_empty() {
-                    self.warned += 1;
-                }
-                if verdict.undetermined {
-                    self.unproven += 1;
-                }
-                if verdict.disagreement {
+        let Tally {
+            index,
+            players,
+            kind,
+        } = tally;
+        match kind {
+            TallyKind::Verdict {
+                termination,
+                warned,
+                unproven,
+                disagreement,
+            } => {
+                *self
+                    .by_termination
+                    .entry(termination_words(*termination))
+                    .or_default() += 1;
+                self.warned += usize::from(*warned);
+                self.unproven += usize::from(*unproven);
+                if let Some(reason) = disagreement {
                     self.disagreements += 1;
                     if self.disagreement_list.len() < MAX_LISTED {
-                        self.disagreement_list.push(format!(
-                            "game {}{players}: {}",
-                            response.index, verdict.disagreement_reason
-                        ));
+                        self.disagreement_list
+                            .push(format!("game {index}{players}: {reason}"));
                     }
                 }
             }
-            Some(adjudicate_games_response::Result::Error(error)) => {
+            TallyKind::Error(description) => {
                 self.errors += 1;
                 if self.error_list.len() < MAX_LISTED {
-                    self.error_list.push(format!(
-                        "game {}{players}: {}",
-                        response.index, error.description
-                    ));
+                    self.error_list
+                        .push(format!("game {index}{players}: {description}"));
                 }
             }
-            None => {}
         }
     }
 
@@ -140,15 +137,64 @@ impl Summary {
     }
 }
 
-/// "checkmate", "flag fall", ... or "ongoing".
-fn termination_words(outcome: &v1::Outcome) -> String {
-    match v1::Termination::try_from(outcome.termination) {
-        Ok(v1::Termination::Unspecified) | Err(_) => "ongoing".to_owned(),
-        Ok(termination) => termination
-            .as_str_name()
-            .trim_start_matches("TERMINATION_")
-            .replace('_', " ")
-            .to_ascii_lowercase(),
+/// The words of a termination in the table and the summary: the rules' own name with spaces
+/// ("checkmate", "flag fall", "insufficient material"), or "ongoing".
+fn termination_words(termination: Option<Termination>) -> String {
+    termination.map_or_else(|| "ongoing".to_owned(), |t| t.name().replace('_', " "))
+}
+
+/// What the summary counts of one game, taken from its verdict by the thread that adjudicated
+/// it.
+#[derive(Debug, Clone)]
+struct Tally {
+    /// The game's number in the input.
+    index: usize,
+    /// " (White - Black)", or "" without either tag.
+    players: String,
+    kind: TallyKind,
+}
+
+/// A game's verdict or error, as the summary counts it.
+#[derive(Debug, Clone)]
+enum TallyKind {
+    Verdict {
+        /// `None` while the game goes on.
+        termination: Option<Termination>,
+        warned: bool,
+        unproven: bool,
+        /// The disagreement's sentence.
+        disagreement: Option<String>,
+    },
+    /// The error's description (with its line:column).
+    Error(String),
+}
+
+impl Tally {
+    fn of(item: &Item<'_>) -> Tally {
+        let (white, black) = (
+            item.raw.tag("White").unwrap_or(""),
+            item.raw.tag("Black").unwrap_or(""),
+        );
+        let players = if white.is_empty() && black.is_empty() {
+            String::new()
+        } else {
+            format!(" ({white} - {black})")
+        };
+        let kind = match (&item.read_error, &item.verdict) {
+            (Some(error), _) | (None, Some(Err(error))) => TallyKind::Error(error.to_string()),
+            (None, Some(Ok(verdict))) => TallyKind::Verdict {
+                termination: verdict.verdict.outcome.map(|outcome| outcome.termination),
+                warned: !verdict.warnings.is_empty(),
+                unproven: verdict.verdict.undetermined,
+                disagreement: verdict.disagreement.as_ref().map(ToString::to_string),
+            },
+            (None, None) => TallyKind::Error(String::new()),
+        };
+        Tally {
+            index: item.at.index,
+            players,
+            kind,
+        }
     }
 }
 
@@ -393,19 +439,20 @@ fn laws_line(settings: &Settings) -> String {
 /// The table header. `warn`: the number of warnings of the verdict.
 const TABLE_HEADER: &str = "game   event                    round white                black                declared result  termination              article  ply warn note";
 
-/// The note of a table row: the disagreement, then the warning codes (with how many of each).
-fn table_note(verdict: &v1::AdjudicateGameResponse) -> String {
-    let mut note = if verdict.disagreement {
-        verdict.disagreement_reason.clone()
-    } else {
-        String::new()
-    };
-    if !verdict.warnings.is_empty() {
+/// The note of a table row: the disagreement, then the codes of the warnings a record lists
+/// (the first [`convert::MAX_WARNINGS`], with how many of each) and how many more there are.
+fn table_note(verdict: &PgnVerdict) -> String {
+    let mut note = verdict
+        .disagreement
+        .as_ref()
+        .map_or_else(String::new, ToString::to_string);
+    let listed = &verdict.warnings[..verdict.warnings.len().min(convert::MAX_WARNINGS)];
+    if !listed.is_empty() {
         let mut codes: Vec<(&str, usize)> = Vec::new();
-        for w in &verdict.warnings {
-            match codes.iter_mut().find(|(c, _)| *c == w.code) {
+        for w in listed {
+            match codes.iter_mut().find(|(c, _)| *c == w.code()) {
                 Some((_, n)) => *n += 1,
-                None => codes.push((&w.code, 1)),
+                None => codes.push((w.code(), 1)),
             }
         }
         let list: Vec<String> = codes
@@ -423,44 +470,46 @@ fn table_note(verdict: &v1::AdjudicateGameResponse) -> String {
         }
         note.push_str("warnings: ");
         note.push_str(&list.join(", "));
-        if verdict.warnings_omitted > 0 {
-            note.push_str(&format!(" and {} more", verdict.warnings_omitted));
+        let omitted = verdict.warnings.len() - listed.len();
+        if omitted > 0 {
+            note.push_str(&format!(" and {omitted} more"));
         }
     }
     note
 }
 
-fn table_row(response: &v1::AdjudicateGamesResponse) -> String {
-    let tags = response.tags.clone().unwrap_or_default();
+fn table_row(item: &Item<'_>) -> String {
+    let tag = |name| item.raw.tag(name).unwrap_or("");
     let start = format!(
         "{:<6} {:<24} {:<5} {:<20} {:<20}",
-        response.index,
-        cut(&tags.event, 24),
-        cut(&tags.round, 5),
-        cut(&tags.white, 20),
-        cut(&tags.black, 20)
+        item.at.index,
+        cut(tag("Event"), 24),
+        cut(tag("Round"), 5),
+        cut(tag("White"), 20),
+        cut(tag("Black"), 20)
     );
-    match &response.result {
-        Some(adjudicate_games_response::Result::Verdict(verdict)) => {
-            let outcome = verdict.outcome.clone().unwrap_or_default();
-            let note = table_note(verdict);
-            let warn = verdict.warnings.len() as u64 + u64::from(verdict.warnings_omitted);
+    match (&item.read_error, &item.verdict) {
+        (Some(error), _) | (None, Some(Err(error))) => format!("{start} error: {error}"),
+        (None, Some(Ok(verdict))) => {
+            let outcome = verdict.verdict.outcome;
+            let declared = verdict
+                .declared
+                .as_ref()
+                .map_or("", |declared| declared.text.as_str());
             format!(
-                "{start} {:<8} {:<7} {:<24} {:<8} {:>4} {:>4} {note}",
-                cut(&verdict.declared_result, 8),
-                outcome.result_text,
-                termination_words(&outcome),
-                outcome.fide_article,
-                outcome.ply,
-                warn
+                "{start} {:<8} {:<7} {:<24} {:<8} {:>4} {:>4} {}",
+                cut(declared, 8),
+                outcome.map_or("*", |o| o.result.as_pgn()),
+                termination_words(outcome.map(|o| o.termination)),
+                outcome.map_or("", |o| o.article()),
+                outcome.map_or(verdict.game.ply(), |o| o.ply),
+                verdict.warnings.len(),
+                table_note(verdict)
             )
             .trim_end()
             .to_owned()
         }
-        Some(adjudicate_games_response::Result::Error(error)) => {
-            format!("{start} error: {}", error.description)
-        }
-        None => start,
+        (None, None) => start,
     }
 }
 
@@ -469,12 +518,11 @@ fn write_record<W: Write + ?Sized>(
     out: &mut W,
     format: OutputFormat,
     item: &Item<'_>,
-    response: &v1::AdjudicateGamesResponse,
 ) -> io::Result<()> {
     match format {
-        OutputFormat::Table => writeln!(out, "{}", table_row(response)),
+        OutputFormat::Table => writeln!(out, "{}", table_row(item)),
         OutputFormat::Jsonl => {
-            write_response_json(out, response)?;
+            write_response_json(out, &item.response())?;
             writeln!(out)
         }
         OutputFormat::Pgn => match &item.verdict {
@@ -542,7 +590,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
         writeln!(out, "{}", laws_line(settings))?;
         writeln!(out, "{TABLE_HEADER}")?;
     }
-    type Record = (v1::AdjudicateGamesResponse, Vec<u8>);
+    type Record = (Tally, Vec<u8>);
     std::thread::scope(|scope| -> io::Result<()> {
         // Batches go to the workers round-robin and come back in the same order, so the output
         // keeps the input order without a reordering buffer.
@@ -562,10 +610,9 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
                         .iter()
                         .map(|game| {
                             let item = game.adjudicate(settings);
-                            let response = item.response();
                             let mut record = Vec::new();
-                            write_record(&mut record, format, &item, &response)
-                                .map(|()| (response, record))
+                            write_record(&mut record, format, &item)
+                                .map(|()| (Tally::of(&item), record))
                         })
                         .collect();
                     if record_tx.send(records).is_err() {
@@ -604,8 +651,8 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
         });
         let mut next = 0;
         while let Ok(records) = from_workers[next % jobs].recv() {
-            for (response, record) in records? {
-                summary.add(&response);
+            for (tally, record) in records? {
+                summary.add(&tally);
                 out.write_all(&record)?;
             }
             next += 1;
@@ -625,9 +672,8 @@ fn run_records<R: BufRead, W: Write + ?Sized>(
 ) -> io::Result<()> {
     let mut failure = None;
     adjudicate::for_each_game(input, settings, Place::default(), |item| {
-        let response = item.response();
-        summary.add(&response);
-        match write_record(out, format, &item, &response) {
+        summary.add(&Tally::of(&item));
+        match write_record(out, format, &item) {
             Ok(()) => true,
             Err(error) => {
                 failure = Some(error);
@@ -885,5 +931,59 @@ mod tests {
             written.starts_with("summary: 2 games; agreed draw 1, resignation 1; 1 disagreement; 0 errors; 1 game with warnings; 1 loss not proven at analysis material (the opponent's mating chances undecided)\n"),
             "{written}"
         );
+    }
+
+    /// Issue 12 item 3: the table and the summary name terminations with the rules' own names
+    /// (`Termination::name`), not the wire enum's, so insufficient material (a lone king, FIDE
+    /// Laws 5.2.2) is told apart from a dead position the analysis found (a blocked pawn
+    /// wall), while the JSON lines keep the wire's one `TERMINATION_DEAD_POSITION`.
+    #[test]
+    fn the_table_and_summary_tell_insufficient_material_from_other_dead_positions() {
+        let pgn = "[Event \"K\"]\n[Result \"1/2-1/2\"]\n[FEN \"4k3/8/8/8/8/8/4p3/4K3 w - - 0 1\"]\n\n1. Kxe2 1/2-1/2\n\n\
+[Event \"W\"]\n[Result \"1/2-1/2\"]\n[FEN \"4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1\"]\n\n1/2-1/2\n";
+        let mut out = Vec::new();
+        let summary = run(
+            pgn.as_bytes(),
+            &mut out,
+            OutputFormat::Table,
+            &Settings::default(),
+        )
+        .expect("writes");
+        let text = String::from_utf8(out).expect("utf-8");
+        let rows: Vec<&str> = text.lines().skip(2).collect();
+        assert!(
+            rows[0].contains(" 1/2-1/2 insufficient material    5.2.2"),
+            "{text}"
+        );
+        assert!(
+            rows[1].contains(" 1/2-1/2 dead position            5.2.2"),
+            "{text}"
+        );
+        let expected: BTreeMap<String, usize> = [
+            ("dead position".to_owned(), 1),
+            ("insufficient material".to_owned(), 1),
+        ]
+        .into();
+        assert_eq!(summary.by_termination, expected);
+        let mut out = Vec::new();
+        run(
+            pgn.as_bytes(),
+            &mut out,
+            OutputFormat::Jsonl,
+            &Settings::default(),
+        )
+        .expect("writes");
+        let terminations: Vec<String> = String::from_utf8(out)
+            .expect("utf-8")
+            .lines()
+            .map(|line| {
+                let record: serde_json::Value = serde_json::from_str(line).expect("JSON");
+                record["termination"]
+                    .as_str()
+                    .expect("a termination")
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(terminations, ["TERMINATION_DEAD_POSITION"; 2]);
     }
 }
