@@ -54,5 +54,7 @@ pub use reader::{
     DEFAULT_MAX_GAME_BYTES, DEFAULT_MAX_PLIES, Encoding, MoveText, Nag, RawGame, Reader,
     ReaderLimits, SanToken, glyph_nag,
 };
-pub use replay::{ReplayOptions, ReplayedGame, Variant, replay, replay_moves, start_position};
+pub use replay::{
+    ReplayOptions, ReplayedGame, Variant, replay, replay_moves, replay_noting, start_position,
+};
 pub use writer::{MAX_LINE_LEN, SEVEN_TAG_ROSTER, result_token, write_game};

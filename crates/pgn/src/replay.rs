@@ -1,10 +1,13 @@
 //! Replaying a [`RawGame`] under the rules: start position from the tags, every main-line move
 //! checked, the first problem reported with its line, column, ply and reason.
 
-use arbiter_rules::{CastlingMode, FenOptions, Game, Move, Position, SanMode, Validation};
+use arbiter_rules::{
+    AnalysisBudget, CastlingMode, FenOptions, Game, Move, Position, SanMode, Validation,
+};
 
 use crate::error::{ErrorKind, PgnError};
 use crate::reader::{RawGame, SanToken};
+use crate::verdict::{PgnWarning, WrittenSuffix};
 
 /// The variants that can be replayed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -195,21 +198,64 @@ fn parse_token(
 /// `line 12:5: ply 23 (Nf3): the knight on d2 is pinned against the king on e1 by the bishop on
 /// b4 (FIDE Laws 3.9.2)`.
 pub fn replay(raw: &RawGame, options: &ReplayOptions) -> Result<ReplayedGame, PgnError> {
+    replay_noting(raw, options, AnalysisBudget::Material, |_| {})
+}
+
+/// The one replay of a game's main line: as [`replay`], with the dead-position analysis of the
+/// game within `analysis` (`Material`: insufficient material only, as [`Game::new`]), handing
+/// each `wrong_check_suffix` warning to `warn` (see [`crate::verdict::check_suffix_warning`]).
+/// A move listed after the game ended (checkmate, stalemate, dead position, ...) counts as
+/// played after the end ([`Game::plies_after_end`]); a null move is an error wherever it stands.
+///
+/// # Errors
+/// As [`replay`].
+pub fn replay_noting(
+    raw: &RawGame,
+    options: &ReplayOptions,
+    analysis: AnalysisBudget,
+    mut warn: impl FnMut(PgnWarning),
+) -> Result<ReplayedGame, PgnError> {
     let (variant, start) = start_position(raw, options)?;
-    let mut game = Game::new(start);
+    let mut game = Game::with_dead_position_analysis(start, analysis);
     game.reserve(raw.moves.len());
+    // A suffixed move that gives check: whether it mates is known when a next move is played
+    // (then it does not), else at the end, so a legal move is not searched for at every check.
+    let mut open_check: Option<WrittenSuffix> = None;
     for token in &raw.moves {
-        // A move listed after checkmate or stalemate counts as played after the end
-        // (`Game::plies_after_end`).
         let parsed = match parse_token(game.position(), token, options) {
-            // A null move is an error wherever it stands.
             Err(kind @ ErrorKind::NullMove { .. }) => {
                 return Err(PgnError::new(token.line, token.column, raw.index, kind));
             }
             parsed => parsed,
         };
-        game.record(parsed)
+        let recorded = game
+            .record(parsed)
             .map_err(|kind| PgnError::new(token.line, token.column, raw.index, kind))?;
+        if recorded.is_none() {
+            continue;
+        }
+        // The move before was a check, and this move proves it was not mate.
+        if let Some(warning) = open_check.take().and_then(|check| check.warning(Some('+'))) {
+            warn(warning);
+        }
+        if let Some(suffix) = WrittenSuffix::of(token.text.as_str(), token.ply, token.line) {
+            if game.position().is_check() {
+                open_check = Some(suffix);
+            } else if let Some(warning) = suffix.warning(None) {
+                warn(warning);
+            }
+        }
+    }
+    // The last check of the game: mate when no legal move follows it.
+    if let Some(check) = open_check {
+        let actual = if game.position().has_legal_move() {
+            '+'
+        } else {
+            '#'
+        };
+        if let Some(warning) = check.warning(Some(actual)) {
+            warn(warning);
+        }
     }
     Ok(ReplayedGame { variant, game })
 }

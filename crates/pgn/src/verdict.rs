@@ -25,9 +25,9 @@ use arbiter_rules::{
     VerdictWarning, WarningCode,
 };
 
-use crate::error::{ErrorKind, PgnError, WarningKind};
+use crate::error::{PgnError, WarningKind};
 use crate::reader::RawGame;
-use crate::replay::{ReplayOptions, start_position};
+use crate::replay::{ReplayOptions, replay_noting};
 
 /// How games read from PGN are adjudicated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -326,83 +326,6 @@ impl fmt::Display for PgnWarning {
     }
 }
 
-/// Replays the main line of `raw` under the rules, from the start position of its `FEN` and
-/// `Variant` tags, with dead position analysis along the game within `analysis` (as the
-/// `AdjudicateGame` RPC does for a list of moves), handing each `wrong_check_suffix` warning to
-/// `warn` (see [`check_suffix_warning`]). SAN is read tolerantly, UCI is accepted; moves listed
-/// after the game ended count as played after the end ([`Game::plies_after_end`]).
-///
-/// # Errors
-/// The first problem, at its line and column: a bad `FEN` or `Variant` tag, a null move, an
-/// illegal move (with its ply, text and the rules' reason).
-pub fn replay_noting(
-    raw: &RawGame,
-    analysis: AnalysisBudget,
-    mut warn: impl FnMut(PgnWarning),
-) -> Result<Game, PgnError> {
-    let (_, start) = start_position(raw, &ReplayOptions::default())?;
-    let mut game = Game::with_dead_position_analysis(start, analysis);
-    game.reserve(raw.moves.len());
-    // A suffixed move that gives check: whether it mates is known when a next move is played
-    // (then it does not), else at the end, so a legal move is not searched for at every check.
-    let mut open_check: Option<WrittenSuffix> = None;
-    for token in &raw.moves {
-        let error = |kind| PgnError {
-            line: token.line,
-            column: token.column,
-            game: raw.index,
-            kind,
-        };
-        let ply = token.ply as usize;
-        if token.null {
-            return Err(error(ErrorKind::NullMove {
-                ply,
-                text: token.text.to_string(),
-            }));
-        }
-        // Moves listed after checkmate or stalemate count as played after the end. (The text
-        // is taken once: each `MoveText` deref checks its bytes again.)
-        let text = token.text.as_str();
-        let parsed = game.position().parse_move(text);
-        match game.record(parsed) {
-            Ok(Some(_)) => {
-                // The move before was a check, and this move proves it was not mate.
-                if let Some(warning) = open_check.take().and_then(|check| check.warning(Some('+')))
-                {
-                    warn(warning);
-                }
-                if let Some(suffix) = WrittenSuffix::of(text, token.ply, token.line) {
-                    if game.position().is_check() {
-                        open_check = Some(suffix);
-                    } else if let Some(warning) = suffix.warning(None) {
-                        warn(warning);
-                    }
-                }
-            }
-            Ok(None) => {}
-            Err(e) => {
-                return Err(error(ErrorKind::Move {
-                    ply,
-                    text: token.text.to_string(),
-                    error: e,
-                }));
-            }
-        }
-    }
-    // The last check of the game: mate when no legal move follows it.
-    if let Some(check) = open_check {
-        let actual = if game.position().has_legal_move() {
-            '+'
-        } else {
-            '#'
-        };
-        if let Some(warning) = check.warning(Some(actual)) {
-            warn(warning);
-        }
-    }
-    Ok(game)
-}
-
 /// The `wrong_check_suffix` warning of the move written `text` at 1-based `ply` (`line`: its
 /// 1-based line in PGN input, 0 for a game's list of moves; `after`: the position it leads to)
 /// when its `+` or `#` is not borne out by `after`: `+` or `#` on a move that gives no check,
@@ -448,7 +371,7 @@ pub fn check_suffix_warnings(game: &Game, texts: &[String]) -> Vec<PgnWarning> {
 
 /// A move's `+` or `#` as written, with the move (its text without `!`/`?` marks, ply, line).
 #[derive(Clone, Copy)]
-struct WrittenSuffix<'a> {
+pub(crate) struct WrittenSuffix<'a> {
     text: &'a str,
     written: char,
     ply: u32,
@@ -458,7 +381,7 @@ struct WrittenSuffix<'a> {
 impl<'a> WrittenSuffix<'a> {
     /// The suffix of the move written `text`, `None` when it has none.
     #[inline(always)]
-    fn of(text: &'a str, ply: u32, line: u32) -> Option<WrittenSuffix<'a>> {
+    pub(crate) fn of(text: &'a str, ply: u32, line: u32) -> Option<WrittenSuffix<'a>> {
         // Most moves end with a square or a piece letter: no suffix, nothing to trim, no call.
         if !matches!(
             text.as_bytes().last(),
@@ -492,7 +415,7 @@ impl<'a> WrittenSuffix<'a> {
 
     /// The warning when the suffix differs from `actual` (`None`: no check, `'+'`: check,
     /// `'#'`: checkmate).
-    fn warning(self, actual: Option<char>) -> Option<PgnWarning> {
+    pub(crate) fn warning(self, actual: Option<char>) -> Option<PgnWarning> {
         (actual != Some(self.written)).then(|| PgnWarning {
             ply: self.ply,
             line: self.line,
@@ -689,14 +612,18 @@ pub fn disagreement(declared: Option<&DeclaredResult>, verdict: &Verdict) -> Opt
 /// the tags ([`infer_event`]).
 ///
 /// # Errors
-/// As [`replay_noting`].
+/// As [`crate::replay`]: the first problem, at its line and column (a bad `FEN` or `Variant`
+/// tag, a null move, an illegal move with its ply, text and the rules' reason).
 pub fn adjudicate(
     raw: &RawGame,
     event: Option<GameEvent>,
     settings: &AdjudicationSettings,
 ) -> Result<PgnVerdict, PgnError> {
     let mut move_warnings = Vec::new();
-    let game = replay_noting(raw, settings.analysis, |w| move_warnings.push(w))?;
+    let game = replay_noting(raw, &ReplayOptions::default(), settings.analysis, |w| {
+        move_warnings.push(w)
+    })?
+    .game;
     let (event, inferred_claim) = match event {
         Some(event) => (Some(event), false),
         None => infer_event(raw, &game),
