@@ -586,7 +586,7 @@ mod tests {
         assert_eq!(args.metrics_addr.0.map(|addr| addr.port()), Some(9090));
         assert_eq!(args.max_pgn_bytes, 1024 * 1024);
         assert_eq!(args.max_games_per_stream, 10_000);
-        assert_eq!(args.http2_connection_window_bytes, 256 * 1024);
+        assert_eq!(args.http2_connection_window_bytes, 1024 * 1024);
         assert_eq!(args.http2_stream_window_bytes, 16 * 1024);
         assert_eq!(args.http2_keepalive_interval, Duration::from_secs(60));
         assert_eq!(args.tls_cert, None);

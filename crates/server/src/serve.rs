@@ -39,20 +39,23 @@ use crate::{
 ///   closed with GOAWAY `ENHANCE_YOUR_CALM`. The worst a single call can buffer is its stream
 ///   window of small frames.
 ///
-/// 16 KiB per stream and 256 KiB per connection keep one call's window of messages of 29 bytes
-/// or more under the guard's 128 KiB: one-game messages streamed faster than they are answered
-/// never close the connection.
+/// A client a whole window ahead gets the window back a few bytes at a time and sends each
+/// message as two frames, so a full call window of messages of `s` bytes costs up to
+/// `16 KiB × (512 − s) / s`. With 16 KiB per stream and 1 MiB per connection (a 512 KiB budget)
+/// that stays under the guard for messages of 16 bytes or more: one-game messages streamed
+/// faster than they are answered never close the connection.
 ///
-/// Measured with 1,000 connections × 4 / × 16 stalled calls (peak `VmHWM`): 97 / 111 MiB. The
-/// 64 KiB + 64 KiB windows before measured 88 / 71 MiB, and those windows let about 220
-/// unread one-game messages close a connection (BENCHMARKS.md, "Small messages and the HTTP/2
-/// flood guard").
+/// Memory: only admitted calls hold unread data (`--concurrency-limit` + `--max-streams`, 2,304
+/// × 16 KiB = 36 MiB). Measured with 1,000 connections × 16 / × 64 stalled calls (peak
+/// `VmHWM`): 112 / 160 MiB; the 64 KiB + 64 KiB windows before: 71 / 143 MiB, and those let
+/// about 220 unread one-game messages close a connection (BENCHMARKS.md, "Small messages and the
+/// HTTP/2 flood guard").
 pub const STREAM_WINDOW_BYTES: u32 = 16 * 1024;
 
 /// The default HTTP/2 flow-control window of one connection (`--http2-connection-window-bytes`,
-/// 256 KiB). It bounds the unread request data of all the connection's calls, and half of it is
+/// 1 MiB). It bounds the unread request data of all the connection's calls, and half of it is
 /// the HTTP/2 layer's budget for unread small DATA frames; see [`STREAM_WINDOW_BYTES`].
-pub const CONNECTION_WINDOW_BYTES: u32 = 256 * 1024;
+pub const CONNECTION_WINDOW_BYTES: u32 = 1024 * 1024;
 
 /// Largest header list accepted from a client (16 KiB, as grpc-go's default).
 pub const MAX_HEADER_LIST_BYTES: u32 = 16 * 1024;

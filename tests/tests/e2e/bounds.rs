@@ -1864,7 +1864,7 @@ async fn idle_connections_cannot_hold_the_health_port() {
 /// as small DATA frames in the HTTP/2 layer, and its flood guard (h2 >= 0.4.16: unread frames
 /// under 256 bytes, each costing 256 minus its size, against half the connection window) sent
 /// GOAWAY ENHANCE_YOUR_CALM after about 220 of them with 64 KiB windows. With a 16 KiB call
-/// window and a 256 KiB connection window, a call's window of such messages costs less than the
+/// window and a 1 MiB connection window, a call's window of such messages costs less than the
 /// guard's budget: 1,200 sent 20 at a time every 5 ms (about 4 per millisecond; each takes about
 /// a millisecond to answer) are all answered, in order, and no connection is closed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
