@@ -108,51 +108,39 @@ pub struct Place {
 }
 
 /// The response of the stream (and the record of `arbiter adjudicate`) for one game read from
-/// PGN: `read` is what reading gave, `verdict` the adjudication when it was read, written in
-/// `notation`.
+/// PGN: `verdict` is its adjudication, or the error that reading or replaying it gave, written
+/// in `notation`.
 #[must_use]
 pub fn games_response(
     at: Place,
     raw: &RawGame,
-    read: Result<(), &PgnError>,
-    verdict: Option<&Result<PgnVerdict, PgnError>>,
+    verdict: &Result<PgnVerdict, PgnError>,
     notation: Notation,
 ) -> v1::AdjudicateGamesResponse {
     let u32_of = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    let mut response = v1::AdjudicateGamesResponse {
+    // The game's identity whatever the error: where it starts and its tags (the reader keeps
+    // the tags it read before an error). Only an I/O error before any game has neither; its
+    // line is the error's.
+    let started = raw.line != 0;
+    let line = match verdict {
+        Err(error) if !started => error.line,
+        _ => raw.line,
+    };
+    v1::AdjudicateGamesResponse {
         index: u32_of(at.index),
         request_index: u32_of(at.request_index),
         game_index: u32_of(at.game_index),
-        ..v1::AdjudicateGamesResponse::default()
-    };
-    match (read, verdict) {
-        (Err(error), _) => {
-            // The game's identity whatever the error: where it starts and its tags (the reader
-            // keeps the tags it read before the error). Only an I/O error before any game has
-            // neither; its line is the error's.
-            response.line = if raw.line == 0 { error.line } else { raw.line };
-            if raw.line != 0 {
-                response.tags = Some(convert::tags_to_wire(raw));
-            }
-            response.result = Some(v1::adjudicate_games_response::Result::Error(
-                convert::pgn_error_to_wire(error, "pgn"),
-            ));
-        }
-        (Ok(()), verdict) => {
-            response.line = raw.line;
-            response.tags = Some(convert::tags_to_wire(raw));
-            response.result = match verdict {
-                Some(Ok(verdict)) => Some(v1::adjudicate_games_response::Result::Verdict(
-                    convert::pgn_verdict_to_wire(verdict, notation),
-                )),
-                Some(Err(error)) => Some(v1::adjudicate_games_response::Result::Error(
-                    convert::pgn_error_to_wire(error, "pgn"),
-                )),
-                None => None,
-            };
-        }
+        line,
+        tags: started.then(|| convert::tags_to_wire(raw)),
+        result: Some(match verdict {
+            Ok(verdict) => v1::adjudicate_games_response::Result::Verdict(
+                convert::pgn_verdict_to_wire(verdict, notation),
+            ),
+            Err(error) => v1::adjudicate_games_response::Result::Error(convert::pgn_error_to_wire(
+                error, "pgn",
+            )),
+        }),
     }
-    response
 }
 
 /// One game of a PGN input, read and (when readable) adjudicated.
@@ -162,10 +150,9 @@ pub struct Item<'a> {
     pub at: Place,
     /// The game as read (partial or empty after a read error).
     pub raw: &'a RawGame,
-    /// The read error, if the text is not a game.
-    pub read_error: Option<PgnError>,
-    /// The adjudication, when the game was read.
-    pub verdict: Option<Result<PgnVerdict, PgnError>>,
+    /// The adjudication, or the error of reading (the text is not a game) or of replaying (an
+    /// illegal move, a bad `FEN` tag).
+    pub verdict: Result<PgnVerdict, PgnError>,
     /// How the response writes moves and positions.
     pub notation: Notation,
 }
@@ -174,14 +161,7 @@ impl Item<'_> {
     /// The stream response for this game.
     #[must_use]
     pub fn response(&self) -> v1::AdjudicateGamesResponse {
-        let read = self.read_error.as_ref().map_or(Ok(()), Err);
-        games_response(
-            self.at,
-            self.raw,
-            read,
-            self.verdict.as_ref(),
-            self.notation,
-        )
+        games_response(self.at, self.raw, &self.verdict, self.notation)
     }
 }
 
@@ -203,10 +183,10 @@ impl ReadGame {
         Item {
             at: self.at,
             raw: &self.raw,
-            read_error: self.read_error.clone(),
-            verdict: self.read_error.is_none().then(|| {
-                arbiter_pgn::verdict::adjudicate(&self.raw, None, &settings.adjudication())
-            }),
+            verdict: match &self.read_error {
+                Some(error) => Err(error.clone()),
+                None => arbiter_pgn::verdict::adjudicate(&self.raw, None, &settings.adjudication()),
+            },
             notation: settings.notation,
         }
     }

@@ -180,15 +180,14 @@ impl Tally {
         } else {
             format!(" ({white} - {black})")
         };
-        let kind = match (&item.read_error, &item.verdict) {
-            (Some(error), _) | (None, Some(Err(error))) => TallyKind::Error(error.to_string()),
-            (None, Some(Ok(verdict))) => TallyKind::Verdict {
+        let kind = match &item.verdict {
+            Err(error) => TallyKind::Error(error.to_string()),
+            Ok(verdict) => TallyKind::Verdict {
                 termination: verdict.verdict.outcome.map(|outcome| outcome.termination),
                 warned: !verdict.warnings.is_empty(),
                 unproven: verdict.verdict.undetermined,
                 disagreement: verdict.disagreement.as_ref().map(ToString::to_string),
             },
-            (None, None) => TallyKind::Error(String::new()),
         };
         Tally {
             index: item.at.index,
@@ -488,9 +487,9 @@ fn table_row(item: &Item<'_>) -> String {
         cut(tag("White"), 20),
         cut(tag("Black"), 20)
     );
-    match (&item.read_error, &item.verdict) {
-        (Some(error), _) | (None, Some(Err(error))) => format!("{start} error: {error}"),
-        (None, Some(Ok(verdict))) => {
+    match &item.verdict {
+        Err(error) => format!("{start} error: {error}"),
+        Ok(verdict) => {
             let outcome = verdict.verdict.outcome;
             let declared = verdict
                 .declared
@@ -509,7 +508,6 @@ fn table_row(item: &Item<'_>) -> String {
             .trim_end()
             .to_owned()
         }
-        (None, None) => start,
     }
 }
 
@@ -526,7 +524,7 @@ fn write_record<W: Write + ?Sized>(
             writeln!(out)
         }
         OutputFormat::Pgn => match &item.verdict {
-            Some(Ok(verdict)) => arbiter_pgn::write_game(
+            Ok(verdict) => arbiter_pgn::write_game(
                 &mut &mut *out,
                 &item.raw.tags,
                 verdict.game.start(),
