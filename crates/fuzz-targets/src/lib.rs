@@ -36,7 +36,8 @@ use arbiter_rules::{
 use arbiter_server::adjudicate::Settings;
 use arbiter_server::adjudicate_cli;
 use arbiter_server::cli::OutputFormat;
-use arbiter_server::service::{Arbiter, Limits, StreamTimes};
+use arbiter_server::limits::Limits;
+use arbiter_server::service::{Arbiter, StreamTimes};
 use arbiter_server::workers::Workers;
 use prost::Message as _;
 use tokio_stream::StreamExt as _;
@@ -294,9 +295,10 @@ fn adjudicate_cli_path(data: &[u8], analysis: AnalysisBudget) {
     // The CLI's defaults (`--max-moves`, `--max-game-bytes`), with the flags the byte sets.
     let settings = Settings {
         claim_draw: options & 0x04 != 0,
-        analysis,
-        max_moves: arbiter_pgn::DEFAULT_MAX_PLIES as usize,
-        max_game_bytes: arbiter_pgn::DEFAULT_MAX_GAME_BYTES as usize,
+        limits: Limits {
+            analysis,
+            ..Limits::default()
+        },
         notation: Notation {
             language: SanLanguage::ALL[usize::from((options >> 3) & 0x07) % SanLanguage::ALL.len()],
             shredder: false,

@@ -27,48 +27,30 @@ use arbiter_proto::{
     convert::{self, ErrorReason, Notation},
     v1,
 };
-use arbiter_rules::{AnalysisBudget, GameEvent};
+use arbiter_rules::GameEvent;
+
+use crate::limits::Limits;
 
 /// The `GameError.reason` of PGN text that cannot be read (syntax, unsupported variant).
 pub const INVALID_PGN: &str = ErrorReason::InvalidPgn.as_str();
 
 /// How games are read and adjudicated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Settings {
     /// Apply a draw claim valid at the end of the game (threefold repetition, fifty-move rule).
     pub claim_draw: bool,
-    /// How much analysis dead positions and "can the opponent still mate?" may use.
-    pub analysis: AnalysisBudget,
-    /// Most plies of one game.
-    pub max_moves: usize,
-    /// Most bytes of one game's PGN text.
-    pub max_game_bytes: usize,
+    /// The bounds on each game (plies, bytes, analysis), the same as the server's handlers'.
+    pub limits: Limits,
     /// The SAN language of the verdicts' moves and the castling notation of their Chess960
     /// FENs. The movetext is read with English letters, as the PGN standard says.
     pub notation: Notation,
 }
 
-impl Default for Settings {
-    fn default() -> Self {
-        Self {
-            claim_draw: false,
-            analysis: AnalysisBudget::Full,
-            max_moves: arbiter_pgn::DEFAULT_MAX_PLIES as usize,
-            max_game_bytes: arbiter_pgn::DEFAULT_MAX_GAME_BYTES as usize,
-            notation: Notation::default(),
-        }
-    }
-}
-
 impl Settings {
-    /// The PGN reader limits these settings imply.
+    /// The PGN reader limits these settings imply ([`Limits::reader_limits`]).
     #[must_use]
     pub fn reader_limits(&self) -> ReaderLimits {
-        ReaderLimits {
-            max_game_bytes: self.max_game_bytes.max(1),
-            max_plies: self.max_moves,
-            ..ReaderLimits::default()
-        }
+        self.limits.reader_limits()
     }
 
     /// What the adjudication of each game uses of these settings.
@@ -76,7 +58,7 @@ impl Settings {
     pub fn adjudication(&self) -> AdjudicationSettings {
         AdjudicationSettings {
             claim_draw: self.claim_draw,
-            analysis: self.analysis,
+            analysis: self.limits.analysis,
         }
     }
 }

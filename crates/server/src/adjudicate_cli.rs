@@ -21,6 +21,7 @@ use arbiter_rules::Termination;
 
 use crate::adjudicate::{self, Item, Place, Settings};
 use crate::cli::{AdjudicateArgs, OutputFormat};
+use crate::limits::{Limits, usize_of};
 use arbiter_pgn::RawGame;
 
 /// Most disagreements and errors kept in a [`Summary`] (the counts go on).
@@ -431,7 +432,7 @@ fn laws_line(settings: &Settings) -> String {
     format!(
         "verdicts under the {}, analysis {}",
         arbiter_rules::LAWS_EDITION,
-        settings.analysis.name()
+        settings.limits.analysis.name()
     )
 }
 
@@ -549,7 +550,7 @@ pub fn run<R: BufRead, W: Write + ?Sized>(
     settings: &Settings,
 ) -> io::Result<Summary> {
     let mut summary = Summary {
-        analysis: settings.analysis.name(),
+        analysis: settings.limits.analysis.name(),
         ..Summary::default()
     };
     if format == OutputFormat::Table {
@@ -581,7 +582,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
         return run(input, out, format, settings);
     }
     let mut summary = Summary {
-        analysis: settings.analysis.name(),
+        analysis: settings.limits.analysis.name(),
         ..Summary::default()
     };
     if format == OutputFormat::Table {
@@ -752,9 +753,12 @@ fn progress_bar(size: Option<u64>) -> Option<indicatif::ProgressBar> {
 pub fn main(args: &AdjudicateArgs) -> ExitCode {
     let settings = Settings {
         claim_draw: args.claim_draws,
-        analysis: args.analysis.into(),
-        max_moves: usize::try_from(args.max_moves).unwrap_or(usize::MAX),
-        max_game_bytes: usize::try_from(args.max_game_bytes).unwrap_or(usize::MAX),
+        limits: Limits {
+            max_moves: usize_of(args.max_moves),
+            max_pgn_bytes: usize_of(args.max_game_bytes),
+            analysis: args.analysis.into(),
+            ..Limits::default()
+        },
         notation: arbiter_proto::convert::Notation {
             language: args.language,
             shredder: false,
@@ -910,7 +914,10 @@ mod tests {
     #[test]
     fn the_table_names_the_analysis_level_and_the_summary_counts_unproven_losses() {
         let settings = Settings {
-            analysis: arbiter_rules::AnalysisBudget::Material,
+            limits: Limits {
+                analysis: arbiter_rules::AnalysisBudget::Material,
+                ..Limits::default()
+            },
             ..Settings::default()
         };
         let mut out = Vec::new();

@@ -4,6 +4,8 @@ use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::limits;
+
 /// Chess rules as a service: the arbiter gRPC server and its tools.
 #[derive(Debug, Parser)]
 #[command(name = "arbiter", version, about, long_about = None, args_override_self = true)]
@@ -46,22 +48,22 @@ pub struct ServeArgs {
     pub metrics_addr: OptionalAddr,
 
     /// Largest accepted request message, in bytes.
-    #[arg(long, env = "ARBITER_MAX_MESSAGE_BYTES", default_value_t = 4 * 1024 * 1024,
+    #[arg(long, env = "ARBITER_MAX_MESSAGE_BYTES", default_value_t = limits::DEFAULT_MAX_MESSAGE_BYTES,
           value_parser = clap::value_parser!(u32).range(1024..))]
     pub max_message_bytes: u32,
 
     /// Most moves accepted in one request or game.
-    #[arg(long, env = "ARBITER_MAX_MOVES", default_value_t = arbiter_pgn::DEFAULT_MAX_PLIES,
+    #[arg(long, env = "ARBITER_MAX_MOVES", default_value_t = limits::DEFAULT_MAX_MOVES,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_moves: u32,
 
     /// Largest PGN text accepted in one request, in bytes (default 1 MiB).
-    #[arg(long, env = "ARBITER_MAX_PGN_BYTES", default_value_t = arbiter_pgn::DEFAULT_MAX_GAME_BYTES,
+    #[arg(long, env = "ARBITER_MAX_PGN_BYTES", default_value_t = limits::DEFAULT_MAX_PGN_BYTES,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_pgn_bytes: u32,
 
     /// Most games accepted on one streaming call.
-    #[arg(long, env = "ARBITER_MAX_GAMES_PER_STREAM", default_value_t = DEFAULT_MAX_GAMES_PER_STREAM,
+    #[arg(long, env = "ARBITER_MAX_GAMES_PER_STREAM", default_value_t = limits::DEFAULT_MAX_GAMES_PER_STREAM,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_games_per_stream: u32,
 
@@ -75,7 +77,7 @@ pub struct ServeArgs {
 
     /// Longest time a call may take before it fails with DEADLINE_EXCEEDED (e.g. "10s",
     /// "500ms"); a shorter `grpc-timeout` from the client wins.
-    #[arg(long, env = "ARBITER_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_positive_duration)]
+    #[arg(long, env = "ARBITER_REQUEST_TIMEOUT", default_value = limits::DEFAULT_REQUEST_TIMEOUT, value_parser = parse_positive_duration)]
     pub request_timeout: Duration,
 
     /// Threads that do the chess work of calls (0: one per available core). Memory and CPU of
@@ -91,18 +93,18 @@ pub struct ServeArgs {
 
     /// Most unary calls admitted at once in the whole process, running or waiting for a worker;
     /// calls beyond it fail at once with RESOURCE_EXHAUSTED.
-    #[arg(long, env = "ARBITER_CONCURRENCY_LIMIT", default_value_t = 2048,
+    #[arg(long, env = "ARBITER_CONCURRENCY_LIMIT", default_value_t = limits::DEFAULT_CONCURRENCY_LIMIT,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub concurrency_limit: u32,
 
     /// Longest time an admitted call waits for a free worker before it fails with
     /// RESOURCE_EXHAUSTED (e.g. "1s", "200ms").
-    #[arg(long, env = "ARBITER_MAX_QUEUE_WAIT", default_value = "1s", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_MAX_QUEUE_WAIT", default_value = limits::DEFAULT_MAX_QUEUE_WAIT, value_parser = parse_duration)]
     pub max_queue_wait: Duration,
 
     /// Most AdjudicateGames streams open at once; a stream holds its share until it ends, and
     /// streams beyond it fail at once with RESOURCE_EXHAUSTED.
-    #[arg(long, env = "ARBITER_MAX_STREAMS", default_value_t = 256,
+    #[arg(long, env = "ARBITER_MAX_STREAMS", default_value_t = limits::DEFAULT_MAX_STREAMS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_streams: u32,
 
@@ -112,30 +114,30 @@ pub struct ServeArgs {
     /// answered. A call that finds no room waits for it (HTTP/2 flow control slows its client) at
     /// most `--max-queue-wait`, then fails with RESOURCE_EXHAUSTED. Must hold one largest message:
     /// at least `--max-message-bytes` + 5.
-    #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES_IN_FLIGHT", default_value_t = DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT,
+    #[arg(long, env = "ARBITER_MAX_REQUEST_BYTES_IN_FLIGHT", default_value_t = limits::DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT,
           value_parser = clap::value_parser!(u64).range(1024..))]
     pub max_request_bytes_in_flight: u64,
 
     /// A stream that sends no request message for this long, or whose client reads no response
     /// for this long, is ended with DEADLINE_EXCEEDED.
-    #[arg(long, env = "ARBITER_STREAM_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_positive_duration)]
+    #[arg(long, env = "ARBITER_STREAM_IDLE_TIMEOUT", default_value = limits::DEFAULT_STREAM_IDLE_TIMEOUT, value_parser = parse_positive_duration)]
     pub stream_idle_timeout: Duration,
 
     /// Most "can this side still checkmate?" analyzer runs at once in the process (each holds
     /// its own search memory, see the README); further runs wait for one to finish.
-    #[arg(long, env = "ARBITER_MAX_ANALYSES", default_value_t = 1,
+    #[arg(long, env = "ARBITER_MAX_ANALYSES", default_value_t = limits::DEFAULT_MAX_ANALYSES,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_analyses: u32,
 
     /// Longest time a graceful shutdown may take, lame-duck period included, before the process
     /// exits anyway.
-    #[arg(long, env = "ARBITER_DRAIN_TIMEOUT", default_value = "15s", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_DRAIN_TIMEOUT", default_value = limits::DEFAULT_DRAIN_TIMEOUT, value_parser = parse_duration)]
     pub drain_timeout: Duration,
 
     /// How long the server keeps accepting calls after a shutdown signal while health already
     /// reports NOT_SERVING, so that load balancers stop sending new calls first; at most half of
     /// `--drain-timeout`.
-    #[arg(long, env = "ARBITER_LAME_DUCK", default_value = "2s", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_LAME_DUCK", default_value = limits::DEFAULT_LAME_DUCK, value_parser = parse_duration)]
     pub lame_duck: Duration,
 
     /// Address of a second, plaintext listener that serves only gRPC health
@@ -147,51 +149,51 @@ pub struct ServeArgs {
     pub health_addr: OptionalAddr,
 
     /// Most connections open at once on the gRPC port; a connection beyond it is closed at once.
-    #[arg(long, env = "ARBITER_MAX_CONNECTIONS", default_value_t = 1024,
+    #[arg(long, env = "ARBITER_MAX_CONNECTIONS", default_value_t = limits::DEFAULT_MAX_CONNECTIONS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
 
     /// Most connections open at once on the health port.
-    #[arg(long, env = "ARBITER_HEALTH_MAX_CONNECTIONS", default_value_t = 32,
+    #[arg(long, env = "ARBITER_HEALTH_MAX_CONNECTIONS", default_value_t = limits::DEFAULT_HEALTH_MAX_CONNECTIONS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub health_max_connections: u32,
 
     /// Most connections open at once on the metrics port (Prometheus needs one or two); a
     /// connection beyond it is closed at once.
-    #[arg(long, env = "ARBITER_METRICS_MAX_CONNECTIONS", default_value_t = 16,
+    #[arg(long, env = "ARBITER_METRICS_MAX_CONNECTIONS", default_value_t = limits::DEFAULT_METRICS_MAX_CONNECTIONS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub metrics_max_connections: u32,
 
     /// Longest time from accepting a connection to its HTTP/2 preface, TLS handshake included;
     /// slower connections are closed.
-    #[arg(long, env = "ARBITER_HANDSHAKE_TIMEOUT", default_value = "10s", value_parser = parse_positive_duration)]
+    #[arg(long, env = "ARBITER_HANDSHAKE_TIMEOUT", default_value = limits::DEFAULT_HANDSHAKE_TIMEOUT, value_parser = parse_positive_duration)]
     pub handshake_timeout: Duration,
 
     /// A connection with no call in progress for this long is closed (HTTP/2 GOAWAY first).
-    #[arg(long, env = "ARBITER_CONNECTION_IDLE_TIMEOUT", default_value = "5m", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_CONNECTION_IDLE_TIMEOUT", default_value = limits::DEFAULT_CONNECTION_IDLE_TIMEOUT, value_parser = parse_duration)]
     pub connection_idle_timeout: Duration,
 
     /// Most calls in progress on one connection (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS); a
     /// client opens more connections or waits.
-    #[arg(long, env = "ARBITER_MAX_CONCURRENT_STREAMS", default_value_t = 128,
+    #[arg(long, env = "ARBITER_MAX_CONCURRENT_STREAMS", default_value_t = limits::DEFAULT_MAX_CONCURRENT_STREAMS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_concurrent_streams: u32,
 
     /// Connections older than this are asked to reconnect (HTTP/2 GOAWAY), so that clients
     /// spread over new replicas; each connection gets its own jitter of up to ±10 %.
-    #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE", default_value = "5m", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE", default_value = limits::DEFAULT_MAX_CONNECTION_AGE, value_parser = parse_duration)]
     pub max_connection_age: Duration,
 
     /// How long calls on a connection past its maximum age may still run before it is closed.
-    #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE_GRACE", default_value = "30s", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_MAX_CONNECTION_AGE_GRACE", default_value = limits::DEFAULT_MAX_CONNECTION_AGE_GRACE, value_parser = parse_duration)]
     pub max_connection_age_grace: Duration,
 
     /// Interval of HTTP/2 keepalive pings on idle connections (e.g. "60s"); "0s" disables them.
-    #[arg(long, env = "ARBITER_HTTP2_KEEPALIVE_INTERVAL", default_value = "60s", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_HTTP2_KEEPALIVE_INTERVAL", default_value = limits::DEFAULT_HTTP2_KEEPALIVE_INTERVAL, value_parser = parse_duration)]
     pub http2_keepalive_interval: Duration,
 
     /// How long to wait for the answer to a keepalive ping before closing the connection.
-    #[arg(long, env = "ARBITER_HTTP2_KEEPALIVE_TIMEOUT", default_value = "20s", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_HTTP2_KEEPALIVE_TIMEOUT", default_value = limits::DEFAULT_HTTP2_KEEPALIVE_TIMEOUT, value_parser = parse_duration)]
     pub http2_keepalive_timeout: Duration,
 
     /// HTTP/2 flow-control window of one connection, in bytes: the request data a client may
@@ -199,7 +201,7 @@ pub struct ServeArgs {
     /// layer's guard against floods of small DATA frames lets unread frames under 256 bytes cost
     /// half this window (each costs 256 minus its size) before it closes the connection (README:
     /// "Streaming many small games").
-    #[arg(long, env = "ARBITER_HTTP2_CONNECTION_WINDOW_BYTES", default_value_t = crate::serve::CONNECTION_WINDOW_BYTES,
+    #[arg(long, env = "ARBITER_HTTP2_CONNECTION_WINDOW_BYTES", default_value_t = limits::DEFAULT_HTTP2_CONNECTION_WINDOW_BYTES,
           value_parser = clap::value_parser!(u32).range(65_535..=2_147_483_647))]
     pub http2_connection_window_bytes: u32,
 
@@ -207,7 +209,7 @@ pub struct ServeArgs {
     /// send on one call ahead of what the server has read. Wider speeds up large requests over
     /// long round trips; it must stay small against the connection window for streams of small
     /// messages (README: "Streaming many small games").
-    #[arg(long, env = "ARBITER_HTTP2_STREAM_WINDOW_BYTES", default_value_t = crate::serve::STREAM_WINDOW_BYTES,
+    #[arg(long, env = "ARBITER_HTTP2_STREAM_WINDOW_BYTES", default_value_t = limits::DEFAULT_HTTP2_STREAM_WINDOW_BYTES,
           value_parser = clap::value_parser!(u32).range(1024..=2_147_483_647))]
     pub http2_stream_window_bytes: u32,
 
@@ -227,7 +229,7 @@ pub struct ServeArgs {
     /// How often the TLS files are read again; a changed certificate is served to new
     /// connections without a restart, a broken one is logged and the previous one kept. "0s"
     /// turns reloading off.
-    #[arg(long, env = "ARBITER_TLS_RELOAD_INTERVAL", default_value = "30s", value_parser = parse_duration)]
+    #[arg(long, env = "ARBITER_TLS_RELOAD_INTERVAL", default_value = limits::DEFAULT_TLS_RELOAD_INTERVAL, value_parser = parse_duration)]
     pub tls_reload_interval: Duration,
 
     /// Access log: a "call finished" line (method, peer, request id, status, microseconds) for
@@ -237,7 +239,7 @@ pub struct ServeArgs {
     pub access_log: AccessLogMode,
 
     /// With `--access-log sampled`: log one call in this many.
-    #[arg(long, env = "ARBITER_ACCESS_LOG_SAMPLE", default_value_t = 100,
+    #[arg(long, env = "ARBITER_ACCESS_LOG_SAMPLE", default_value_t = limits::DEFAULT_ACCESS_LOG_SAMPLE,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub access_log_sample: u64,
 
@@ -246,18 +248,6 @@ pub struct ServeArgs {
     #[arg(long, env = "ARBITER_LOG_FORMAT")]
     pub log_format: Option<LogFormat>,
 }
-
-/// The default of `--max-request-bytes-in-flight`: 8 MiB of requests on the wire, two requests
-/// of the default largest size (4 MiB). A decoded request takes up to ~12 times its wire size
-/// (empty move strings, the worst case; ~5 times for game moves in UCI), ~50 MiB for one 4 MiB
-/// message. Measured (BENCHMARKS.md, "Server memory under load"): under 1,000 concurrent 60 KB
-/// calls and 200 concurrent 4 MiB calls the peak was ~150 / ~160 MiB with 8 MiB, ~180 / ~205 MiB
-/// with 16 MiB, against 370 / 650-690 MiB without a budget; the rest of the peak is mostly
-/// unread request data in HTTP/2 flow-control windows, which the budget does not see.
-pub const DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT: u64 = 8 * 1024 * 1024;
-
-/// The default of `--max-games-per-stream` (and of the service's [`crate::service::Limits`]).
-pub const DEFAULT_MAX_GAMES_PER_STREAM: u32 = 10_000;
 
 /// Flags of `arbiter serve` that contradict each other.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -431,10 +421,10 @@ pub struct AdjudicateArgs {
     #[arg(long, value_enum, default_value_t = Analysis::Full)]
     pub analysis: Analysis,
     /// Most plies of one game.
-    #[arg(long, default_value_t = arbiter_pgn::DEFAULT_MAX_PLIES, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = limits::DEFAULT_MAX_MOVES, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_moves: u32,
     /// Largest game, in bytes of PGN.
-    #[arg(long, default_value_t = arbiter_pgn::DEFAULT_MAX_GAME_BYTES, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = limits::DEFAULT_MAX_PGN_BYTES, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_game_bytes: u32,
     /// The piece letters of SAN in the moves written in the JSON output (claims, evidence): en,
     /// es, de, fr, it, nl or figurine. The movetext is read, and PGN output (--format pgn)
@@ -608,6 +598,44 @@ mod tests {
         assert_eq!(args.tls_reload_interval, Duration::from_secs(30));
         assert_eq!(args.access_log, AccessLogMode::Off);
         assert_eq!(args.access_log_sample, 100);
+    }
+
+    /// The flags of both commands and the handlers' [`limits::Limits::default`] are one set of
+    /// defaults (issue 12, item 4: the defaults were once written in five places).
+    #[test]
+    fn serve_and_adjudicate_flags_default_to_the_one_limits_default() {
+        let serve = serve_args(&[]);
+        let served = limits::Limits {
+            max_moves: limits::usize_of(serve.max_moves),
+            max_pgn_bytes: limits::usize_of(serve.max_pgn_bytes),
+            analysis: serve.analysis.into(),
+            max_games_per_stream: limits::usize_of(serve.max_games_per_stream),
+        };
+        assert_eq!(served, limits::Limits::default());
+        let cli = Cli::try_parse_from(["arbiter", "adjudicate", "round.pgn"]).expect("parses");
+        let Command::Adjudicate(adjudicate) = cli.command else {
+            panic!("expected adjudicate");
+        };
+        assert_eq!(
+            (
+                limits::usize_of(adjudicate.max_moves),
+                limits::usize_of(adjudicate.max_game_bytes),
+                arbiter_rules::AnalysisBudget::from(adjudicate.analysis),
+            ),
+            (served.max_moves, served.max_pgn_bytes, served.analysis)
+        );
+        assert_eq!(
+            served.reader_limits(),
+            arbiter_pgn::ReaderLimits::default(),
+            "the reader's own defaults are the flags' defaults"
+        );
+        assert_eq!(
+            (serve.request_timeout, serve.stream_idle_timeout),
+            (
+                limits::default_duration(limits::DEFAULT_REQUEST_TIMEOUT),
+                limits::default_duration(limits::DEFAULT_STREAM_IDLE_TIMEOUT)
+            )
+        );
     }
 
     fn serve_args(flags: &[&str]) -> ServeArgs {

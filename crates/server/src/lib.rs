@@ -29,6 +29,7 @@ pub mod cli;
 pub mod guard;
 pub mod health;
 pub mod health_check;
+pub mod limits;
 pub mod logging;
 pub mod metrics;
 pub mod overload;

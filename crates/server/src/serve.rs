@@ -17,45 +17,13 @@ use crate::{
     cli::ServeArgs,
     guard::{GuardLayer, RequestBytes},
     health::HealthReporter,
+    limits::{Limits, usize_of},
     metrics::{MetricsError, MetricsLayer},
-    service::{Arbiter, Limits, StreamTimes},
+    service::{Arbiter, StreamTimes},
     tls::{ReloadingTls, TlsFiles},
     transport::{ConnectionLimits, Listener, TlsSource},
     workers::Workers,
 };
-
-/// The default HTTP/2 flow-control window of one stream (`--http2-stream-window-bytes`, 16 KiB):
-/// what a client may send on one call ahead of what the server has read (a larger message is
-/// simply sent in several windows).
-///
-/// The two windows are chosen together, against two limits:
-/// - **Memory.** Request data received but not read yet is invisible to the request-bytes
-///   budget. Each admitted call holds at most one stream window of it, and each connection at
-///   most one connection window. (A flood of 250 connections filling 1 MiB windows took the
-///   server to ~365 MiB.)
-/// - **The `h2` crate's flood guard against small DATA frames** (h2 0.4.16 and later, not
-///   configurable through hyper). A connection may hold unread frames under 256 bytes costing at
-///   most half its connection window, each costing 256 minus its size. When it holds more, it is
-///   closed with GOAWAY `ENHANCE_YOUR_CALM`. The worst a single call can buffer is its stream
-///   window of small frames.
-///
-/// A client a whole window ahead gets the window back a few bytes at a time and sends each
-/// message as two frames, so a full call window of messages of `s` bytes costs up to
-/// `16 KiB × (512 − s) / s`. With 16 KiB per stream and 1 MiB per connection (a 512 KiB budget)
-/// that stays under the guard for messages of 16 bytes or more: one-game messages streamed
-/// faster than they are answered never close the connection.
-///
-/// Memory: only admitted calls hold unread data (`--concurrency-limit` + `--max-streams`, 2,304
-/// × 16 KiB = 36 MiB). Measured with 1,000 connections × 16 / × 64 stalled calls (peak
-/// `VmHWM`): 112 / 160 MiB; the 64 KiB + 64 KiB windows before: 71 / 143 MiB, and those let
-/// about 220 unread one-game messages close a connection (BENCHMARKS.md, "Small messages and the
-/// HTTP/2 flood guard").
-pub const STREAM_WINDOW_BYTES: u32 = 16 * 1024;
-
-/// The default HTTP/2 flow-control window of one connection (`--http2-connection-window-bytes`,
-/// 1 MiB). It bounds the unread request data of all the connection's calls, and half of it is
-/// the HTTP/2 layer's budget for unread small DATA frames; see [`STREAM_WINDOW_BYTES`].
-pub const CONNECTION_WINDOW_BYTES: u32 = 1024 * 1024;
 
 /// Largest header list accepted from a client (16 KiB, as grpc-go's default).
 pub const MAX_HEADER_LIST_BYTES: u32 = 16 * 1024;
@@ -269,7 +237,7 @@ impl Bound {
         } = self;
         // Stopped when serving ends, so that no task outlives the server.
         let metrics_task = metrics.map(|(listener, handle)| {
-            let cap = usize::try_from(args.metrics_max_connections).unwrap_or(usize::MAX);
+            let cap = usize_of(args.metrics_max_connections);
             tokio::spawn(crate::metrics::serve(listener, handle, cap))
         });
         let tls_task = tls
@@ -296,14 +264,12 @@ impl Bound {
             .build_v1alpha()?;
 
         let limits = Limits {
-            max_moves: usize::try_from(args.max_moves).unwrap_or(usize::MAX),
+            max_moves: usize_of(args.max_moves),
+            max_pgn_bytes: usize_of(args.max_pgn_bytes),
             analysis: args.analysis.into(),
-            max_pgn_bytes: usize::try_from(args.max_pgn_bytes).unwrap_or(usize::MAX),
-            max_games_per_stream: usize::try_from(args.max_games_per_stream).unwrap_or(usize::MAX),
+            max_games_per_stream: usize_of(args.max_games_per_stream),
         };
-        arbiter_rules::interrupt::set_max_concurrent_analyses(
-            usize::try_from(args.max_analyses).unwrap_or(1),
-        );
+        arbiter_rules::interrupt::set_max_concurrent_analyses(usize_of(args.max_analyses));
         // A call whose analysis would wait longer for a slot than it may wait for a worker is
         // refused (RESOURCE_EXHAUSTED, reason analysis_queue), not left to reach its deadline.
         arbiter_rules::interrupt::set_max_analysis_wait(Some(args.max_queue_wait));
@@ -317,7 +283,7 @@ impl Bound {
             idle: args.stream_idle_timeout,
             message: args.request_timeout,
         };
-        let max_bytes = usize::try_from(args.max_message_bytes).unwrap_or(usize::MAX);
+        let max_bytes = usize_of(args.max_message_bytes);
         // Turns true when the lame-duck period is over: no new connections, a GOAWAY on open
         // ones, and open streams end between messages.
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
@@ -328,8 +294,8 @@ impl Bound {
         .max_decoding_message_size(max_bytes)
         .max_encoding_message_size(max_bytes);
         let guard = GuardLayer::new(
-            usize::try_from(args.concurrency_limit).unwrap_or(usize::MAX),
-            usize::try_from(args.max_streams).unwrap_or(usize::MAX),
+            usize_of(args.concurrency_limit),
+            usize_of(args.max_streams),
             vec![format!("/{SERVICE_NAME}/AdjudicateGames")],
             args.request_timeout,
         )
@@ -360,7 +326,7 @@ impl Bound {
         .serve(routes, stop.clone());
         let health = health.map(|listener| {
             let limits = ConnectionLimits {
-                max_connections: usize::try_from(args.health_max_connections).unwrap_or(usize::MAX),
+                max_connections: usize_of(args.health_max_connections),
                 idle_timeout: limits.idle_timeout.min(HEALTH_CONNECTION_IDLE_TIMEOUT),
                 ..limits
             };
@@ -438,7 +404,7 @@ pub const HEALTH_CONNECTION_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 
 fn connection_limits(args: &ServeArgs, max_connections: u32) -> ConnectionLimits {
     ConnectionLimits {
-        max_connections: usize::try_from(max_connections).unwrap_or(usize::MAX),
+        max_connections: usize_of(max_connections),
         handshake_timeout: args.handshake_timeout,
         idle_timeout: args.connection_idle_timeout,
         max_concurrent_streams: args.max_concurrent_streams,

@@ -18,7 +18,7 @@ use arbiter_proto::convert::ErrorReason;
 use arbiter_proto::v1::{
     AdjudicateGamesRequest, AdjudicateGamesResponse, adjudicate_games_request,
 };
-use arbiter_rules::{AdjudicationRequest, AnalysisBudget, CastlingMode};
+use arbiter_rules::{AdjudicationRequest, CastlingMode};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -27,31 +27,8 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::adjudicate::{self, Place, Settings};
 use crate::guard::{Admission, CallDeadline};
+use crate::limits::{self, Limits};
 use crate::workers::Workers;
-
-/// Request limits enforced by the handlers.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// Most moves accepted in one request or game.
-    pub max_moves: usize,
-    /// How much analysis dead positions and "can the opponent still mate?" may use.
-    pub analysis: AnalysisBudget,
-    /// Largest PGN text of one request message, in bytes.
-    pub max_pgn_bytes: usize,
-    /// Most games answered on one `AdjudicateGames` stream.
-    pub max_games_per_stream: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            max_moves: arbiter_pgn::DEFAULT_MAX_PLIES as usize,
-            analysis: AnalysisBudget::Full,
-            max_pgn_bytes: arbiter_pgn::DEFAULT_MAX_GAME_BYTES as usize,
-            max_games_per_stream: crate::cli::DEFAULT_MAX_GAMES_PER_STREAM as usize,
-        }
-    }
-}
 
 /// How long streams may wait, and how long a stream's message may take.
 #[derive(Debug, Clone, Copy)]
@@ -66,8 +43,8 @@ pub struct StreamTimes {
 impl Default for StreamTimes {
     fn default() -> Self {
         Self {
-            idle: Duration::from_secs(60),
-            message: Duration::from_secs(10),
+            idle: limits::default_duration(limits::DEFAULT_STREAM_IDLE_TIMEOUT),
+            message: limits::default_duration(limits::DEFAULT_REQUEST_TIMEOUT),
         }
     }
 }
@@ -275,9 +252,7 @@ fn adjudicate_wire_game(
 fn settings(limits: Limits, claim_draw: bool) -> Settings {
     Settings {
         claim_draw,
-        analysis: limits.analysis,
-        max_moves: limits.max_moves,
-        max_game_bytes: limits.max_pgn_bytes,
+        limits,
         notation: Notation::default(),
     }
 }

@@ -16,6 +16,7 @@ use arbiter_rules::AnalysisBudget;
 use arbiter_server::adjudicate::Settings;
 use arbiter_server::adjudicate_cli::{Summary, run};
 use arbiter_server::cli::OutputFormat;
+use arbiter_server::limits::Limits;
 
 include!("../../../pgn/tests/pgn/common/known_failures.rs");
 
@@ -61,7 +62,10 @@ fn shared_corpus_adjudicates() {
         dir.display()
     );
     let settings = Settings {
-        analysis: AnalysisBudget::Fast,
+        limits: Limits {
+            analysis: AnalysisBudget::Fast,
+            ..Limits::default()
+        },
         ..Settings::default()
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)

@@ -1,0 +1,242 @@
+//! Every bound of the server and the CLI, with its default as a named constant: the flags of
+//! `arbiter serve` and `arbiter adjudicate` ([`crate::cli`]) take their defaults from here, and
+//! [`Limits`], the bounds on the chess work of one call or game that the handlers
+//! ([`crate::service`]) and the CLI ([`crate::adjudicate_cli`]) both enforce, is built from the
+//! same constants. The README's "Limits" table and the chart's `values.yaml` state the same
+//! numbers; a test of [`crate::cli`] checks that every flag's default is the constant named here.
+//!
+//! Durations are written as the flags read them ("10s", "5m"; see [`crate::cli::parse_duration`]).
+
+use std::time::Duration;
+
+use arbiter_rules::AnalysisBudget;
+
+/// Default of `--max-moves` (both commands): most plies of one game or moves of one request
+/// (10,000), the PGN reader's own bound ([`arbiter_pgn::DEFAULT_MAX_PLIES`]).
+pub const DEFAULT_MAX_MOVES: u32 = arbiter_pgn::DEFAULT_MAX_PLIES;
+
+/// Default of `--max-pgn-bytes` (`serve`) and `--max-game-bytes` (`adjudicate`): most bytes of one
+/// game's PGN text (1 MiB), the PGN reader's own bound ([`arbiter_pgn::DEFAULT_MAX_GAME_BYTES`]).
+pub const DEFAULT_MAX_PGN_BYTES: u32 = arbiter_pgn::DEFAULT_MAX_GAME_BYTES;
+
+/// Default of `--max-games-per-stream`: most games answered on one `AdjudicateGames` stream
+/// (10,000).
+pub const DEFAULT_MAX_GAMES_PER_STREAM: u32 = 10_000;
+
+/// Default of `--analysis` (both commands): the full helpmate search, bounded by the analyzer's
+/// node limit and, on the server, by the request timeout.
+pub const DEFAULT_ANALYSIS: AnalysisBudget = AnalysisBudget::Full;
+
+/// Default of `--max-message-bytes`: largest request or response message (4 MiB, gRPC's usual
+/// default).
+pub const DEFAULT_MAX_MESSAGE_BYTES: u32 = 4 * 1024 * 1024;
+
+/// Default of `--max-request-bytes-in-flight`: 8 MiB of requests on the wire, two requests
+/// of the default largest size (4 MiB). A decoded request takes up to ~12 times its wire size
+/// (empty move strings, the worst case; ~5 times for game moves in UCI), ~50 MiB for one 4 MiB
+/// message. Measured (BENCHMARKS.md, "Server memory under load"): under 1,000 concurrent 60 KB
+/// calls and 200 concurrent 4 MiB calls the peak was ~150 / ~160 MiB with 8 MiB, ~180 / ~205 MiB
+/// with 16 MiB, against 370 / 650-690 MiB without a budget; the rest of the peak is mostly
+/// unread request data in HTTP/2 flow-control windows, which the budget does not see.
+pub const DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT: u64 = 8 * 1024 * 1024;
+
+/// Default of `--concurrency-limit`: unary calls admitted at once in the process (2,048).
+pub const DEFAULT_CONCURRENCY_LIMIT: u32 = 2048;
+
+/// Default of `--max-streams`: `AdjudicateGames` streams open at once (256).
+pub const DEFAULT_MAX_STREAMS: u32 = 256;
+
+/// Default of `--max-analyses`: "can this side still checkmate?" searches at once (1; each holds
+/// about 100 MiB of search memory at most).
+pub const DEFAULT_MAX_ANALYSES: u32 = 1;
+
+/// Default of `--max-connections`: connections open at once on the gRPC port (1,024).
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 1024;
+
+/// Default of `--health-max-connections`: connections open at once on the health port (32).
+pub const DEFAULT_HEALTH_MAX_CONNECTIONS: u32 = 32;
+
+/// Default of `--metrics-max-connections`: connections open at once on the metrics port (16).
+pub const DEFAULT_METRICS_MAX_CONNECTIONS: u32 = 16;
+
+/// Default of `--max-concurrent-streams`: calls in progress on one connection (HTTP/2
+/// `SETTINGS_MAX_CONCURRENT_STREAMS`, 128).
+pub const DEFAULT_MAX_CONCURRENT_STREAMS: u32 = 128;
+
+/// The default HTTP/2 flow-control window of one stream (`--http2-stream-window-bytes`, 16 KiB):
+/// what a client may send on one call ahead of what the server has read (a larger message is
+/// simply sent in several windows).
+///
+/// The two windows are chosen together, against two limits:
+/// - **Memory.** Request data received but not read yet is invisible to the request-bytes
+///   budget. Each admitted call holds at most one stream window of it, and each connection at
+///   most one connection window. (A flood of 250 connections filling 1 MiB windows took the
+///   server to ~365 MiB.)
+/// - **The `h2` crate's flood guard against small DATA frames** (h2 0.4.16 and later, not
+///   configurable through hyper). A connection may hold unread frames under 256 bytes costing at
+///   most half its connection window, each costing 256 minus its size. When it holds more, it is
+///   closed with GOAWAY `ENHANCE_YOUR_CALM`. The worst a single call can buffer is its stream
+///   window of small frames.
+///
+/// A client a whole window ahead gets the window back a few bytes at a time and sends each
+/// message as two frames, so a full call window of messages of `s` bytes costs up to
+/// `16 KiB × (512 − s) / s`. With 16 KiB per stream and 1 MiB per connection (a 512 KiB budget)
+/// that stays under the guard for messages of 16 bytes or more: one-game messages streamed
+/// faster than they are answered never close the connection.
+///
+/// Memory: only admitted calls hold unread data (`--concurrency-limit` + `--max-streams`, 2,304
+/// × 16 KiB = 36 MiB). Measured with 1,000 connections × 16 / × 64 stalled calls (peak
+/// `VmHWM`): 112 / 160 MiB; the 64 KiB + 64 KiB windows before: 71 / 143 MiB, and those let
+/// about 220 unread one-game messages close a connection (BENCHMARKS.md, "Small messages and the
+/// HTTP/2 flood guard").
+pub const DEFAULT_HTTP2_STREAM_WINDOW_BYTES: u32 = 16 * 1024;
+
+/// The default HTTP/2 flow-control window of one connection (`--http2-connection-window-bytes`,
+/// 1 MiB). It bounds the unread request data of all the connection's calls, and half of it is
+/// the HTTP/2 layer's budget for unread small DATA frames; see [`DEFAULT_HTTP2_STREAM_WINDOW_BYTES`].
+pub const DEFAULT_HTTP2_CONNECTION_WINDOW_BYTES: u32 = 1024 * 1024;
+
+/// Default of `--access-log-sample`: with `--access-log sampled`, one call in 100 is logged.
+pub const DEFAULT_ACCESS_LOG_SAMPLE: u64 = 100;
+
+/// Default of `--request-timeout`: longest time of one call, or of one stream message's work.
+pub const DEFAULT_REQUEST_TIMEOUT: &str = "10s";
+
+/// Default of `--max-queue-wait`: longest wait of an admitted call for a worker.
+pub const DEFAULT_MAX_QUEUE_WAIT: &str = "1s";
+
+/// Default of `--stream-idle-timeout`: longest silence of a stream's client, either way.
+pub const DEFAULT_STREAM_IDLE_TIMEOUT: &str = "60s";
+
+/// Default of `--drain-timeout`: longest graceful shutdown, lame-duck period included.
+pub const DEFAULT_DRAIN_TIMEOUT: &str = "15s";
+
+/// Default of `--lame-duck`: calls still accepted after a shutdown signal.
+pub const DEFAULT_LAME_DUCK: &str = "2s";
+
+/// Default of `--handshake-timeout`: longest time from accept to the HTTP/2 preface.
+pub const DEFAULT_HANDSHAKE_TIMEOUT: &str = "10s";
+
+/// Default of `--connection-idle-timeout`: a connection without calls this long is closed.
+pub const DEFAULT_CONNECTION_IDLE_TIMEOUT: &str = "5m";
+
+/// Default of `--max-connection-age`: older connections are asked to reconnect.
+pub const DEFAULT_MAX_CONNECTION_AGE: &str = "5m";
+
+/// Default of `--max-connection-age-grace`: calls' time to finish on a connection past its age.
+pub const DEFAULT_MAX_CONNECTION_AGE_GRACE: &str = "30s";
+
+/// Default of `--http2-keepalive-interval`: pings on idle connections.
+pub const DEFAULT_HTTP2_KEEPALIVE_INTERVAL: &str = "60s";
+
+/// Default of `--http2-keepalive-timeout`: wait for a ping's answer.
+pub const DEFAULT_HTTP2_KEEPALIVE_TIMEOUT: &str = "20s";
+
+/// Default of `--tls-reload-interval`: how often the TLS files are read again.
+pub const DEFAULT_TLS_RELOAD_INTERVAL: &str = "30s";
+
+/// One of the duration defaults above as a [`Duration`].
+///
+/// # Panics
+/// When `text` is not a duration [`crate::cli::parse_duration`] reads; every constant of this
+/// module is one (a test reads them all).
+#[must_use]
+pub fn default_duration(text: &str) -> Duration {
+    crate::cli::parse_duration(text)
+        .unwrap_or_else(|error| panic!("the default duration {text:?} is unreadable: {error}"))
+}
+
+/// The bounds on the chess work of one call or game, the same for the server's handlers and for
+/// `arbiter adjudicate` (which reads a file, not a stream: it does not use
+/// `max_games_per_stream`). Built from the flags; [`Limits::default`] is the flags' defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most moves of one request or plies of one game (`--max-moves`).
+    pub max_moves: usize,
+    /// Most bytes of one game's PGN text, and of the `pgn` field of one request message
+    /// (`--max-pgn-bytes`, `--max-game-bytes`).
+    pub max_pgn_bytes: usize,
+    /// How much analysis dead positions and "can the opponent still mate?" may use
+    /// (`--analysis`).
+    pub analysis: AnalysisBudget,
+    /// Most games answered on one `AdjudicateGames` stream (`--max-games-per-stream`).
+    pub max_games_per_stream: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_moves: usize_of(DEFAULT_MAX_MOVES),
+            max_pgn_bytes: usize_of(DEFAULT_MAX_PGN_BYTES),
+            analysis: DEFAULT_ANALYSIS,
+            max_games_per_stream: usize_of(DEFAULT_MAX_GAMES_PER_STREAM),
+        }
+    }
+}
+
+impl Limits {
+    /// The PGN reader's bounds these limits imply (the reader's own defaults for what they do
+    /// not set: tags, tag length, variation depth).
+    #[must_use]
+    pub fn reader_limits(&self) -> arbiter_pgn::ReaderLimits {
+        arbiter_pgn::ReaderLimits {
+            max_game_bytes: self.max_pgn_bytes.max(1),
+            max_plies: self.max_moves,
+            ..arbiter_pgn::ReaderLimits::default()
+        }
+    }
+}
+
+/// A flag's `u32` value as a count of this platform (saturating on 16-bit targets).
+#[must_use]
+pub fn usize_of(value: u32) -> usize {
+    usize::try_from(value).unwrap_or(usize::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_duration_default_is_readable_and_not_zero() {
+        for text in [
+            DEFAULT_REQUEST_TIMEOUT,
+            DEFAULT_MAX_QUEUE_WAIT,
+            DEFAULT_STREAM_IDLE_TIMEOUT,
+            DEFAULT_DRAIN_TIMEOUT,
+            DEFAULT_LAME_DUCK,
+            DEFAULT_HANDSHAKE_TIMEOUT,
+            DEFAULT_CONNECTION_IDLE_TIMEOUT,
+            DEFAULT_MAX_CONNECTION_AGE,
+            DEFAULT_MAX_CONNECTION_AGE_GRACE,
+            DEFAULT_HTTP2_KEEPALIVE_INTERVAL,
+            DEFAULT_HTTP2_KEEPALIVE_TIMEOUT,
+            DEFAULT_TLS_RELOAD_INTERVAL,
+        ] {
+            assert!(!default_duration(text).is_zero(), "{text}");
+        }
+        assert_eq!(
+            default_duration(DEFAULT_REQUEST_TIMEOUT),
+            Duration::from_secs(10)
+        );
+    }
+
+    #[test]
+    fn the_reader_is_bounded_by_the_limits_and_keeps_its_own_other_bounds() {
+        let limits = Limits {
+            max_moves: 7,
+            max_pgn_bytes: 0,
+            ..Limits::default()
+        };
+        let reader = limits.reader_limits();
+        assert_eq!((reader.max_plies, reader.max_game_bytes), (7, 1));
+        assert_eq!(
+            reader.max_tags,
+            arbiter_pgn::ReaderLimits::default().max_tags
+        );
+        assert_eq!(
+            Limits::default().reader_limits(),
+            arbiter_pgn::ReaderLimits::default()
+        );
+    }
+}
