@@ -23,10 +23,14 @@
 pub mod convert;
 
 /// Generated code of the protobuf package `arbiter.v1`: messages, enums, the
-/// `arbiter_service_client` and the `arbiter_service_server` modules.
+/// `arbiter_service_client` and the `arbiter_service_server` modules, and for every message and
+/// enum the `serde` implementations of its proto3 JSON form (pbjson): proto field names
+/// (snake_case), every field written, defaults included, enums by name; both field spellings
+/// and enum names or numbers are read.
 pub mod v1 {
     #![allow(missing_docs, clippy::all, clippy::pedantic)]
     tonic::include_proto!("arbiter.v1");
+    include!(concat!(env!("OUT_DIR"), "/arbiter.v1.serde.rs"));
 }
 
 /// The encoded `google.protobuf.FileDescriptorSet` of `arbiter/v1/arbiter.proto`, for gRPC

@@ -10,7 +10,7 @@ use arbiter_proto::v1::{
     AdjudicateGameRequest, AdjudicateGamesRequest, AdjudicateGamesResponse,
     adjudicate_game_request, adjudicate_games_request, adjudicate_games_response,
 };
-use serde_json::{Value, json};
+use serde_json::Value;
 use tonic::{Code, codegen::tokio_stream};
 use tonic_types::StatusExt as _;
 
@@ -25,103 +25,6 @@ fn cli(file: &Path, args: &[&str]) -> std::process::Output {
             .args(args),
         CLI_TIMEOUT,
     )
-}
-
-/// The JSON record of a stream response, written independently of the CLI's writer, with the
-/// documented keys of `--format jsonl` (claims included).
-fn expected_json(response: &AdjudicateGamesResponse) -> Value {
-    let mut record = json!({
-        "index": response.index,
-        "line": response.line,
-        "tags": response.tags.as_ref().map(|t| json!({
-            "event": t.event, "site": t.site, "date": t.date,
-            "round": t.round, "white": t.white, "black": t.black,
-        })),
-    });
-    let fields = record.as_object_mut().expect("object");
-    match response.result.as_ref().expect("verdict or error") {
-        adjudicate_games_response::Result::Verdict(v) => {
-            let o = v.outcome.clone().expect("outcome");
-            let event = v.event.as_ref().map(|e| {
-                json!({
-                    "kind": e.kind().as_str_name(),
-                    "side": e.side().as_str_name(),
-                })
-            });
-            for (key, value) in [
-                ("declared_result", json!(v.declared_result)),
-                ("result", json!(o.result_text)),
-                ("termination", json!(o.termination().as_str_name())),
-                ("fide_article", json!(o.fide_article)),
-                ("ply", json!(o.ply)),
-                ("description", json!(o.description)),
-                ("ply_count", json!(v.ply_count)),
-                ("plies_after_end", json!(v.plies_after_end)),
-                ("explanation", json!(v.explanation)),
-                ("event", json!(event)),
-                ("undetermined", json!(v.undetermined)),
-                ("disagreement", json!(v.disagreement)),
-                ("disagreement_reason", json!(v.disagreement_reason)),
-                ("fen", json!(v.fen)),
-                (
-                    "evidence",
-                    json!(
-                        v.evidence
-                            .iter()
-                            .map(|m| m.san.as_str())
-                            .collect::<Vec<_>>()
-                    ),
-                ),
-                (
-                    "claims",
-                    json!(
-                        v.claims
-                            .iter()
-                            .map(|c| {
-                                let mut claim = json!({
-                                    "claimable_now": c.claimable_now,
-                                    "fide_article": c.fide_article,
-                                    "kind": c.kind().as_str_name(),
-                                });
-                                if let Some(m) = &c.r#move {
-                                    claim["move"] = json!(m.san);
-                                    claim["uci"] = json!(m.uci);
-                                }
-                                claim
-                            })
-                            .collect::<Vec<_>>()
-                    ),
-                ),
-                ("laws", json!(v.laws)),
-                (
-                    "warnings",
-                    json!(
-                        v.warnings
-                            .iter()
-                            .map(|w| json!({
-                                "code": w.code, "line": w.line,
-                                "message": w.message, "ply": w.ply,
-                            }))
-                            .collect::<Vec<_>>()
-                    ),
-                ),
-                ("warnings_omitted", json!(v.warnings_omitted)),
-                ("error", Value::Null),
-            ] {
-                fields.insert(key.to_owned(), value);
-            }
-        }
-        adjudicate_games_response::Result::Error(e) => {
-            fields.insert(
-                "error".to_owned(),
-                json!({
-                    "field": e.field, "reason": e.reason, "description": e.description,
-                    "line": e.line, "column": e.column, "ply": e.ply, "move": e.r#move,
-                }),
-            );
-        }
-    }
-    record
 }
 
 /// Sends `messages` on one AdjudicateGames stream and collects every response.
@@ -169,20 +72,21 @@ async fn cli_and_stream_give_the_same_verdicts() {
     files.sort();
     for file in files {
         let output = cli(&file, &["--format", "jsonl", "--analysis", "fast"]);
-        let lines: Vec<Value> = String::from_utf8(output.stdout)
-            .expect("UTF-8")
-            .lines()
-            .map(|line| serde_json::from_str(line).expect("a JSON line"))
-            .collect();
+        let stdout = String::from_utf8(output.stdout).expect("UTF-8");
         let text = std::fs::read_to_string(&file).expect("read");
         let responses = stream(&server, vec![pgn_message(text)]).await;
+        let lines: Vec<&str> = stdout.lines().collect();
         assert_eq!(lines.len(), responses.len(), "{}", file.display());
         assert!(!lines.is_empty(), "{}", file.display());
         for (i, (line, response)) in lines.iter().zip(&responses).enumerate() {
             assert_eq!(response.index as usize, i);
+            // The record is the proto3 JSON of the very message the stream sent: read back as
+            // that message it is equal, and written again it is the same line.
+            let read: AdjudicateGamesResponse = serde_json::from_str(line).expect("proto3 JSON");
+            assert_eq!(&read, response, "{} game {i}", file.display());
             assert_eq!(
-                line,
-                &expected_json(response),
+                serde_json::to_string(response).expect("JSON"),
+                *line,
                 "{} game {i}",
                 file.display()
             );
@@ -191,7 +95,10 @@ async fn cli_and_stream_give_the_same_verdicts() {
             .iter()
             .filter(|r| matches!(r.result, Some(adjudicate_games_response::Result::Error(_))))
             .count();
-        let clean = errors == 0 && lines.iter().all(|l| l["disagreement"] != json!(true));
+        let clean = errors == 0
+            && responses.iter().all(|r| {
+                !matches!(&r.result, Some(adjudicate_games_response::Result::Verdict(v)) if v.disagreement)
+            });
         assert_eq!(
             output.status.code(),
             Some(if clean { 0 } else { 2 }),
@@ -323,10 +230,12 @@ fn cli_exit_status_names_the_illegal_move() {
     );
     assert_eq!(output.status.code(), Some(2));
     let record: Value = serde_json::from_slice(&output.stdout).expect("one JSON line");
-    assert_eq!(record["result"], "1/2-1/2");
-    assert_eq!(record["termination"], "TERMINATION_STALEMATE");
+    let verdict = &record["verdict"];
+    assert_eq!(verdict["outcome"]["result_text"], "1/2-1/2");
+    assert_eq!(verdict["outcome"]["termination"], "TERMINATION_STALEMATE");
+    assert_eq!(verdict["disagreement"], true);
     assert_eq!(
-        record["disagreement_reason"],
+        verdict["disagreement_reason"],
         "the Result tag says 1-0, but the rules say 1/2-1/2: stalemate at ply 1 (FIDE Laws 5.2.1)"
     );
 

@@ -690,10 +690,15 @@ fn shared_corpus_chess960_games_adjudicate_through_the_cli() {
         .map(|line| serde_json::from_str(line).expect("a JSON line"))
         .collect();
     assert_eq!(lines.len(), 24);
-    assert!(lines.iter().all(|line| line["error"].is_null()), "{stdout}");
+    assert!(
+        lines
+            .iter()
+            .all(|line| line.get("error").is_none() && line["verdict"].is_object()),
+        "{stdout}"
+    );
     let checkmates = lines
         .iter()
-        .filter(|line| line["termination"] == "TERMINATION_CHECKMATE")
+        .filter(|line| line["verdict"]["outcome"]["termination"] == "TERMINATION_CHECKMATE")
         .count();
     assert_eq!(checkmates, 4);
 }

@@ -197,12 +197,13 @@ fn adjudicate_cli_writes_evidence_in_the_language() {
         assert_eq!(output.status.code(), Some(0), "{language}");
         let line: serde_json::Value =
             serde_json::from_slice(&output.stdout).expect("one JSON line");
-        assert_eq!(line["termination"], "TERMINATION_FLAG_FALL");
-        let sans: Vec<String> = line["evidence"]
+        let verdict = &line["verdict"];
+        assert_eq!(verdict["outcome"]["termination"], "TERMINATION_FLAG_FALL");
+        let sans: Vec<String> = verdict["evidence"]
             .as_array()
             .expect("evidence")
             .iter()
-            .map(|san| san.as_str().expect("SAN").to_owned())
+            .map(|mv| mv["san"].as_str().expect("SAN").to_owned())
             .collect();
         assert!(
             sans.last().is_some_and(|san| san.ends_with('#')),

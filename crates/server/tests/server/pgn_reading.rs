@@ -68,9 +68,9 @@ fn tag_section_after_a_blank_line_is_a_game_without_movetext_not_merged_into_the
     );
     assert_eq!(
         (
-            r2["result"].as_str(),
-            r2["fide_article"].as_str(),
-            r2["error"].is_null()
+            r2["verdict"]["outcome"]["result_text"].as_str(),
+            r2["verdict"]["outcome"]["fide_article"].as_str(),
+            r2.get("error").is_none()
         ),
         (Some("0-1"), Some("5.1.1"), true)
     );
@@ -110,9 +110,9 @@ fn annotation_glyphs_never_cost_a_game_its_verdict() {
     assert_eq!((summary.games, summary.errors), (1, 0));
     assert_eq!(
         (
-            records[0]["result"].as_str(),
-            records[0]["fide_article"].as_str(),
-            records[0]["ply_count"].as_u64()
+            records[0]["verdict"]["outcome"]["result_text"].as_str(),
+            records[0]["verdict"]["outcome"]["fide_article"].as_str(),
+            records[0]["verdict"]["ply_count"].as_u64()
         ),
         (Some("0-1"), Some("5.1.1"), Some(4))
     );
