@@ -537,7 +537,7 @@ mod tests {
     /// is none). The marker declares the result when the tag is missing: a resignation (5.1.2),
     /// and a disagreement names the marker.
     #[test]
-    fn the_termination_marker_declares_the_result_when_the_tag_is_missing() {
+    fn r_the_termination_marker_declares_the_result_when_the_tag_is_missing() {
         let v = verdict("[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 0-1\n", None);
         let outcome = v.outcome.as_ref().expect("ended");
         assert_eq!(outcome.result_text, "0-1", "{}", v.explanation);

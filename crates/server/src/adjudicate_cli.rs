@@ -754,7 +754,7 @@ mod tests {
     /// unproven (no mating line is looked for), and nothing in the table or the summary said
     /// so. The header names the level and the summary counts the unproven losses.
     #[test]
-    fn the_table_names_the_analysis_level_and_the_summary_counts_unproven_losses() {
+    fn r_the_table_names_the_analysis_level_and_the_summary_counts_unproven_losses() {
         let settings = Settings {
             limits: Limits {
                 analysis: arbiter_rules::AnalysisBudget::Material,

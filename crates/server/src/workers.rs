@@ -423,7 +423,7 @@ mod tests {
     /// two workers, stream messages use at most one: while one runs, a second waits, and a
     /// unary call gets the other worker at once.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn stream_messages_leave_a_worker_for_unary_calls() {
+    async fn r_stream_messages_leave_a_worker_for_unary_calls() {
         let workers = Workers::new(2, Duration::from_millis(50), 0);
         let (started_tx, mut started_rx) = tokio::sync::mpsc::unbounded_channel();
         let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
@@ -483,7 +483,7 @@ mod tests {
     /// waited behind analysis-heavy ones. The stream worker is now given up with the worker:
     /// while one stream message waits for the analysis slot, another stream's message runs.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_stream_message_waiting_for_an_analysis_leaves_its_stream_worker() {
+    async fn r_a_stream_message_waiting_for_an_analysis_leaves_its_stream_worker() {
         let _bound = ANALYSIS_BOUND.lock().await;
         let workers = Workers::new(2, Duration::from_secs(5), 8).with_stream_workers(1);
         let (release, holder) = hold_the_analysis_slot();
@@ -518,7 +518,7 @@ mod tests {
     /// A call whose analysis finds no slot within the bound is refused at once, counted as
     /// `analysis_queue`, and never answered with a weaker analysis.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn an_analysis_that_finds_no_slot_in_time_is_refused() {
+    async fn r_an_analysis_that_finds_no_slot_in_time_is_refused() {
         let _bound = ANALYSIS_BOUND.lock().await;
         let workers = Workers::new(1, Duration::from_secs(5), 8);
         let (release, holder) = hold_the_analysis_slot();

@@ -454,7 +454,7 @@ async fn abandoned_slow_calls_give_the_worker_back() {
 /// now give their worker up while they wait and run: with one worker, one analysis slot and
 /// five slow calls under way, a cheap call is served, and every slow call still gets its answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn waiting_analyses_do_not_hold_the_workers_cheap_calls_need() {
+async fn r_waiting_analyses_do_not_hold_the_workers_cheap_calls_need() {
     // A long queue wait: every analysis waits its turn for the slot (none is refused).
     let server = Server::start_with(&[
         "--workers",
@@ -507,7 +507,7 @@ async fn waiting_analyses_do_not_hold_the_workers_cheap_calls_need() {
 /// one worker, those past the bound are refused, cheap calls are served meanwhile, and the
 /// others are answered or reach their deadline.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn analyses_past_the_bound_of_calls_away_are_refused_not_seated() {
+async fn r_analyses_past_the_bound_of_calls_away_are_refused_not_seated() {
     const SLOW_CALLS: usize = 24;
     // A long queue wait, so that only the bound of calls away refuses (not the wait for the
     // analysis slot, which has a test of its own).
@@ -1268,7 +1268,7 @@ async fn read_until_closed(tcp: &mut tokio::net::TcpStream) -> Vec<u8> {
 /// Issue 10 fresh-user finding: a peer that never answers the server's keepalive PINGs is closed
 /// after `--http2-keepalive-timeout`, and counted as `keepalive_timeout`, not as a client close.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_peer_ignoring_keepalive_pings_is_closed_as_keepalive_timeout() {
+async fn r_a_peer_ignoring_keepalive_pings_is_closed_as_keepalive_timeout() {
     use tokio::io::AsyncWriteExt as _;
     let server = Server::start_with(&[
         "--http2-keepalive-interval",
@@ -1300,7 +1300,7 @@ async fn a_peer_ignoring_keepalive_pings_is_closed_as_keepalive_timeout() {
 /// `flood_guard` and leaves no per-connection WARN line in the log (h2's own warning is
 /// filtered out by default).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn rapid_resets_are_counted_as_flood_guard_and_not_logged_per_connection() {
+async fn r_rapid_resets_are_counted_as_flood_guard_and_not_logged_per_connection() {
     use tokio::io::AsyncWriteExt as _;
     let server = Server::start_with(&[]);
     // HPACK (RFC 7541), no dynamic table: :method POST, :scheme http, :path /, and :authority
@@ -1342,7 +1342,7 @@ async fn rapid_resets_are_counted_as_flood_guard_and_not_logged_per_connection()
 /// Issue 10 fresh-user finding: a second SIGTERM (or Ctrl-C) during a long drain did nothing.
 /// It now ends the process at once, logged, with 128 + 15 as a shell reports a SIGTERM kill.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_second_signal_during_the_drain_exits_at_once() {
+async fn r_a_second_signal_during_the_drain_exits_at_once() {
     let mut server = Server::start_with(&["--lame-duck", "60s", "--drain-timeout", "60s"]);
     server.signal("TERM");
     settle("the first SIGTERM logged", || {
@@ -1486,7 +1486,7 @@ async fn requests_beyond_the_byte_budget_are_refused_and_the_bytes_come_back() {
 /// 30,000 bytes and send nothing more, one holds 30,005 bytes and three are refused holding
 /// nothing, and a real call whose message arrives with its header is served beside them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn headers_declaring_large_messages_cannot_hold_the_byte_budget() {
+async fn r_headers_declaring_large_messages_cannot_hold_the_byte_budget() {
     let server = Server::start_with(&[
         "--max-request-bytes-in-flight",
         "65536",
@@ -1531,7 +1531,7 @@ async fn headers_declaring_large_messages_cannot_hold_the_byte_budget() {
 /// both end with DEADLINE_EXCEEDED naming what arrived, and the budget is free again for the
 /// call. (The stream idle timeout stays 60 s: the old server left them open.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn stalled_messages_cannot_hold_the_byte_budget() {
+async fn r_stalled_messages_cannot_hold_the_byte_budget() {
     let server = Server::start_with(&[
         "--max-request-bytes-in-flight",
         "220000",
@@ -1691,7 +1691,7 @@ fn a_byte_budget_below_the_message_size_is_refused_at_startup() {
 /// error-ratio alert and skew every ratio. A client going away is `Canceled`, and every started
 /// call is handled.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn calls_the_client_abandons_are_handled_as_canceled() {
+async fn r_calls_the_client_abandons_are_handled_as_canceled() {
     let server = Server::start();
     let client = RawClient::connect(&server).await;
     // 1. Reset while sending the request: half a message, then RST_STREAM(CANCEL).
@@ -1737,7 +1737,7 @@ async fn calls_the_client_abandons_are_handled_as_canceled() {
 /// (a kubelet would count failed liveness probes during every long drain). The probes' listener
 /// now answers until the gRPC port has drained.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn liveness_answers_on_the_health_port_until_the_drain_ends() {
+async fn r_liveness_answers_on_the_health_port_until_the_drain_ends() {
     let mut server = Server::start_with(&["--lame-duck", "200ms", "--drain-timeout", "20s"]);
     let client = RawClient::connect(&server).await;
     // A call in progress (its message never sent) holds the drain open.
@@ -1781,7 +1781,7 @@ async fn liveness_answers_on_the_health_port_until_the_drain_ends() {
 /// a message, an empty body, a compression flag without `grpc-encoding`. Each is now
 /// INVALID_ARGUMENT, and none is counted as Internal.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn malformed_request_bodies_are_invalid_argument_not_internal() {
+async fn r_malformed_request_bodies_are_invalid_argument_not_internal() {
     let server = Server::start();
     let raw = RawClient::connect(&server).await;
     let message = grpc_frame(&fast_call());
@@ -1815,7 +1815,7 @@ async fn malformed_request_bodies_are_invalid_argument_not_internal() {
 /// idle connections locked the kubelet's probes out long enough for liveness to fail. The
 /// health port closes a connection without a call after 10 s; the probes then get through.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn idle_connections_cannot_hold_the_health_port() {
+async fn r_idle_connections_cannot_hold_the_health_port() {
     let server = Server::start_with(&["--health-max-connections", "2"]);
     let health = server.health_addr().expect("a health listener");
     let mut idle = Vec::new();

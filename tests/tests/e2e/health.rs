@@ -300,7 +300,7 @@ async fn watch_of_readiness_turns_not_serving_on_sigterm_and_does_not_hold_the_d
 /// and `--grpc-addr` write addresses) failed with "transport error" and nothing more. A
 /// `host:port` address is plaintext HTTP/2, and a failure names its cause.
 #[tokio::test]
-async fn health_check_takes_host_port_and_names_why_it_failed() {
+async fn r_health_check_takes_host_port_and_names_why_it_failed() {
     let server = Server::start();
     let health = server.health_addr().expect("a health listener").to_string();
     assert_eq!(

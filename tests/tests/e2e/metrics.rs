@@ -651,7 +651,7 @@ async fn process_metrics_are_exported() {
 /// Issue 10 fresh-user finding: `--log-format text` wrote terminal colour codes into log files.
 /// Written to a pipe (as here, and as to a file), text logs are plain.
 #[tokio::test]
-async fn text_logs_written_to_a_pipe_have_no_colour_codes() {
+async fn r_text_logs_written_to_a_pipe_have_no_colour_codes() {
     let server = Server::start_with(&["--log-format", "text"]);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while server.log_count("arbiter listening") == 0 && std::time::Instant::now() < deadline {
@@ -666,7 +666,7 @@ async fn text_logs_written_to_a_pipe_have_no_colour_codes() {
 /// (tonic's habit), which counts as a server error and feeds the error-ratio alert, so any
 /// client could page the operator. It is the client's fault: `INVALID_ARGUMENT`, counted so.
 #[tokio::test]
-async fn undecodable_requests_are_invalid_argument_not_internal() {
+async fn r_undecodable_requests_are_invalid_argument_not_internal() {
     let server = Server::start();
     let mut grpc = tonic::client::Grpc::new(server.channel().await);
     within("ready", grpc.ready()).await.expect("ready");
@@ -730,7 +730,7 @@ fn try_scrape(server: &Server) -> Option<String> {
 /// `--metrics-max-connections` a connection is closed at once and counted; once the held ones
 /// go, scrapes work again.
 #[tokio::test]
-async fn metrics_connections_beyond_the_cap_are_closed_and_counted() {
+async fn r_metrics_connections_beyond_the_cap_are_closed_and_counted() {
     use std::io::Read as _;
     let server = Server::start_with(&["--metrics-max-connections", "3"]);
     let addr = server.metrics_addr().expect("metrics on");
@@ -790,7 +790,7 @@ async fn metrics_connections_beyond_the_cap_are_closed_and_counted() {
 /// their first event, so `rate()` and the alert rules on them had nothing to read on a healthy
 /// server. Every reason's series is there, at 0, as soon as the server serves.
 #[test]
-fn shed_and_connection_counters_exist_at_zero_before_any_event() {
+fn r_shed_and_connection_counters_exist_at_zero_before_any_event() {
     let server = Server::start();
     let text = server.scrape();
     for reason in [

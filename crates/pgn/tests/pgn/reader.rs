@@ -433,7 +433,7 @@ fn repeated_tag_name_is_a_warning_and_the_first_value_is_used() {
 /// second game's `[Event` a mere `repeated_tag`). A line that starts with a second `[Event "`
 /// starts the next game, and the first is a game without movetext, as with the blank line.
 #[test]
-fn a_second_event_tag_line_without_a_blank_line_starts_the_next_game() {
+fn r_a_second_event_tag_line_without_a_blank_line_starts_the_next_game() {
     let input = b"[Event \"R1\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"*\"]\n[Event \"R2\"]\n[White \"C\"]\n[Black \"D\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
     let games = read_kept(input);
     assert_eq!(games.len(), 2, "{games:?}");
@@ -473,7 +473,7 @@ fn a_second_event_tag_line_without_a_blank_line_starts_the_next_game() {
 /// next one, with or without a blank line before it; a line where the tag pair is followed by
 /// the comment's words (`[Event "quoted"] was the old header}`) stays comment.
 #[test]
-fn an_unterminated_comment_does_not_swallow_the_next_game() {
+fn r_an_unterminated_comment_does_not_swallow_the_next_game() {
     let input = b"[Event \"A\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 {unterminated comment\n\n[Event \"B\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
     let games = read_kept(input);
     assert_eq!(games.len(), 2, "{games:?}");
@@ -569,7 +569,7 @@ fn games_are_neither_joined_nor_split_by_missing_blank_lines_brackets_or_comment
 /// decode as Windows-1252, so its UTF-8 names became mojibake (`MÃ¼ller`) without a word. Each
 /// tag value is decoded on its own; a game whose names mix both encodings is warned about.
 #[test]
-fn each_tag_value_is_decoded_on_its_own_so_a_stray_byte_never_garbles_utf8_names() {
+fn r_each_tag_value_is_decoded_on_its_own_so_a_stray_byte_never_garbles_utf8_names() {
     let g =
         one(b"[White \"M\xc3\xbcller\"]\n[Black \"Ol\xc3\xa1h\"]\n\n1. e4 {it\x92s a trap} e5 *\n");
     assert_eq!(
@@ -736,7 +736,7 @@ fn read_errors_keep_the_game_start_line_and_tags_for_every_kind() {
 /// ("unexpected '['") and the reader's recovery swallowed the second game: "1 game" for two.
 /// The marker ends the game, and the `[` starts the next one, at its own column.
 #[test]
-fn a_tag_section_after_the_termination_marker_on_its_line_starts_the_next_game() {
+fn r_a_tag_section_after_the_termination_marker_on_its_line_starts_the_next_game() {
     let input = b"[Event \"A\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1 [Event \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n";
     let games = read_all(input);
     assert_eq!(games.len(), 2, "{games:?}");
@@ -761,7 +761,7 @@ fn a_tag_section_after_the_termination_marker_on_its_line_starts_the_next_game()
 /// destination square"), although an annotation never costs a game its verdict: an ASCII
 /// evaluation glyph glued to a move is read as the move and the glyph's NAG.
 #[test]
-fn an_ascii_glyph_glued_to_a_move_is_its_nag() {
+fn r_an_ascii_glyph_glued_to_a_move_is_its_nag() {
     let game = one(b"1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6=+ 4. Qxf7#+- 1-0\n");
     assert_eq!(
         sans(&game),
@@ -785,7 +785,7 @@ fn an_ascii_glyph_glued_to_a_move_is_its_nag() {
 /// novelty sign `N` refused their games ("unexpected '‼' in the movetext"), and `½-½` as the
 /// termination marker too. An annotation never costs a game its verdict.
 #[test]
-fn more_annotation_glyphs_and_the_half_point_marker_are_read() {
+fn r_more_annotation_glyphs_and_the_half_point_marker_are_read() {
     let g = one(
         "1. e4 \u{203c} e5 \u{2049} 2. Nf3 \u{2048} Nc6 N 3. Bb5 \u{2013}+ a6 +\u{2013} *\n"
             .as_bytes(),

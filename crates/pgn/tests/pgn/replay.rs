@@ -153,7 +153,7 @@ fn chess960_variant_spellings_and_xfen_castling() {
 /// differ from it. It fails with `missing_fen` at the `Variant` tag's line, like an empty FEN
 /// tag; the start position of such a game is not known.
 #[test]
-fn a_chess960_game_without_a_fen_tag_fails_not_the_standard_start() {
+fn r_a_chess960_game_without_a_fen_tag_fails_not_the_standard_start() {
     for movetext in ["1. e4 e5 *", "1. e4 e5 2. O-O *"] {
         let error = replay(
             &raw(&format!(

@@ -117,7 +117,7 @@ fn forced_reply_into_stalemate_is_a_dead_position_at_the_ply_it_arises() {
 /// kings: the position is dead at ply 1 (FIDE Laws 5.2.2), and a recorded Kxh7 is a ply played
 /// after the end, not insufficient material at ply 2.
 #[test]
-fn a_forced_reply_without_check_into_a_dead_position_ends_the_game_at_its_ply() {
+fn r_a_forced_reply_without_check_into_a_dead_position_ends_the_game_at_its_ply() {
     let fen = "5K1k/7P/8/8/8/8/8/8 w - - 0 1";
     for budget in [AnalysisBudget::Fast, AnalysisBudget::Full] {
         let g = game(fen, CastlingMode::Standard, &["f8f7", "h8h7"], budget);
@@ -378,7 +378,7 @@ fn forfeit_in_a_blocked_dead_position_is_the_dead_position() {
 /// 12.9.6); one who never moved (at ply 0, or Black after White's first move, as in games
 /// abandoned on the first move) forfeits as by default time (6.7.1).
 #[test]
-fn forfeit_after_moves_were_played_cites_12_9_6_not_the_default_time() {
+fn r_forfeit_after_moves_were_played_cites_12_9_6_not_the_default_time() {
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     let before = game(start, CastlingMode::Standard, &[], AnalysisBudget::Full);
     let v = verdict(
@@ -524,7 +524,7 @@ fn moves_after_checkmate_are_warned_at_their_first_ply() {
 /// "undetermined" (its own search only ran within 8 plies of 150). At 125-139 it answered
 /// "undetermined" too, where an 11-ply mate fits: now a line that ends in time.
 #[test]
-fn flag_fall_cannot_mate_when_the_75_move_rule_comes_first_krk() {
+fn r_flag_fall_cannot_mate_when_the_75_move_rule_comes_first_krk() {
     for clock in 125..=146 {
         let fen = format!("7k/8/8/8/8/8/1R6/K7 w - - {clock} 100");
         let g = game(&fen, CastlingMode::Standard, &[], AnalysisBudget::Full);
@@ -574,7 +574,7 @@ fn flag_fall_cannot_mate_when_the_75_move_rule_comes_first_krk() {
 /// plies left exists (with the clock at 141 the search finds one in 9), but this search runs
 /// out of its budget first. (Should the search come to decide it, pick a position it does not.)
 #[test]
-fn an_unproven_loss_at_the_full_level_is_warned() {
+fn r_an_unproven_loss_at_the_full_level_is_warned() {
     let g = game(
         "8/8/8/4k3/8/8/8/KBN5 w - - 136 100",
         CastlingMode::Standard,

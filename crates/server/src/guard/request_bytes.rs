@@ -837,7 +837,7 @@ mod tests {
     /// the budget here): a second liar waits for room there and is refused, holding nothing,
     /// and calls whose message arrives whole with its header need no promise and are served.
     #[tokio::test]
-    async fn headers_alone_can_promise_at_most_half_the_budget() {
+    async fn r_headers_alone_can_promise_at_most_half_the_budget() {
         let budget = RequestBytes::new(1000, Duration::from_millis(20)).with_max_message(400);
         let header = |len: usize| message(len, 0)[..MESSAGE_HEADER_BYTES].to_vec();
         let held = Arc::new(Mutex::new(Held::default()));
@@ -911,7 +911,7 @@ mod tests {
     /// for 10 s with 10 of its bytes missing, and its body ends with DEADLINE_EXCEEDED, naming
     /// what arrived; its bytes go back with the call.
     #[tokio::test(start_paused = true)]
-    async fn a_message_stalled_before_its_last_bytes_ends_at_its_arrival_bound() {
+    async fn r_a_message_stalled_before_its_last_bytes_ends_at_its_arrival_bound() {
         let budget = RequestBytes::new(1000, Duration::from_secs(1))
             .with_arrival_bound(Duration::from_secs(10));
         let held = Arc::new(Mutex::new(Held::default()));

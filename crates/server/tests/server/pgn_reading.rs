@@ -182,7 +182,7 @@ fn empty_fen_tag_fails_as_a_bad_fen_tag() {
 /// from the standard start position without a word. Like an empty FEN tag, it is an error record
 /// (`INVALID_POSITION`, at the `Variant` tag's line) with its tags.
 #[test]
-fn chess960_game_without_a_fen_tag_is_an_error_record_not_the_standard_start() {
+fn r_chess960_game_without_a_fen_tag_is_an_error_record_not_the_standard_start() {
     let input = "[Event \"x\"]\n[Variant \"Chess960\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n";
     let (summary, records) = jsonl(input.as_bytes());
     assert_eq!((summary.games, summary.errors), (1, 1));
