@@ -344,16 +344,26 @@ pub fn run<R: BufRead, W: Write + ?Sized>(
     format: OutputFormat,
     settings: &Settings,
 ) -> io::Result<Summary> {
-    let mut summary = Summary {
-        analysis: settings.limits.analysis.name(),
-        ..Summary::default()
-    };
+    let mut summary = begin(out, format, settings)?;
+    run_records(input, out, format, settings, &mut summary)?;
+    Ok(summary)
+}
+
+/// The summary of a run that starts, its analysis level named, after the table's head (the Laws
+/// line and the header) when the format is the table.
+fn begin<W: Write + ?Sized>(
+    out: &mut W,
+    format: OutputFormat,
+    settings: &Settings,
+) -> io::Result<Summary> {
     if format == OutputFormat::Table {
         writeln!(out, "{}", laws_line(settings))?;
         writeln!(out, "{TABLE_HEADER}")?;
     }
-    run_records(input, out, format, settings, &mut summary)?;
-    Ok(summary)
+    Ok(Summary {
+        analysis: settings.limits.analysis.name(),
+        ..Summary::default()
+    })
 }
 
 /// Games handed to a worker at a time.
@@ -376,14 +386,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
     if jobs <= 1 {
         return run(input, out, format, settings);
     }
-    let mut summary = Summary {
-        analysis: settings.limits.analysis.name(),
-        ..Summary::default()
-    };
-    if format == OutputFormat::Table {
-        writeln!(out, "{}", laws_line(settings))?;
-        writeln!(out, "{TABLE_HEADER}")?;
-    }
+    let mut summary = begin(out, format, settings)?;
     type Record = (Tally, Vec<u8>);
     std::thread::scope(|scope| -> io::Result<()> {
         // Batches go to the workers round-robin and come back in the same order, so the output
