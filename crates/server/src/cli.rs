@@ -72,7 +72,7 @@ pub struct ServeArgs {
     /// the full helpmate search. A level, not a number: the search is bounded by the analyzer's
     /// own node limit (1,000,000 positions per search phase), in time by the request timeout and
     /// in memory by `--max-analyses` (about 100 MiB each).
-    #[arg(long, env = "ARBITER_ANALYSIS", value_enum, default_value_t = Analysis::Full)]
+    #[arg(long, env = "ARBITER_ANALYSIS", value_enum, default_value_t = Analysis::from(limits::DEFAULT_ANALYSIS))]
     pub analysis: Analysis,
 
     /// Longest time a call may take before it fails with DEADLINE_EXCEEDED (e.g. "10s",
@@ -343,6 +343,16 @@ pub enum Analysis {
     Full,
 }
 
+impl From<arbiter_rules::AnalysisBudget> for Analysis {
+    fn from(budget: arbiter_rules::AnalysisBudget) -> Self {
+        match budget {
+            arbiter_rules::AnalysisBudget::Material => Self::Material,
+            arbiter_rules::AnalysisBudget::Fast => Self::Fast,
+            arbiter_rules::AnalysisBudget::Full => Self::Full,
+        }
+    }
+}
+
 impl From<Analysis> for arbiter_rules::AnalysisBudget {
     fn from(analysis: Analysis) -> Self {
         match analysis {
@@ -418,7 +428,7 @@ pub struct AdjudicateArgs {
     pub claim_draws: bool,
     /// How much analysis dead positions and "can the opponent still checkmate?" may use (the
     /// server's default is full too).
-    #[arg(long, value_enum, default_value_t = Analysis::Full)]
+    #[arg(long, value_enum, default_value_t = Analysis::from(limits::DEFAULT_ANALYSIS))]
     pub analysis: Analysis,
     /// Most plies of one game.
     #[arg(long, default_value_t = limits::DEFAULT_MAX_MOVES, value_parser = clap::value_parser!(u32).range(1..))]

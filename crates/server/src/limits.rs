@@ -2,8 +2,10 @@
 //! `arbiter serve` and `arbiter adjudicate` ([`crate::cli`]) take their defaults from here, and
 //! [`Limits`], the bounds on the chess work of one call or game that the handlers
 //! ([`crate::service`]) and the CLI ([`crate::adjudicate_cli`]) both enforce, is built from the
-//! same constants. The README's "Limits" table and the chart's `values.yaml` state the same
-//! numbers; a test of [`crate::cli`] checks that every flag's default is the constant named here.
+//! same constants. The README's "Limits and overload" table states the same numbers (the tests of
+//! [`crate::cli`] check the flags' defaults against those numbers and against
+//! [`Limits::default`]), and `scripts/check-deploy.py` checks that the Helm chart and the
+//! kustomize base set every flag to the binary's default.
 //!
 //! Durations are written as the flags read them ("10s", "5m"; see [`crate::cli::parse_duration`]).
 
