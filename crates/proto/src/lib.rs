@@ -7,17 +7,30 @@
 //! `INVALID_ARGUMENT` status with `google.rpc.BadRequest` details.
 //!
 //! ```
-//! use arbiter_proto::v1::{position, ListLegalMovesRequest, Position};
+//! use arbiter_proto::{convert, v1};
+//! use arbiter_rules::SanLanguage;
 //!
-//! let request = ListLegalMovesRequest {
-//!     position: Some(Position {
-//!         kind: Some(position::Kind::Fen("startpos".to_owned())),
-//!         ..Position::default()
+//! // A ListLegalMoves request as a client sends it, read into the rules' position at its field.
+//! let request = v1::ListLegalMovesRequest {
+//!     position: Some(v1::Position {
+//!         kind: Some(v1::position::Kind::Fen("startpos".to_owned())),
+//!         ..v1::Position::default()
 //!     }),
-//!     ..ListLegalMovesRequest::default()
+//!     ..v1::ListLegalMovesRequest::default()
 //! };
-//! assert!(request.position.is_some());
-//! assert!(!arbiter_proto::FILE_DESCRIPTOR_SET.is_empty());
+//! let position = convert::position_from_wire(request.position.as_ref(), "position").unwrap();
+//! let moves = convert::legal_moves_to_wire_in(&position, SanLanguage::German);
+//! assert_eq!(moves.len(), 20);
+//! let knight = moves.iter().find(|mv| mv.uci == "g1f3").unwrap();
+//! assert_eq!(knight.san, "Sf3");
+//!
+//! // A bad FEN names its field.
+//! let bad = v1::Position {
+//!     kind: Some(v1::position::Kind::Fen("8/8/8 w - - 0 1".to_owned())),
+//!     ..v1::Position::default()
+//! };
+//! let error = convert::position_from_wire(Some(&bad), "position").unwrap_err();
+//! assert_eq!(error.field, "position.fen");
 //! ```
 
 pub mod convert;

@@ -10,8 +10,9 @@ use std::path::PathBuf;
 
 use arbiter_rules::{Position, SanMode};
 
-/// One line of the fixture.
-#[derive(Debug, Default)]
+/// One line of the fixture (every field required, no other field allowed).
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Record {
     fen: String,
     sans: Vec<String>,
@@ -23,124 +24,13 @@ struct Record {
     insufficient: bool,
 }
 
-/// A JSON value of the small subset the fixture uses.
-enum Value {
-    Str(String),
-    List(Vec<String>),
-    Bool(bool),
-}
-
-/// A minimal reader for the fixture's flat objects: string keys; values are strings without
-/// escapes, lists of such strings, or booleans. Anything else is an error.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn expect(&mut self, b: u8) -> Result<(), String> {
-        if self.bytes.get(self.at) == Some(&b) {
-            self.at += 1;
-            Ok(())
-        } else {
-            Err(format!("expected '{}' at byte {}", char::from(b), self.at))
-        }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.at).copied()
-    }
-
-    fn string(&mut self) -> Result<String, String> {
-        self.expect(b'"')?;
-        let start = self.at;
-        while let Some(b) = self.peek() {
-            match b {
-                b'"' => {
-                    let s = std::str::from_utf8(&self.bytes[start..self.at])
-                        .map_err(|e| e.to_string())?
-                        .to_string();
-                    self.at += 1;
-                    return Ok(s);
-                }
-                b'\\' => return Err(format!("escape at byte {}", self.at)),
-                _ => self.at += 1,
-            }
-        }
-        Err("unterminated string".to_string())
-    }
-
-    fn value(&mut self) -> Result<Value, String> {
-        match self.peek() {
-            Some(b'"') => Ok(Value::Str(self.string()?)),
-            Some(b'[') => {
-                self.at += 1;
-                let mut items = Vec::new();
-                if self.peek() == Some(b']') {
-                    self.at += 1;
-                    return Ok(Value::List(items));
-                }
-                loop {
-                    items.push(self.string()?);
-                    match self.peek() {
-                        Some(b',') => self.at += 1,
-                        Some(b']') => {
-                            self.at += 1;
-                            return Ok(Value::List(items));
-                        }
-                        _ => return Err(format!("bad list at byte {}", self.at)),
-                    }
-                }
-            }
-            _ => {
-                for (word, v) in [("true", true), ("false", false)] {
-                    if self.bytes[self.at..].starts_with(word.as_bytes()) {
-                        self.at += word.len();
-                        return Ok(Value::Bool(v));
-                    }
-                }
-                Err(format!("bad value at byte {}", self.at))
-            }
-        }
-    }
-}
-
-fn parse_line(line: &str) -> Result<Record, String> {
-    let mut r = Reader {
-        bytes: line.as_bytes(),
-        at: 0,
-    };
-    let mut rec = Record::default();
-    r.expect(b'{')?;
-    loop {
-        let name = r.string()?;
-        r.expect(b':')?;
-        match (name.as_str(), r.value()?) {
-            ("fen", Value::Str(s)) => rec.fen = s,
-            ("key", Value::Str(s)) => rec.key = s,
-            ("sans", Value::List(v)) => rec.sans = v,
-            ("ucis", Value::List(v)) => rec.ucis = v,
-            ("check", Value::Bool(b)) => rec.check = b,
-            ("checkmate", Value::Bool(b)) => rec.checkmate = b,
-            ("stalemate", Value::Bool(b)) => rec.stalemate = b,
-            ("insufficient", Value::Bool(b)) => rec.insufficient = b,
-            (other, _) => return Err(format!("unexpected field {other}")),
-        }
-        match r.peek() {
-            Some(b',') => r.at += 1,
-            Some(b'}') => return Ok(rec),
-            _ => return Err(format!("bad object at byte {}", r.at)),
-        }
-    }
-}
-
 fn load() -> Vec<Record> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/oracle/positions.jsonl");
     let text = std::fs::read_to_string(&path).expect("oracle fixture readable");
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| parse_line(l).unwrap_or_else(|e| panic!("line {}: {e}", i + 1)))
+        .map(|(i, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("line {}: {e}", i + 1)))
         .collect()
 }
 
