@@ -38,7 +38,8 @@ pub enum FenSyntaxError {
     TooLong(usize),
     /// Not 4 to 6 space-separated fields (placement, side, castling, en passant[, clocks]).
     #[error(
-        "FEN has {0} fields, expected 6 (placement, side to move, castling, en passant, halfmove clock, fullmove number)"
+        "FEN has {0} {fields}, expected 6 (placement, side to move, castling, en passant, halfmove clock, fullmove number)",
+        fields = if *.0 == 1 { "field" } else { "fields" }
     )]
     FieldCount(usize),
     /// The placement does not have 8 ranks separated by `/`.

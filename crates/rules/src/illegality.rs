@@ -64,7 +64,7 @@ pub enum Illegality {
         piece: Option<Piece>,
     },
     /// A pawn moving diagonally onto an empty square that is no en passant target
-    /// (FIDE Laws 3.7.3.1).
+    /// (FIDE Laws 3.7.3).
     PawnCapturesDiagonally {
         /// The destination.
         to: Square,
@@ -93,8 +93,8 @@ pub enum Illegality {
         /// The destination.
         to: Square,
     },
-    /// An en passant capture not on the move right after the double step, or one that would
-    /// expose the king (FIDE Laws 3.7.3.2).
+    /// An en passant capture not on the move right after the double step (FIDE Laws 3.7.3.2);
+    /// one right after it that exposes the king is [`Illegality::EnPassantExposesKing`].
     EnPassantExpired {
         /// The (empty) destination.
         to: Square,
@@ -315,7 +315,7 @@ impl Illegality {
                 Role::King => "3.8.1",
             },
             Illegality::PathBlocked { .. } => "3.5",
-            Illegality::PawnCapturesDiagonally { .. } => "3.7.3.1",
+            Illegality::PawnCapturesDiagonally { .. } => "3.7.3",
             Illegality::PawnBlocked { .. } => "3.7.1",
             Illegality::PawnDoubleStep { .. } | Illegality::PawnJumps { .. } => "3.7.2",
             Illegality::PawnPattern { .. } => "3.7",
@@ -403,7 +403,7 @@ impl fmt::Display for Illegality {
             }
             Illegality::EnPassantExpired { to } => write!(
                 f,
-                "en passant is only possible on the move right after the double step (FIDE Laws 3.7.3.2), or it would expose the king; {to} is empty"
+                "en passant is only possible on the move right after the double step (FIDE Laws 3.7.3.2); {to} is empty"
             ),
             Illegality::PromotionRequired { hint } => {
                 f.write_str("a pawn that reaches the last rank must be promoted to a queen, rook, bishop or knight (FIDE Laws 3.7.5.1)")?;

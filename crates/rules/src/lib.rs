@@ -18,7 +18,7 @@
 //! |---|---|---|
 //! | 2, 3.1-3.6 | the board, the pieces and how they move | [`Position::legal_moves`], [`MoveList`], [`Move`], [`Square`], [`Piece`] |
 //! | 2.2, 3.7, 3.7.5, 3.9 | a position the Laws allow (one king a side, no pawn on the first or last rank, material and checks a game can produce) | [`Position::from_setup`], [`Setup`], [`PositionError`], [`Validation`] |
-//! | 3.7.3 | en passant | [`MoveKind::EnPassant`] |
+//! | 3.7.3, 3.7.3.1, 3.7.3.2 | the pawn's diagonal capture; en passant, on the move right after the double step only | [`MoveKind::EnPassant`], [`Illegality::PawnCapturesDiagonally`], [`Illegality::EnPassantExpired`] |
 //! | 3.7.5 | promotion | [`Move::promotion`] |
 //! | 3.8.2 | castling (standard and Chess960) | [`MoveKind::Castle`], [`CastlingMode`], [`CHESS960_POSITIONS`] |
 //! | 3.9 | check; no move may leave the own king attacked | [`Position::is_check`], [`Position::parse_move`], [`Position::explain_illegal`], [`MoveError`], [`Illegality`] (every cause of an illegal move, with its article) |

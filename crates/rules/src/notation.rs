@@ -730,14 +730,19 @@ impl Position {
             let forward: i32 = if us == Color::White { 8 } else { -8 };
             let diagonal = t.pawn(us, from).contains(to);
             if diagonal {
-                if !self.occupied().contains(to) && self.ep_square != Some(to) {
+                // A capture onto the square a double step just skipped is en passant: when it
+                // is not legal it exposes the king, which the test below names (3.9.2).
+                if !self.occupied().contains(to)
+                    && self.ep_square != Some(to)
+                    && self.double_step != Some(to)
+                {
                     let ep_target = Square::from_coords(to.file(), from.rank());
                     let beside = self.piece_at(ep_target)
                         == Some(crate::types::Piece {
                             color: us.other(),
                             role: Role::Pawn,
                         });
-                    return if beside && self.ep_square != Some(to) {
+                    return if beside {
                         Illegality::EnPassantExpired { to }
                     } else {
                         Illegality::PawnCapturesDiagonally { to }

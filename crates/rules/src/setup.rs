@@ -570,6 +570,7 @@ impl Position {
             1,
             MAX_FULLMOVE_NUMBER,
         )?;
+        pos.double_step = ep;
         if let Some(ep) = ep
             && pos.has_legal_ep_capture(ep)
         {

@@ -668,7 +668,7 @@ mod tests {
     /// the verdict, with their lines and, for a glyph, the ply of the move it follows (a fresh
     /// user's finding: it was 0).
     #[test]
-    fn pgn_reader_warnings_reach_the_verdict() {
+    fn r_glyph_warnings_had_ply_0_instead_of_the_move_they_follow() {
         let v = verdict(
             "[Result \"1-0\"]\n[White \"A\"]\n[White \"B\"]\n\n1. e4 \u{2a00} e5 2. Qh5 Nc6 1-0",
             None,

@@ -401,51 +401,57 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
             let recycle_tx = recycle_tx.clone();
             let (batch_tx, batch_rx) = mpsc::sync_channel::<Vec<adjudicate::ReadGame>>(QUEUED);
             let (record_tx, record_rx) = mpsc::sync_channel::<io::Result<Vec<Record>>>(QUEUED);
-            scope.spawn(move || {
-                for batch in batch_rx {
-                    let records = batch
-                        .iter()
-                        .map(|game| {
-                            let item = game.adjudicate(settings);
-                            let mut record = Vec::new();
-                            write_record(&mut record, format, &item)
-                                .map(|()| (Tally::of(&item), record))
-                        })
-                        .collect();
-                    if record_tx.send(records).is_err() {
-                        return;
+            let worker = std::thread::Builder::new().name("adjudicate".to_owned());
+            worker
+                .spawn_scoped(scope, move || {
+                    for batch in batch_rx {
+                        let records = batch
+                            .iter()
+                            .map(|game| {
+                                let item = game.adjudicate(settings);
+                                let mut record = Vec::new();
+                                write_record(&mut record, format, &item)
+                                    .map(|()| (Tally::of(&item), record))
+                            })
+                            .collect();
+                        if record_tx.send(records).is_err() {
+                            return;
+                        }
+                        let _ = recycle_tx.send(batch);
                     }
-                    let _ = recycle_tx.send(batch);
-                }
-            });
+                })
+                .map_err(cannot_start)?;
             to_workers.push(batch_tx);
             from_workers.push(record_rx);
         }
-        scope.spawn(move || {
-            let mut batch = Vec::with_capacity(BATCH);
-            let mut next = 0;
-            // At most the games in flight: jobs x (QUEUED + 2) batches.
-            let mut spare: Vec<RawGame> = Vec::new();
-            let buffer = || {
-                if spare.is_empty() {
-                    spare.extend(recycle_rx.try_iter().flatten().map(|game| game.raw));
-                }
-                spare.pop().unwrap_or_default()
-            };
-            for game in adjudicate::read_games_into(input, settings, Place::default(), buffer) {
-                batch.push(game);
-                if batch.len() == BATCH {
-                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                    if to_workers[next % jobs].send(full).is_err() {
-                        return;
+        let reader = std::thread::Builder::new().name("adjudicate-reader".to_owned());
+        reader
+            .spawn_scoped(scope, move || {
+                let mut batch = Vec::with_capacity(BATCH);
+                let mut next = 0;
+                // At most the games in flight: jobs x (QUEUED + 2) batches.
+                let mut spare: Vec<RawGame> = Vec::new();
+                let buffer = || {
+                    if spare.is_empty() {
+                        spare.extend(recycle_rx.try_iter().flatten().map(|game| game.raw));
                     }
-                    next += 1;
+                    spare.pop().unwrap_or_default()
+                };
+                for game in adjudicate::read_games_into(input, settings, Place::default(), buffer) {
+                    batch.push(game);
+                    if batch.len() == BATCH {
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                        if to_workers[next % jobs].send(full).is_err() {
+                            return;
+                        }
+                        next += 1;
+                    }
                 }
-            }
-            if !batch.is_empty() {
-                let _ = to_workers[next % jobs].send(batch);
-            }
-        });
+                if !batch.is_empty() {
+                    let _ = to_workers[next % jobs].send(batch);
+                }
+            })
+            .map_err(cannot_start)?;
         let mut next = 0;
         while let Ok(records) = from_workers[next % jobs].recv() {
             for (tally, record) in records? {
@@ -457,6 +463,15 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
         Ok(())
     })?;
     Ok(summary)
+}
+
+/// The worker threads of `-j` could not be started (the system's thread limit).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start the worker threads of -j: {0} (try a smaller -j)")]
+struct ThreadsNotStarted(io::Error);
+
+fn cannot_start(error: io::Error) -> io::Error {
+    io::Error::other(ThreadsNotStarted(error))
 }
 
 /// Adjudicates and writes every game in the calling thread.
@@ -570,8 +585,10 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         }
     };
     let jobs = match args.jobs {
-        0 => std::thread::available_parallelism().map_or(1, usize::from),
-        n => n,
+        0 => std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(usize::from(crate::limits::MAX_JOBS)),
+        n => usize::from(n),
     };
     let bar = progress_bar(size);
     let input: Box<dyn Read + Send> = match &bar {
@@ -602,7 +619,12 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         Ok(summary) => summary,
         Err(error) => {
             // A reader that stopped early (`| head`) is no error worth a message.
-            if error.kind() != io::ErrorKind::BrokenPipe {
+            if let Some(threads) = error
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<ThreadsNotStarted>())
+            {
+                report(format_args!("{threads}"));
+            } else if error.kind() != io::ErrorKind::BrokenPipe {
                 report(format_args!("cannot write the output: {error}"));
             }
             return ExitCode::FAILURE;
@@ -677,6 +699,45 @@ mod tests {
         assert_eq!(records[0]["verdict"]["laws"], "FIDE Laws of Chess, 2023");
         assert!(codes(&records[1]).is_empty());
         assert_eq!(summary.warned, 1);
+    }
+
+    /// Issue 12, a fresh reviewer's report (F2): the stream's in-band errors (and so the JSON
+    /// lines) gave an illegal move or a refused FEN tag only as an English sentence, while the
+    /// unary RPC carried its cause and article. `GameError` now has both.
+    #[test]
+    fn r_in_band_errors_carry_the_cause_and_article_of_the_rules() {
+        let pgn = "[Event \"pinned\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1\"]\n\n1. Nf3 *\n\n\
+[Event \"kings\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/K3K3 w - - 0 1\"]\n\n1. Ka2 *\n\n\
+[Event \"syntax\"]\n\n1. e4 e5 )\n";
+        let mut out = Vec::new();
+        run(
+            pgn.as_bytes(),
+            &mut out,
+            OutputFormat::Jsonl,
+            &Settings::default(),
+        )
+        .expect("writes");
+        let errors: Vec<(String, String, String)> = String::from_utf8(out)
+            .expect("utf-8")
+            .lines()
+            .map(|line| {
+                let record: v1::AdjudicateGamesResponse =
+                    serde_json::from_str(line).expect("proto3 JSON");
+                let Some(adjudicate_games_response::Result::Error(error)) = record.result else {
+                    panic!("an error record: {line}");
+                };
+                (error.reason, error.cause, error.article)
+            })
+            .collect();
+        let owned = |a: &str, b: &str, c: &str| (a.to_owned(), b.to_owned(), c.to_owned());
+        assert_eq!(
+            errors,
+            [
+                owned("ILLEGAL_MOVE", "PINNED", "3.9.2"),
+                owned("INVALID_POSITION", "KING_COUNT", "2.2"),
+                owned("INVALID_PGN", "", ""),
+            ]
+        );
     }
 
     /// Issue 12 item 5: a record is the proto3 JSON of the stream's `AdjudicateGamesResponse`

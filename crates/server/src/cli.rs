@@ -442,10 +442,11 @@ pub struct AdjudicateArgs {
     /// their `Variant` tag (or a Chess960-only FEN tag) says so.
     #[arg(long, default_value = "en", value_parser = parse_language)]
     pub language: arbiter_rules::SanLanguage,
-    /// Games adjudicated in parallel worker threads (0: one per available core). Output stays in
-    /// input order.
-    #[arg(long, short = 'j', default_value_t = 0)]
-    pub jobs: usize,
+    /// Games adjudicated in parallel worker threads (0: one per available core, at most 256).
+    /// Output stays in input order.
+    #[arg(long, short = 'j', default_value_t = 0,
+          value_parser = clap::value_parser!(u16).range(0..=i64::from(limits::MAX_JOBS)))]
+    pub jobs: u16,
 }
 
 /// Parses a SAN language code for `--language`.
@@ -646,6 +647,31 @@ mod tests {
                 limits::default_duration(limits::DEFAULT_STREAM_IDLE_TIMEOUT)
             )
         );
+    }
+
+    /// Issue 12, a fresh reviewer's report (F5): `arbiter adjudicate -j 100000` panicked when
+    /// the system refused the threads (exit 134). `-j` is now bounded by `limits::MAX_JOBS`, and
+    /// a refused thread is an error message (exit 1), not a panic.
+    #[test]
+    fn r_adjudicate_jobs_are_bounded() {
+        let jobs = |j: &str| {
+            Cli::try_parse_from(["arbiter", "adjudicate", "round.pgn", "-j", j]).map(|cli| {
+                let Command::Adjudicate(args) = cli.command else {
+                    panic!("expected adjudicate");
+                };
+                args.jobs
+            })
+        };
+        assert_eq!(jobs("256").ok(), Some(limits::MAX_JOBS));
+        assert_eq!(jobs("0").ok(), Some(0));
+        for refused in ["257", "100000"] {
+            let error = jobs(refused).expect_err(refused);
+            assert_eq!(
+                error.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{refused}"
+            );
+        }
     }
 
     fn serve_args(flags: &[&str]) -> ServeArgs {

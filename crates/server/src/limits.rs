@@ -98,6 +98,11 @@ pub const DEFAULT_HTTP2_STREAM_WINDOW_BYTES: u32 = 16 * 1024;
 /// the HTTP/2 layer's budget for unread small DATA frames; see [`DEFAULT_HTTP2_STREAM_WINDOW_BYTES`].
 pub const DEFAULT_HTTP2_CONNECTION_WINDOW_BYTES: u32 = 1024 * 1024;
 
+/// Most worker threads of `arbiter adjudicate -j` (256): each holds a queue of games and its
+/// analysis memory, and more threads than cores only add memory. `-j 0` uses one per available
+/// core, also at most this many.
+pub const MAX_JOBS: u16 = 256;
+
 /// Default of `--access-log-sample`: with `--access-log sampled`, one call in 100 is logged.
 pub const DEFAULT_ACCESS_LOG_SAMPLE: u64 = 100;
 

@@ -583,9 +583,16 @@ fn validate_position(
             chess960_number: (position.castling_mode() == CastlingMode::Chess960)
                 .then(|| position.chess960_number())
                 .flatten(),
+            ..ValidatePositionResponse::default()
         }),
         Err(error) => Ok(ValidatePositionResponse {
             valid: false,
+            cause: error.metadata_value("cause").unwrap_or_default().to_owned(),
+            article: error
+                .metadata_value("article")
+                .unwrap_or_default()
+                .to_owned(),
+            field: error.field,
             reasons: vec![error.reason],
             ..ValidatePositionResponse::default()
         }),
@@ -711,6 +718,68 @@ mod tests {
             "{}",
             status.message()
         );
+    }
+
+    /// Issue 12, a fresh reviewer's report (F3, F4): the cause and article of a refused position
+    /// reached only the statuses of some RPCs. A bad `FEN` tag through AdjudicateGame now
+    /// carries them in its ErrorInfo like an illegal move, and ValidatePosition answers an
+    /// invalid position with its field, cause and article beside the sentence.
+    #[test]
+    fn r_refused_positions_carry_cause_and_article_in_adjudicate_game_and_validate_position() {
+        use tonic_types::StatusExt as _;
+        let two_kings = "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/K3K3 w - - 0 1\"]\n\n1. Ka2 *\n";
+        let status = unary(two_kings).expect_err("two white kings");
+        assert_eq!(status.code(), Code::InvalidArgument);
+        let info = status.get_details_error_info().expect("ErrorInfo");
+        assert_eq!(
+            (
+                info.reason.as_str(),
+                info.metadata.get("cause").map(String::as_str),
+                info.metadata.get("article").map(String::as_str)
+            ),
+            ("INVALID_POSITION", Some("KING_COUNT"), Some("2.2"))
+        );
+        let pinned = "[SetUp \"1\"]\n[FEN \"4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1\"]\n\n1. Nf3 *\n";
+        let info = unary(pinned)
+            .expect_err("pinned")
+            .get_details_error_info()
+            .expect("ErrorInfo");
+        assert_eq!(
+            (
+                info.metadata.get("cause").map(String::as_str),
+                info.metadata.get("article").map(String::as_str)
+            ),
+            (Some("PINNED"), Some("3.9.2"))
+        );
+        let validate = |fen: &str| {
+            validate_position(&ValidatePositionRequest {
+                position: Some(arbiter_proto::v1::Position {
+                    kind: Some(arbiter_proto::v1::position::Kind::Fen(fen.to_owned())),
+                    ..arbiter_proto::v1::Position::default()
+                }),
+                ..ValidatePositionRequest::default()
+            })
+            .expect("answered")
+        };
+        let answer = validate("4k3/8/8/8/8/8/8/K3K3 w - - 0 1");
+        assert_eq!(
+            (
+                answer.valid,
+                answer.field.as_str(),
+                answer.cause.as_str(),
+                answer.article.as_str()
+            ),
+            (false, "position.fen", "KING_COUNT", "2.2")
+        );
+        assert_eq!(answer.reasons, ["White has 2 kings, expected exactly one"]);
+        // Text that is not a FEN has a field and a sentence, but no cause of the rules.
+        let answer = validate("8/8/8 w - - 0 1");
+        assert_eq!(
+            (answer.valid, answer.field.as_str(), answer.cause.as_str()),
+            (false, "position.fen", "")
+        );
+        let answer = validate("startpos");
+        assert!(answer.valid && answer.field.is_empty() && answer.cause.is_empty());
     }
 
     /// Issue 11 item 5, the same kind in another place: a wrong `+`/`#` was warned about in

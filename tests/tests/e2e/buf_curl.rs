@@ -255,7 +255,12 @@ fn validate_position_as_json() {
     );
     assert_eq!(
         invalid,
-        json!({"reasons": ["Black has 0 kings, expected exactly one"]})
+        json!({
+            "reasons": ["Black has 0 kings, expected exactly one"],
+            "field": "position.fen",
+            "cause": "KING_COUNT",
+            "article": "2.2"
+        })
     );
 }
 

@@ -113,6 +113,17 @@ impl ConvertError {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Adds the stable `cause` of a refused move or position and its FIDE `article` (when one
+    /// applies) to the `google.rpc.ErrorInfo` metadata.
+    #[must_use]
+    pub fn with_cause(self, cause: &str, article: Option<&str>) -> Self {
+        let with = self.with_metadata("cause", cause);
+        match article {
+            Some(article) => with.with_metadata("article", article),
+            None => with,
+        }
+    }
+
     /// Adds a metadata entry for `google.rpc.ErrorInfo`.
     #[must_use]
     pub fn with_metadata(mut self, key: &str, value: impl Into<String>) -> Self {

@@ -108,10 +108,7 @@ pub fn move_error(field: &str, error: &MoveError, text: &str, ply: Option<usize>
         .with_metadata("move", shown)
         .with_metadata("move_error", error.kind());
     if let Some(illegality) = error.illegality() {
-        converted = converted.with_metadata("cause", illegality.cause());
-        if let Some(article) = illegality.article() {
-            converted = converted.with_metadata("article", article);
-        }
+        converted = converted.with_cause(illegality.cause(), illegality.article());
     }
     if let Some(ply) = ply {
         converted = converted

@@ -4,7 +4,7 @@
 
 use arbiter_pgn::verdict::{PgnVerdict, PgnWarning};
 use arbiter_pgn::{ErrorKind, PgnError, RawGame};
-use arbiter_rules::GameEvent;
+use arbiter_rules::{FenError, GameEvent};
 
 use super::{ConvertError, ErrorReason, Notation, bound_warnings, color_to_wire, verdict_to_wire};
 use crate::v1;
@@ -78,10 +78,28 @@ fn error_move(error: &PgnError) -> Option<(usize, &str)> {
     }
 }
 
-/// The in-band wire form of a PGN error on `field` (a stream's error response, a CLI record).
+/// The stable cause and FIDE article of a PGN error the rules decided: an illegal move
+/// ([`arbiter_rules::Illegality`]) or a refused start position ([`arbiter_rules::PositionError`]
+/// of a `FEN` tag). `None` for a syntax error, a limit or a FEN that is not a FEN at all.
+#[must_use]
+pub fn pgn_error_cause(error: &PgnError) -> Option<(&'static str, Option<&'static str>)> {
+    match &error.kind {
+        ErrorKind::Move { error, .. } => error
+            .illegality()
+            .map(|illegality| (illegality.cause(), illegality.article())),
+        ErrorKind::Fen(FenError::Position(position)) => {
+            Some((position.cause(), position.article()))
+        }
+        _ => None,
+    }
+}
+
+/// The in-band wire form of a PGN error on `field` (a stream's error response, a CLI record),
+/// with the rules' cause and article where they decided ([`pgn_error_cause`]).
 #[must_use]
 pub fn pgn_error_to_wire(error: &PgnError, field: &str) -> v1::GameError {
     let (ply, text) = error_move(error).unwrap_or((0, ""));
+    let (cause, article) = pgn_error_cause(error).unwrap_or(("", None));
     v1::GameError {
         field: field.to_owned(),
         reason: pgn_error_reason(error).as_str().to_owned(),
@@ -90,6 +108,8 @@ pub fn pgn_error_to_wire(error: &PgnError, field: &str) -> v1::GameError {
         column: error.column,
         ply: u32::try_from(ply).unwrap_or(u32::MAX),
         r#move: text.to_owned(),
+        cause: cause.to_owned(),
+        article: article.unwrap_or_default().to_owned(),
     }
 }
 
@@ -107,12 +127,17 @@ pub fn convert_error_to_wire(error: &ConvertError) -> v1::GameError {
             .and_then(|p| p.parse().ok())
             .unwrap_or(0),
         r#move: error.metadata_value("move").unwrap_or_default().to_owned(),
+        cause: error.metadata_value("cause").unwrap_or_default().to_owned(),
+        article: error
+            .metadata_value("article")
+            .unwrap_or_default()
+            .to_owned(),
     }
 }
 
 /// The INVALID_ARGUMENT error of the unary RPC for a PGN error on `field`: the description has
 /// line:column (and the ply and move), the ErrorInfo metadata "line", "column", "ply", "move",
-/// and for an illegal move its "cause" and "article".
+/// and for an illegal move or a refused `FEN` tag its "cause" and "article".
 #[must_use]
 pub fn pgn_error_to_convert(error: &PgnError, field: &str) -> ConvertError {
     let mut converted = ConvertError::new(field, pgn_error_reason(error), error.to_string())
@@ -123,13 +148,8 @@ pub fn pgn_error_to_convert(error: &PgnError, field: &str) -> ConvertError {
             .with_metadata("ply", ply.to_string())
             .with_metadata("move", text);
     }
-    if let ErrorKind::Move { error, .. } = &error.kind
-        && let Some(illegality) = error.illegality()
-    {
-        converted = converted.with_metadata("cause", illegality.cause());
-        if let Some(article) = illegality.article() {
-            converted = converted.with_metadata("article", article);
-        }
+    if let Some((cause, article)) = pgn_error_cause(error) {
+        converted = converted.with_cause(cause, article);
     }
     converted
 }

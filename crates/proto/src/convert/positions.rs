@@ -123,11 +123,7 @@ fn chess960_number_out_of_range(field: &str, number: u32) -> ConvertError {
 
 /// The ErrorInfo metadata of a position the rules refuse: its `cause` and `article`.
 fn with_position_cause(converted: ConvertError, error: &PositionError) -> ConvertError {
-    let converted = converted.with_metadata("cause", error.cause());
-    match error.article() {
-        Some(article) => converted.with_metadata("article", article),
-        None => converted,
-    }
+    converted.with_cause(error.cause(), error.article())
 }
 
 /// Reads a required position at `field` (e.g. `"position"`).

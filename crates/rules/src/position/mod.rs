@@ -56,6 +56,11 @@ pub struct Position {
     pub(crate) castling: Bitboard,
     /// The en passant square, kept only when an en passant capture is legal (FIDE Laws 9.2.3).
     pub(crate) ep_square: Option<Square>,
+    /// The square a pawn skipped with a double step on the last move (or the FEN's en passant
+    /// square), whether or not an en passant capture is legal: it tells an illegal capture
+    /// that exposes the king (3.9.2) from one that came too late (3.7.3.2). Not part of the
+    /// position under 9.2.3: neither compared nor hashed.
+    pub(crate) double_step: Option<Square>,
     pub(crate) halfmove_clock: u32,
     pub(crate) fullmove_number: u32,
     pub(crate) mode: CastlingMode,
@@ -107,6 +112,7 @@ impl Position {
             turn: Color::White,
             castling: Bitboard::EMPTY,
             ep_square: None,
+            double_step: None,
             halfmove_clock: 0,
             fullmove_number: 1,
             mode,
@@ -615,8 +621,10 @@ impl Position {
         }
         self.turn = them;
         self.refresh_checkers();
+        self.double_step = None;
         if m.role == Role::Pawn && m.from.index().abs_diff(m.to.index()) == 16 {
             let skipped = Square::new_masked(((m.from.index() + m.to.index()) / 2) as u32);
+            self.double_step = Some(skipped);
             if self.has_legal_ep_capture(skipped) {
                 self.ep_square = Some(skipped);
                 key ^= zobrist::en_passant(skipped.file());

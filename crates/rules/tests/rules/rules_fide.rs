@@ -279,7 +279,7 @@ fn en_passant_only_immediately_after_double_step_fide_3_7_3_2() {
     assert_eq!(sans_from(&p, "e5"), strs(&["e6"]));
     assert_eq!(
         reason(&p, "exd6"),
-        "en passant is only possible on the move right after the double step (FIDE Laws 3.7.3.2), or it would expose the king; d6 is empty"
+        "en passant is only possible on the move right after the double step (FIDE Laws 3.7.3.2); d6 is empty"
     );
 }
 
@@ -316,14 +316,51 @@ fn en_passant_exposing_the_king_is_explained_fide_3_9_2() {
     );
 }
 
+/// Issue 12, a fresh reviewer's report (F1): an en passant capture right after the double step
+/// that exposes the king along the rank was answered EN_PASSANT_EXPIRED (3.7.3.2) with a sentence
+/// naming both causes, because the position keeps an en passant square only when a capture there
+/// is legal (9.2.3). The position now remembers the double step itself: the cause is the
+/// exposed king (3.9.2), whether the double step was played or written in the FEN, and a capture
+/// one move late is still EN_PASSANT_EXPIRED.
 #[test]
-fn en_passant_exposing_the_king_on_its_rank_is_explained_fide_3_9_2() {
-    // The en passant square is not kept when no capture there is legal (FIDE Laws 9.2.3), so the
-    // explanation names both possible reasons.
-    let p = pos("8/8/8/KPp4r/8/8/8/7k w - c6 0 2");
+fn r_en_passant_exposing_the_king_on_its_rank_is_not_called_expired() {
+    let exposed =
+        "the en passant capture would expose the king on a5 to the rook on h5 (FIDE Laws 3.9.2)";
+    let written = pos("8/8/8/KPp4r/8/8/8/7k w - c6 0 2");
+    assert_eq!(reason(&written, "bxc6"), exposed);
+    let before = pos("7k/2p5/8/KP5r/8/8/8/8 b - - 0 1");
+    let played = before.play(&before.parse_move("c5").expect("c5"));
     assert_eq!(
-        reason(&p, "bxc6"),
-        "en passant is only possible on the move right after the double step (FIDE Laws 3.7.3.2), or it would expose the king; c6 is empty"
+        played.ep_square(),
+        None,
+        "no legal capture: no en passant square (9.2.3)"
+    );
+    assert_eq!(reason(&played, "bxc6"), exposed);
+    let illegality = played
+        .parse_uci("b5c6")
+        .expect_err("illegal")
+        .illegality()
+        .cloned()
+        .expect("typed");
+    assert_eq!(
+        (illegality.cause(), illegality.article()),
+        ("EN_PASSANT_EXPOSES_KING", Some("3.9.2"))
+    );
+    // One move later the double step is history: the capture came too late (3.7.3.2).
+    let late = pos("7k/8/8/KPp4r/8/8/8/8 w - - 0 2");
+    let illegality = late
+        .parse_uci("b5c6")
+        .expect_err("illegal")
+        .illegality()
+        .cloned()
+        .expect("typed");
+    assert_eq!(
+        (illegality.cause(), illegality.article()),
+        ("EN_PASSANT_EXPIRED", Some("3.7.3.2"))
+    );
+    assert_eq!(
+        reason(&late, "bxc6"),
+        "en passant is only possible on the move right after the double step (FIDE Laws 3.7.3.2); c6 is empty"
     );
 }
 
@@ -1545,7 +1582,7 @@ pub(crate) const ILLEGALITY_CASES: &[IllegalityCase] = &[
         "d3",
         None,
         "PAWN_CAPTURES_DIAGONALLY",
-        Some("3.7.3.1"),
+        Some("3.7.3"),
     ),
     (STARTING_FEN, "e2", "e5", None, "PAWN_PATTERN", Some("3.7")),
     (
@@ -1667,6 +1704,22 @@ pub(crate) const ILLEGALITY_CASES: &[IllegalityCase] = &[
         None,
         "CASTLING_INTO_CHECK",
         Some("3.8.2.2"),
+    ),
+    (
+        "7k/8/8/KPp4r/8/8/8/8 w - - 0 2",
+        "b5",
+        "c6",
+        None,
+        "EN_PASSANT_EXPIRED",
+        Some("3.7.3.2"),
+    ),
+    (
+        "8/8/8/KPp4r/8/8/8/7k w - c6 0 2",
+        "b5",
+        "c6",
+        None,
+        "EN_PASSANT_EXPOSES_KING",
+        Some("3.9.2"),
     ),
     (STARTING_FEN, "e2", "e4", None, "LEGAL", None),
 ];

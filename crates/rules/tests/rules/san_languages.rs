@@ -405,7 +405,7 @@ fn capital_a_is_a_bishop_small_a_is_the_a_file() {
 
 /// French R is the king (roi), T the rook (tour), D the queen; Spanish R is the king (rey).
 #[test]
-fn r_is_the_king_in_french_spanish_and_italian() {
+fn the_king_is_r_in_french_spanish_and_italian() {
     let p = pos(WHITE_TO_MOVE);
     let king = p.parse_uci("e1f1").unwrap();
     let rook = p.parse_uci("h1f1").unwrap();

@@ -76,10 +76,6 @@ pub const BYTES_IN_FLIGHT_GAUGE: &str = "arbiter_request_bytes_in_flight";
 /// Length of the header of a gRPC message: a compression flag and a big-endian `u32` length.
 pub const MESSAGE_HEADER_BYTES: usize = 5;
 
-/// The arrival bound of a budget built without [`RequestBytes::with_arrival_bound`]: the
-/// default `--request-timeout`.
-pub const DEFAULT_ARRIVAL: Duration = Duration::from_secs(10);
-
 /// The budget of request bytes in flight shared by every call of a server: cheap to clone.
 #[derive(Debug, Clone)]
 pub struct RequestBytes {
@@ -115,7 +111,7 @@ impl RequestBytes {
             max_wait,
             promises: Arc::new(Semaphore::new(total / 2)),
             max_promised: total / 2,
-            arrival: DEFAULT_ARRIVAL,
+            arrival: crate::limits::default_duration(crate::limits::DEFAULT_REQUEST_TIMEOUT),
         }
         .with_promises()
     }
@@ -153,7 +149,7 @@ impl RequestBytes {
 
     /// The arrival bound: a message that has begun must arrive in whole after at most
     /// `bound` of waiting for the client's bytes, else the body ends with
-    /// `DEADLINE_EXCEEDED` (default [`DEFAULT_ARRIVAL`]; the server uses `--request-timeout`).
+    /// `DEADLINE_EXCEEDED` (default: the default `--request-timeout`, [`crate::limits::DEFAULT_REQUEST_TIMEOUT`]; the server uses the flag's value).
     #[must_use]
     pub fn with_arrival_bound(mut self, bound: Duration) -> Self {
         self.arrival = bound;
