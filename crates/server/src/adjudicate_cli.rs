@@ -657,6 +657,19 @@ mod tests {
 
     const PGN: &str = "[Event \"W\"]\n[Result \"1/2-1/2\"]\n\n1. e4+ 1/2-1/2\n\n[Event \"C\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 1-0\n";
 
+    /// The JSON lines of `pgn` at the default settings.
+    fn jsonl_of(pgn: &str) -> String {
+        let mut out = Vec::new();
+        run(
+            pgn.as_bytes(),
+            &mut out,
+            OutputFormat::Jsonl,
+            &Settings::default(),
+        )
+        .expect("writes");
+        String::from_utf8(out).expect("utf-8")
+    }
+
     fn output(format: OutputFormat) -> (String, Summary) {
         let mut out = Vec::new();
         let summary = run(PGN.as_bytes(), &mut out, format, &Settings::default()).expect("writes");
@@ -709,16 +722,7 @@ mod tests {
         let pgn = "[Event \"pinned\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1\"]\n\n1. Nf3 *\n\n\
 [Event \"kings\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/K3K3 w - - 0 1\"]\n\n1. Ka2 *\n\n\
 [Event \"syntax\"]\n\n1. e4 e5 )\n";
-        let mut out = Vec::new();
-        run(
-            pgn.as_bytes(),
-            &mut out,
-            OutputFormat::Jsonl,
-            &Settings::default(),
-        )
-        .expect("writes");
-        let errors: Vec<(String, String, String)> = String::from_utf8(out)
-            .expect("utf-8")
+        let errors: Vec<(String, String, String)> = jsonl_of(pgn)
             .lines()
             .map(|line| {
                 let record: v1::AdjudicateGamesResponse =
@@ -876,16 +880,7 @@ mod tests {
         ]
         .into();
         assert_eq!(summary.by_termination, expected);
-        let mut out = Vec::new();
-        run(
-            pgn.as_bytes(),
-            &mut out,
-            OutputFormat::Jsonl,
-            &Settings::default(),
-        )
-        .expect("writes");
-        let terminations: Vec<String> = String::from_utf8(out)
-            .expect("utf-8")
+        let terminations: Vec<String> = jsonl_of(pgn)
             .lines()
             .map(|line| {
                 let record: serde_json::Value = serde_json::from_str(line).expect("JSON");

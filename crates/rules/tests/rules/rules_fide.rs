@@ -336,28 +336,15 @@ fn r_en_passant_exposing_the_king_on_its_rank_is_not_called_expired() {
         "no legal capture: no en passant square (9.2.3)"
     );
     assert_eq!(reason(&played, "bxc6"), exposed);
-    let illegality = played
-        .parse_uci("b5c6")
-        .expect_err("illegal")
-        .illegality()
-        .cloned()
-        .expect("typed");
-    assert_eq!(
-        (illegality.cause(), illegality.article()),
-        ("EN_PASSANT_EXPOSES_KING", Some("3.9.2"))
-    );
+    let cause = |position: &Position| {
+        let error = position.parse_uci("b5c6").expect_err("illegal");
+        let illegality = error.illegality().expect("typed");
+        (illegality.cause(), illegality.article())
+    };
+    assert_eq!(cause(&played), ("EN_PASSANT_EXPOSES_KING", Some("3.9.2")));
     // One move later the double step is history: the capture came too late (3.7.3.2).
     let late = pos("7k/8/8/KPp4r/8/8/8/8 w - - 0 2");
-    let illegality = late
-        .parse_uci("b5c6")
-        .expect_err("illegal")
-        .illegality()
-        .cloned()
-        .expect("typed");
-    assert_eq!(
-        (illegality.cause(), illegality.article()),
-        ("EN_PASSANT_EXPIRED", Some("3.7.3.2"))
-    );
+    assert_eq!(cause(&late), ("EN_PASSANT_EXPIRED", Some("3.7.3.2")));
     assert_eq!(
         reason(&late, "bxc6"),
         "en passant is only possible on the move right after the double step (FIDE Laws 3.7.3.2); c6 is empty"
