@@ -21,8 +21,10 @@ TEST_EXTRA ?=
 TEST_EXTRA += deploy-check
 TEST_STEPS += $(TEST_EXTRA)
 
-# More benchmark targets run by `make bench` after the perft timings below.
-BENCH_EXTRA ?=
+# More benchmark targets run by `make bench` after the perft timings below: the per-call cost of
+# every RPC against health Check (scripts/bench-rpc.sh) and `arbiter adjudicate` on the shared
+# corpus against python-chess (scripts/bench-adjudicate.sh). Not part of `make test`.
+BENCH_EXTRA ?= bench-rpc bench-adjudicate
 
 # Positions timed by `make bench` with `arbiter perft` (FEN|depth).
 BENCH_PERFT := \
@@ -31,7 +33,7 @@ BENCH_PERFT := \
 
 .PHONY: all build release run test lint fmt fmt-check clippy doc-check cargo-test buf-lint buf-breaking \
 	proto-release-image bench \
-	bench-perft tools clean
+	bench-perft bench-rpc bench-adjudicate tools clean
 
 all: build
 
@@ -116,6 +118,14 @@ proto-release-image: tools
 	$(BUF) build -o $(PROTO_RELEASED)
 
 bench: bench-perft $(BENCH_EXTRA)
+
+# h2load comes from Debian's nghttp2-client (installed with apt when missing, as root in CI).
+bench-rpc: release
+	@command -v h2load >/dev/null || (apt-get update -q && apt-get install -y -q nghttp2-client)
+	scripts/bench-rpc.sh --binary $(ARBITER)
+
+bench-adjudicate: release
+	ARBITER=$(ARBITER) scripts/bench-adjudicate.sh
 
 bench-perft: release
 	@for spec in $(BENCH_PERFT); do \
