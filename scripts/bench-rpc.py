@@ -131,11 +131,12 @@ def main():
 
     server, port, metrics_port = start_server(args.binary, args.serve_args)
     peer_port = memory.free_port()
-    peer = start_peer(peer_port) if args.peer else None
+    peer = None
     work = Path(f"/tmp/arbiter-bench-rpc-{os.getpid()}")
     work.mkdir()
     results = {}
     try:
+        peer = start_peer(peer_port) if args.peer else None
         bodies = {"health": (*HEALTH, b"")}
         bodies.update(targets())
         if peer:

@@ -1,7 +1,6 @@
 //! Move notation: UCI in and out, SAN (Standard Algebraic Notation, FIDE Laws Appendix C) in and
 //! out, and the precise reason a move given by a caller is not legal.
 
-use std::fmt::Write as _;
 
 use thiserror::Error;
 
@@ -154,7 +153,9 @@ impl Position {
         } else {
             m.to
         };
-        let mut s = format!("{}{}", m.from, to);
+        let mut s = String::with_capacity(5);
+        s.push_str(m.from.name());
+        s.push_str(to.name());
         if let Some(p) = m.promotion {
             s.push(p.char());
         }
@@ -226,8 +227,14 @@ impl Position {
     /// `O-O` / `O-O-O` for castling, then `+` for check or `#` for checkmate.
     #[must_use]
     pub fn san(&self, m: &Move) -> String {
+        self.san_after(m, &self.play(m))
+    }
+
+    /// [`Position::san`] of a legal move `m` whose resulting position `after` the caller has
+    /// already played (`self.play(m)`), so that it is not played again for the `+`/`#` suffix.
+    #[must_use]
+    pub fn san_after(&self, m: &Move, after: &Position) -> String {
         let mut s = self.san_without_suffix(m);
-        let after = self.play(m);
         if after.is_check() {
             s.push(if after.has_legal_move() { '+' } else { '#' });
         }
@@ -270,14 +277,14 @@ impl Position {
                 } else if !same_rank {
                     s.push(m.from.rank().char());
                 } else {
-                    let _ = write!(s, "{}", m.from);
+                    s.push_str(m.from.name());
                 }
             }
         }
         if m.is_capture() {
             s.push('x');
         }
-        let _ = write!(s, "{}", m.to);
+        s.push_str(m.to.name());
         if let Some(p) = m.promotion {
             s.push('=');
             s.push(p.upper_char());

@@ -133,7 +133,14 @@ impl Position {
     /// English gives the same text as [`Position::san`].
     #[must_use]
     pub fn san_in(&self, m: &Move, language: SanLanguage) -> String {
-        let english = self.san(m);
+        self.san_in_after(m, &self.play(m), language)
+    }
+
+    /// [`Position::san_in`] of a legal move `m` whose resulting position `after` the caller has
+    /// already played (`self.play(m)`; see [`Position::san_after`]).
+    #[must_use]
+    pub fn san_in_after(&self, m: &Move, after: &Position, language: SanLanguage) -> String {
+        let english = self.san_after(m, after);
         if language == SanLanguage::English {
             return english;
         }

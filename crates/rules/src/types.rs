@@ -334,6 +334,13 @@ pub struct Square(u8);
 impl Square {
     /// a1, the first square.
     pub const A1: Square = Square(0);
+
+    /// The square's name, file letter then rank digit (`"e4"`), from a table: no formatting.
+    #[inline]
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        SQUARE_NAMES[self.0 as usize]
+    }
     /// e1, White's king start square in standard chess.
     pub const E1: Square = Square(4);
     /// e8, Black's king start square in standard chess.
@@ -436,8 +443,36 @@ impl Square {
     }
 }
 
+/// The names of the 64 squares, by index (a1 = 0, ..., h8 = 63).
+const SQUARE_NAMES: [&str; 64] = [
+    "a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "a2", "b2", "c2", "d2", "e2", "f2", "g2", "h2",
+    "a3", "b3", "c3", "d3", "e3", "f3", "g3", "h3", "a4", "b4", "c4", "d4", "e4", "f4", "g4", "h4",
+    "a5", "b5", "c5", "d5", "e5", "f5", "g5", "h5", "a6", "b6", "c6", "d6", "e6", "f6", "g6", "h6",
+    "a7", "b7", "c7", "d7", "e7", "f7", "g7", "h7", "a8", "b8", "c8", "d8", "e8", "f8", "g8", "h8",
+];
+
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.file().char(), self.rank().char())
+        f.pad(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The name table is the file letter and rank digit of every square, and `Display` (which
+    /// reads it) still honours width and alignment.
+    #[test]
+    fn square_names_are_file_then_rank_for_all_64_squares() {
+        for index in 0..64 {
+            let square = Square::new(index).expect("a square");
+            let expected: String = [square.file().char(), square.rank().char()].iter().collect();
+            assert_eq!(square.name(), expected);
+            assert_eq!(square.to_string(), expected);
+            assert_eq!(Square::from_name(square.name()), Some(square));
+        }
+        let e4 = Square::from_name("e4").expect("e4");
+        assert_eq!(format!("[{e4:>4}]"), "[  e4]");
     }
 }

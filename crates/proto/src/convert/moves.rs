@@ -21,9 +21,9 @@ pub fn move_to_wire_in(
     };
     let wire = v1::Move {
         uci: before.uci(mv),
-        san: before.san_in(mv, language),
-        from: mv.from.to_string(),
-        to: mv.king_destination().to_string(),
+        san: before.san_in_after(mv, &after, language),
+        from: mv.from.name().to_owned(),
+        to: mv.king_destination().name().to_owned(),
         piece: Some(piece_to_wire(piece)),
         captured: mv
             .capture

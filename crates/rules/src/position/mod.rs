@@ -305,13 +305,14 @@ impl Position {
     /// True when the side to move is checkmated (FIDE Laws 5.1.1).
     #[must_use]
     pub fn is_checkmate(&self) -> bool {
-        self.status() == Status::Checkmate
+        // The checkers are kept with the position: out of check, no move generation is needed.
+        self.is_check() && !self.has_legal_move()
     }
 
     /// True when the side to move is stalemated (FIDE Laws 5.2.1).
     #[must_use]
     pub fn is_stalemate(&self) -> bool {
-        self.status() == Status::Stalemate
+        !self.is_check() && !self.has_legal_move()
     }
 
     /// True when the side to move has at least one legal move.
