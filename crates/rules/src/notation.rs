@@ -1,7 +1,6 @@
 //! Move notation: UCI in and out, SAN (Standard Algebraic Notation, FIDE Laws Appendix C) in and
 //! out, and the precise reason a move given by a caller is not legal.
 
-
 use thiserror::Error;
 
 use crate::attacks::tables;

@@ -467,7 +467,9 @@ mod tests {
     fn square_names_are_file_then_rank_for_all_64_squares() {
         for index in 0..64 {
             let square = Square::new(index).expect("a square");
-            let expected: String = [square.file().char(), square.rank().char()].iter().collect();
+            let expected: String = [square.file().char(), square.rank().char()]
+                .iter()
+                .collect();
             assert_eq!(square.name(), expected);
             assert_eq!(square.to_string(), expected);
             assert_eq!(Square::from_name(square.name()), Some(square));
