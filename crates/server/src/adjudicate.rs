@@ -22,7 +22,7 @@
 use std::io::BufRead;
 
 use arbiter_pgn::verdict::{AdjudicationSettings, PgnVerdict};
-use arbiter_pgn::{ErrorKind, PgnError, RawGame, Reader, ReaderLimits};
+use arbiter_pgn::{ErrorKind, PgnError, RawGame, Reader};
 use arbiter_proto::{
     convert::{self, ErrorReason, Notation},
     v1,
@@ -47,12 +47,6 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The PGN reader limits these settings imply ([`Limits::reader_limits`]).
-    #[must_use]
-    pub fn reader_limits(&self) -> ReaderLimits {
-        self.limits.reader_limits()
-    }
-
     /// What the adjudication of each game uses of these settings.
     #[must_use]
     pub fn adjudication(&self) -> AdjudicationSettings {
@@ -204,7 +198,7 @@ pub fn read_games_into<R: BufRead>(
     first: Place,
     mut buffer: impl FnMut() -> RawGame,
 ) -> impl Iterator<Item = ReadGame> {
-    let mut reader = Reader::with_limits(input, settings.reader_limits());
+    let mut reader = Reader::with_limits(input, settings.limits.reader_limits());
     let mut count = 0;
     let mut ended = false;
     std::iter::from_fn(move || {

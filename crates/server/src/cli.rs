@@ -292,7 +292,7 @@ impl ServeArgs {
     pub fn worker_threads(&self) -> usize {
         match self.workers {
             0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
-            n => usize::try_from(n).unwrap_or(usize::MAX),
+            n => limits::usize_of(n),
         }
     }
 
@@ -303,7 +303,7 @@ impl ServeArgs {
         let workers = self.worker_threads();
         match self.stream_workers {
             0 => workers.saturating_sub(1).max(1),
-            n => usize::try_from(n).unwrap_or(usize::MAX).min(workers),
+            n => limits::usize_of(n).min(workers),
         }
     }
 
