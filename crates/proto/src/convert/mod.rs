@@ -83,6 +83,14 @@ pub struct ConvertError {
 }
 
 impl ConvertError {
+    /// The same error on `field` instead: for callers that name the field only once they know
+    /// there is an error (writing a field path for every item of a list costs more than the item).
+    #[must_use]
+    pub fn at(mut self, field: impl Into<String>) -> Self {
+        self.field = field.into();
+        self
+    }
+
     /// An error of `kind` on `field`.
     #[must_use]
     pub fn new(field: impl Into<String>, kind: ErrorReason, reason: impl Into<String>) -> Self {
@@ -274,6 +282,58 @@ mod tests {
         let error =
             board_from_wire_in(&board, "position.board", CastlingMode::Standard).unwrap_err();
         assert_eq!(error.field, "position.board.castling");
+
+        // The entry's field is written only on error, and then names the piece's own field.
+        for (color, role, field) in [
+            (0, i32::from(v1::Role::Queen), "color"),
+            (i32::from(v1::Color::Black), 99, "role"),
+        ] {
+            let mut board = board_to_wire(&Position::startpos());
+            board
+                .pieces
+                .insert("e4".to_owned(), v1::Piece { color, role });
+            let error =
+                board_from_wire_in(&board, "position.board", CastlingMode::Standard).unwrap_err();
+            assert_eq!(
+                error.field,
+                format!("position.board.pieces[\"e4\"].{field}")
+            );
+        }
+    }
+
+    /// Issue 13 sorts the listed moves by a numeric key of their UCI text instead of comparing
+    /// strings: the order must stay the text's, with promotions (`a7a8` before its letters)
+    /// and Chess960 castling (king takes rook) included.
+    #[test]
+    fn legal_moves_are_in_the_order_of_their_uci_text() {
+        for (fen, mode) in [
+            (
+                "1n5k/P7/8/8/8/8/7P/R3K2R w KQ - 0 1",
+                CastlingMode::Standard,
+            ),
+            (
+                "r3k2r/1P6/8/8/8/8/6p1/R3K2R b KQkq - 0 1",
+                CastlingMode::Chess960,
+            ),
+        ] {
+            let position = Position::from_fen_with(
+                fen,
+                arbiter_rules::FenOptions {
+                    mode,
+                    validation: arbiter_rules::Validation::STRICT,
+                },
+            )
+            .expect("valid");
+            let moves = legal_moves_to_wire_in(&position, SanLanguage::English);
+            let texts: Vec<&str> = moves.iter().map(|mv| mv.uci.as_str()).collect();
+            let mut sorted = texts.clone();
+            sorted.sort_unstable();
+            assert_eq!(texts, sorted, "{fen}");
+            assert!(
+                texts.len() > 20 && texts.iter().any(|uci| uci.len() == 5),
+                "{fen}"
+            );
+        }
     }
 
     #[test]

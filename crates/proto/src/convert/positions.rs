@@ -181,10 +181,11 @@ pub fn board_from_wire_in(
     }
     let mut setup = Setup::empty();
     for (name, piece) in &board.pieces {
-        let entry_field = format!("{pieces_field}[{name:?}]");
+        // Field names are written only for an error (see `game_from_wire_in`).
+        let entry_field = || format!("{pieces_field}[{name:?}]");
         let square = Square::from_name(name).ok_or_else(|| {
             ConvertError::new(
-                entry_field.clone(),
+                entry_field(),
                 ErrorReason::InvalidValue,
                 format!(
                     "{:?} is not a square name (\"a1\" to \"h8\")",
@@ -192,8 +193,10 @@ pub fn board_from_wire_in(
                 ),
             )
         })?;
-        let color = color_from_wire(piece.color, &format!("{entry_field}.color"))?;
-        let role = role_from_wire(piece.role, &format!("{entry_field}.role"))?;
+        let color = color_from_wire(piece.color, "")
+            .map_err(|error| error.at(format!("{}.color", entry_field())))?;
+        let role = role_from_wire(piece.role, "")
+            .map_err(|error| error.at(format!("{}.role", entry_field())))?;
         setup.board[square.index()] = Some(Piece { color, role });
     }
     setup.turn = color_from_wire(board.side_to_move, &join(field, "side_to_move"))?;
