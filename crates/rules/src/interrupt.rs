@@ -73,6 +73,25 @@ pub trait Seat: Send + Sync {
     /// refused (the server answers its call "overloaded"), and the analysis is not run. The
     /// default does nothing.
     fn refuse(&self) {}
+    /// Whether work in this seat may do something that can take longer than microseconds (an
+    /// analyzer run, arbiter's own helpmate search). A seat on a thread that must stay
+    /// responsive (a server's network thread, which answers only small calls there) answers
+    /// `false`, sets the work's interrupt so that it stops at its next check, and runs the
+    /// whole work again elsewhere. The default allows it.
+    fn allows_long_work(&self) -> bool {
+        true
+    }
+}
+
+/// Announces work that can take longer than microseconds (an analyzer run or a search) and
+/// answers whether it may start: `false` when the seat of the work on this thread does not
+/// allow it ([`Seat::allows_long_work`]) or the work is interrupted. The caller then answers
+/// [`crate::Winnability::Undetermined`] without starting; that answer is thrown away, as the
+/// interrupt is set. Work without a seat (the CLI, tests) may always.
+#[must_use]
+pub fn long_work_allowed() -> bool {
+    let seat = SEAT.with(|current| current.borrow().clone());
+    seat.is_none_or(|seat| seat.allows_long_work()) && !interrupted()
 }
 
 /// Runs `work` on this thread with `seat` as its worker seat: each analyzer run inside it
@@ -202,7 +221,7 @@ impl Drop for AnalysisSlot {
 /// is interrupted, before or while waiting, or waited past its bound (its seat is then refused):
 /// the caller must then not run the analyzer (the seat is taken back before this returns).
 pub(crate) fn analysis_slot() -> Option<AnalysisSlot> {
-    if interrupted() {
+    if !long_work_allowed() {
         return None;
     }
     let seat = SEAT.with(|current| current.borrow().clone());

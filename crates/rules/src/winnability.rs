@@ -306,6 +306,9 @@ pub(crate) fn in_game(
     if !near_clock && !near_repetition {
         return Winnability::Undetermined;
     }
+    if !crate::interrupt::long_work_allowed() {
+        return Winnability::Undetermined;
+    }
     let mut search = Search {
         side,
         budget,
@@ -802,5 +805,53 @@ mod tests {
             analyzer_fen(&pos),
             ("1r4kr/8/8/8/8/8/8/1R4KR w - - 0 1".to_string(), false)
         );
+    }
+
+    /// A seat that allows no long work (a server's network thread) and counts the asks.
+    #[derive(Default)]
+    struct NoLongWork {
+        asked: std::sync::atomic::AtomicUsize,
+    }
+
+    impl crate::interrupt::Seat for NoLongWork {
+        fn leave(&self) -> bool {
+            false
+        }
+        fn retake(&self) {}
+        fn allows_long_work(&self) -> bool {
+            self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            false
+        }
+    }
+
+    /// Issue 13: small calls run on the server's network thread, which must never run an
+    /// analyzer or arbiter's own helpmate search (seconds). Both ask the seat first: here, with
+    /// the clock 10 plies from the 75-move rule (FIDE Laws 9.6.2), the analyzer run and then the
+    /// own search are each refused, where without the seat Ra8# is found.
+    #[test]
+    fn long_work_asks_its_seat_before_the_analyzer_and_before_the_own_search() {
+        let pos = position("7k/8/6K1/8/8/8/8/R7 w - - 140 100", CastlingMode::Standard);
+        let game = crate::game::Game::new(pos);
+        let seat = std::sync::Arc::new(NoLongWork::default());
+        let refused = crate::interrupt::with_seat(
+            std::sync::Arc::clone(&seat) as std::sync::Arc<dyn crate::interrupt::Seat>,
+            || winnability_in_game(&game, Color::White, AnalysisBudget::Full),
+        );
+        assert_eq!(refused, Winnability::Undetermined);
+        assert_eq!(
+            seat.asked.load(std::sync::atomic::Ordering::SeqCst),
+            2,
+            "the analyzer run, then the own search"
+        );
+        let Winnability::CanMate { line } =
+            winnability_in_game(&game, Color::White, AnalysisBudget::Full)
+        else {
+            panic!("without a seat the mate is found");
+        };
+        let mut end = game.position().clone();
+        for mv in &line {
+            end.play_in_place(mv);
+        }
+        assert!(end.is_checkmate(), "the line ends in checkmate");
     }
 }

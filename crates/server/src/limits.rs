@@ -109,6 +109,11 @@ pub const DEFAULT_ACCESS_LOG_SAMPLE: u64 = 100;
 /// Default of `--request-timeout`: longest time of one call, or of one stream message's work.
 pub const DEFAULT_REQUEST_TIMEOUT: &str = "10s";
 
+/// Default of `--max-inline-bytes`: unary requests of at most this many bytes (as protobuf)
+/// are answered on the network thread that read them, without the hand-off to a worker. 2 KiB
+/// hold a FEN and a few hundred moves: at most about 150 µs of work (see the README).
+pub const DEFAULT_MAX_INLINE_BYTES: u32 = 2048;
+
 /// Default of `--max-queue-wait`: longest wait of an admitted call for a worker.
 pub const DEFAULT_MAX_QUEUE_WAIT: &str = "1s";
 

@@ -289,7 +289,9 @@ impl Bound {
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         let (health_stop_tx, health_stop) = tokio::sync::watch::channel(false);
         let arbiter = ArbiterServiceServer::new(
-            Arbiter::new(limits, workers, stream_times).with_drain(stop.clone()),
+            Arbiter::new(limits, workers, stream_times)
+                .with_max_inline_bytes(usize_of(args.max_inline_bytes))
+                .with_drain(stop.clone()),
         )
         .max_decoding_message_size(max_bytes)
         .max_encoding_message_size(max_bytes);

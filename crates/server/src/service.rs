@@ -55,6 +55,9 @@ pub struct Arbiter {
     limits: Limits,
     workers: Workers,
     stream_times: StreamTimes,
+    /// Requests of at most this many bytes are answered on the thread that read them
+    /// (`--max-inline-bytes`; see [`Arbiter::with_max_inline_bytes`]).
+    max_inline_bytes: usize,
     /// Turns true when the server stops taking calls (see [`Arbiter::with_drain`]).
     draining: watch::Receiver<bool>,
 }
@@ -70,6 +73,7 @@ impl Arbiter {
             limits,
             workers,
             stream_times,
+            max_inline_bytes: limits::usize_of(limits::DEFAULT_MAX_INLINE_BYTES),
             // Never draining: the sender is gone and the value stays false.
             draining: watch::channel(false).1,
         }
@@ -86,23 +90,37 @@ impl Arbiter {
         self
     }
 
+    /// Answers unary calls whose request message (as protobuf) is at most `bytes` long on the
+    /// network thread that read them, without handing them to a worker and back (0: every call
+    /// goes to a worker). Their work is bounded by that size: at most about 150 µs for the
+    /// default 2 KiB (ApplyMoves of 406 moves); work that needs an analysis goes to a worker
+    /// anyway.
+    #[must_use]
+    pub fn with_max_inline_bytes(mut self, bytes: usize) -> Self {
+        self.max_inline_bytes = bytes;
+        self
+    }
+
     /// The limits this service enforces.
     #[must_use]
     pub fn limits(&self) -> Limits {
         self.limits
     }
 
-    /// Runs a unary call's `work` on a worker, holding the call's admission until the work has
-    /// returned; a rejected move is counted.
-    async fn unary<M: Send + 'static, T: Send + 'static>(
+    /// Runs a unary call's `work`, holding the call's admission until the work has returned: on
+    /// this thread when the request's message is at most `--max-inline-bytes` long (its work is
+    /// then microseconds), else on a worker (see [`Workers::run_small`]); a rejected move is
+    /// counted.
+    async fn unary<M: prost::Message + Sync + 'static, T: Send + 'static>(
         &self,
         request: Request<M>,
-        work: impl FnOnce(&M) -> Result<T, Status> + Send + 'static,
+        work: impl Fn(&M) -> Result<T, Status> + Send + Sync + 'static,
     ) -> Result<Response<T>, Status> {
         let admission = request.extensions().get::<Admission>().cloned();
         let message = request.into_inner();
+        let small = message.encoded_len() <= self.max_inline_bytes;
         self.workers
-            .run(admission, move || work(&message))
+            .run_small(admission, message, small, work)
             .await
             .inspect_err(crate::metrics::record_rejection)
             .map(Response::new)

@@ -1,10 +1,15 @@
 //! The worker pool: the only threads that do chess work for calls.
 //!
-//! Every call's rules work (parsing, replay, move lists, adjudication, analysis) runs on one of
-//! `--workers` threads (default: one per core), never on the threads that accept connections and
+//! A call's rules work (parsing, replay, move lists, adjudication, analysis) runs on one of
+//! `--workers` threads (default: one per core), not on the threads that accept connections and
 //! answer health checks. A fixed number of threads bounds the memory their allocator heaps and
 //! stacks take, whatever the number of calls (the earlier design ran each admitted call on its own
 //! thread of tokio's blocking pool, and memory grew with the concurrency limit).
+//!
+//! Small calls are the exception ([`Workers::run_small`]): a unary call whose request is at most
+//! `--max-inline-bytes` long has microseconds of work, less than the hand-off to a worker and
+//! back, and runs on the network thread that read it, like the decoding of its message. Work
+//! that would start an analysis there is stopped first and runs again on a worker.
 //!
 //! A call waits for a free worker at most `--max-queue-wait`; then it is shed with
 //! `RESOURCE_EXHAUSTED` and counted (`arbiter_calls_shed_total{reason="queue_timeout"}`). How many
@@ -40,7 +45,7 @@ use std::{
     future::Future,
     sync::{
         Arc, Mutex,
-        atomic::{AtomicU8, AtomicUsize, Ordering},
+        atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering},
     },
     time::Duration,
 };
@@ -217,6 +222,29 @@ impl Seat for WorkerSeat {
     }
 }
 
+/// The seat of a small call's work run on the network thread that read the call
+/// ([`Workers::run_small`]): it allows no analyzer run and no search. Work that asks for one is
+/// interrupted at once, and the call goes to a worker, where its work runs again from the start.
+struct InlineSeat {
+    interrupt: Interrupt,
+    needs_worker: AtomicBool,
+}
+
+impl Seat for InlineSeat {
+    fn leave(&self) -> bool {
+        // Never reached: an analyzer run asks `allows_long_work` first.
+        false
+    }
+
+    fn retake(&self) {}
+
+    fn allows_long_work(&self) -> bool {
+        self.needs_worker.store(true, Ordering::SeqCst);
+        self.interrupt.set();
+        false
+    }
+}
+
 /// Sets the interrupt of a call's work when the call's future is dropped before the work ended.
 struct InterruptOnDrop(Interrupt);
 
@@ -302,6 +330,50 @@ impl Workers {
         work: impl FnOnce() -> Result<T, Status> + Send + 'static,
     ) -> impl Future<Output = Result<T, Status>> + Send + 'static {
         self.clone().run_when_free(true, None, hold, work)
+    }
+
+    /// Runs a call's `work` on `message`: at once on this thread (the network thread that read
+    /// the call) when `small`, else on a worker as [`Workers::run`] does. Small calls are those
+    /// whose work is bounded to microseconds by the size of their request (`--max-inline-bytes`):
+    /// handing them to a worker and back cost more than the work. Should the work of a small
+    /// call need an analyzer run or a search (which may take seconds), it is interrupted before
+    /// it starts one and runs again, from the start, on a worker; its first answer is dropped.
+    /// A panic of the work is `INTERNAL`, as on a worker.
+    ///
+    /// # Errors
+    ///
+    /// As [`Workers::run`] (a small call is never shed for want of a worker).
+    pub async fn run_small<M, T, H>(
+        &self,
+        hold: H,
+        message: M,
+        small: bool,
+        work: impl Fn(&M) -> Result<T, Status> + Send + Sync + 'static,
+    ) -> Result<T, Status>
+    where
+        M: Send + Sync + 'static,
+        T: Send + 'static,
+        H: Send + 'static,
+    {
+        if small {
+            let seat = Arc::new(InlineSeat {
+                interrupt: Interrupt::new(),
+                needs_worker: AtomicBool::new(false),
+            });
+            let inline_seat: Arc<dyn Seat> = Arc::clone(&seat) as Arc<dyn Seat>;
+            let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                with_interrupt(&seat.interrupt, || {
+                    with_seat(inline_seat, || work(&message))
+                })
+            }));
+            if !seat.needs_worker.load(Ordering::SeqCst) {
+                return answer.unwrap_or_else(|_panic| {
+                    tracing::error!("handler failed: the work panicked");
+                    Err(Status::internal("internal error while applying the rules"))
+                });
+            }
+        }
+        self.run(hold, move || work(&message)).await
     }
 
     /// Like [`Workers::run`], but waits for a worker without the queue bound: for the messages
@@ -416,6 +488,73 @@ mod tests {
         release_tx.send(()).expect("the first call waits");
         assert_eq!(busy.await.expect("joins").expect("runs"), 1);
         assert_eq!(workers.run((), || Ok(3)).await.expect("a free worker"), 3);
+    }
+
+    /// Issue 13: handing a microsecond call to a worker and back cost more than its work. A
+    /// small call runs on the thread that polls it; a large one on a worker.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn small_calls_run_on_the_calling_thread_and_large_ones_on_a_worker() {
+        let workers = Workers::new(1, Duration::from_millis(50), 0);
+        let here = |small| {
+            let workers = workers.clone();
+            async move {
+                let caller = std::thread::current().id();
+                let ran_on = workers
+                    .run_small((), (), small, |()| Ok(std::thread::current().id()))
+                    .await
+                    .expect("runs");
+                ran_on == caller
+            }
+        };
+        assert!(here(true).await, "a small call runs where it was polled");
+        assert!(!here(false).await, "a large call runs on a worker");
+    }
+
+    /// Issue 13: a small call whose work needs an analysis must not run it on the network
+    /// thread. Its first run is stopped before the analysis, and the call runs again from the
+    /// start on a worker, whose answer is the call's.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_small_call_that_needs_an_analysis_runs_again_on_a_worker() {
+        let workers = Workers::new(1, Duration::from_millis(50), 0);
+        let runs = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&runs);
+        let caller = std::thread::current().id();
+        let answer = workers
+            .run_small((), (), true, move |()| {
+                let allowed = arbiter_rules::interrupt::long_work_allowed();
+                if let Ok(mut runs) = seen.lock() {
+                    runs.push((std::thread::current().id(), allowed));
+                }
+                Ok(if allowed { "analysed" } else { "dropped" })
+            })
+            .await;
+        assert_eq!(answer.expect("the worker's answer"), "analysed");
+        let runs = runs.lock().expect("not poisoned").clone();
+        assert_eq!(runs.len(), 2, "{runs:?}");
+        assert_eq!(runs[0], (caller, false), "refused where it was polled");
+        assert_ne!(runs[1].0, caller, "then run on a worker");
+        assert!(runs[1].1, "where the analysis may run");
+    }
+
+    /// A panic in a small call's work is the call's INTERNAL error, as on a worker, not the
+    /// network thread's end.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_small_call_that_panics_fails_with_internal() {
+        let workers = Workers::new(1, Duration::from_millis(50), 0);
+        let answer: Result<(), Status> = workers
+            .run_small((), (), true, |()| panic!("a bug in the rules"))
+            .await;
+        assert_eq!(
+            answer.map_err(|status| status.code()),
+            Err(tonic::Code::Internal)
+        );
+        assert_eq!(
+            workers
+                .run_small((), (), true, |()| Ok(7))
+                .await
+                .expect("runs"),
+            7
+        );
     }
 
     /// Issue 10, a fresh user's finding: stream messages waited for a worker without bound,
