@@ -137,6 +137,22 @@ fn material_reason(pos: &Position, side: Color) -> Option<String> {
 /// represent, a "cannot mate" from it is reported as [`Winnability::Undetermined`] (sound).
 #[must_use]
 pub fn winnability(pos: &Position, side: Color, budget: AnalysisBudget) -> Winnability {
+    decide(pos, side, budget, Line::Kept)
+}
+
+/// Whether [`decide`] turns the analyzer's mating line into arbiter's moves and checks it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Line {
+    /// The line is kept (evidence of a loss that stands): each move is found among the legal
+    /// moves and the line must end in `side`'s checkmate, or the answer is "undetermined".
+    Kept,
+    /// Only "cannot mate" matters (the dead-position question, where "can mate" and
+    /// "undetermined" both mean "not proven dead"): `CanMate` comes with an empty line.
+    Dropped,
+}
+
+/// [`winnability`], keeping or dropping the mating line (see [`Line`]).
+fn decide(pos: &Position, side: Color, budget: AnalysisBudget, keep: Line) -> Winnability {
     if pos.is_checkmate() {
         return if pos.side_to_move() == side {
             Winnability::CannotMate {
@@ -185,6 +201,9 @@ pub fn winnability(pos: &Position, side: Color, budget: AnalysisBudget) -> Winna
         }
         AnalysisBudget::Full => match chasolver::winnability(&board, winner) {
             Some(chasolver::Winnability::Unwinnable) if exact => cannot(),
+            Some(chasolver::Winnability::Winnable { .. }) if keep == Line::Dropped => {
+                Winnability::CanMate { line: Vec::new() }
+            }
             Some(chasolver::Winnability::Winnable { helpmate }) => {
                 let mut line = Vec::with_capacity(helpmate.len());
                 let mut cur = pos.clone();
@@ -703,11 +722,13 @@ pub fn dead_position(pos: &Position, budget: AnalysisBudget) -> Option<String> {
             material_words(pos, Color::Black)
         ));
     }
-    let white = winnability(pos, Color::White, budget);
+    // A mating line found by the analyzer only says "not dead": it is not replayed.
+    let white = decide(pos, Color::White, budget, Line::Dropped);
     let Winnability::CannotMate { reason: w } = white else {
         return None;
     };
-    let Winnability::CannotMate { reason: b } = winnability(pos, Color::Black, budget) else {
+    let Winnability::CannotMate { reason: b } = decide(pos, Color::Black, budget, Line::Dropped)
+    else {
         return None;
     };
     Some(format!("{w}; {b}"))

@@ -231,7 +231,65 @@ fn adjudicate_game(
     }
 }
 
-/// How PGN games of a call with `claim_draw` are adjudicated under `limits`.
+/// A game given as start position and moves, replayed and ready to be adjudicated: the
+/// replay and the verdict are two steps, so that a small call whose verdict needs an analysis
+/// hands only the verdict to a worker, not the replay again (see [`Arbiter::adjudicate_game`]).
+struct ReplayedGame {
+    game: arbiter_rules::Game,
+    adjudication: AdjudicationRequest,
+    notation: Notation,
+    /// Warnings about the moves' check suffixes, which come before the verdict's.
+    suffixes: Vec<arbiter_pgn::verdict::PgnWarning>,
+}
+
+impl ReplayedGame {
+    /// Reads and replays `wire` with its `event` under `limits` (unary and streaming calls
+    /// alike).
+    fn read(
+        wire: &arbiter_proto::v1::Game,
+        event: Option<&arbiter_proto::v1::GameEvent>,
+        claim_draw: bool,
+        limits: Limits,
+        notation: Notation,
+    ) -> Result<Self, ConvertError> {
+        let event = convert::event_from_wire(event, "event")?;
+        let game = convert::game_from_wire_in(
+            wire,
+            "game",
+            limits.max_moves,
+            limits.analysis,
+            notation.language,
+        )?;
+        let suffixes = arbiter_pgn::verdict::check_suffix_warnings(&game, &wire.moves);
+        Ok(Self {
+            game,
+            adjudication: AdjudicationRequest {
+                event,
+                claim_draw,
+                budget: limits.analysis,
+            },
+            notation,
+            suffixes,
+        })
+    }
+
+    /// The game's verdict on the wire.
+    fn adjudicate(&self) -> AdjudicateGameResponse {
+        let mut response = convert::adjudicate_with(&self.game, &self.adjudication, self.notation);
+        // The moves' warnings come before the verdict's, as for PGN input.
+        if !self.suffixes.is_empty() {
+            response.warnings = self
+                .suffixes
+                .iter()
+                .map(convert::pgn_warning_to_wire)
+                .chain(response.warnings)
+                .collect();
+            convert::bound_warnings(&mut response);
+        }
+        response
+    }
+}
+
 /// Adjudicates a game given as start position and moves (unary and streaming calls alike).
 fn adjudicate_wire_game(
     wire: &arbiter_proto::v1::Game,
@@ -240,31 +298,25 @@ fn adjudicate_wire_game(
     limits: Limits,
     notation: Notation,
 ) -> Result<AdjudicateGameResponse, ConvertError> {
-    let event = convert::event_from_wire(event, "event")?;
-    let game = convert::game_from_wire_in(
-        wire,
-        "game",
-        limits.max_moves,
-        limits.analysis,
-        notation.language,
-    )?;
-    let adjudication = AdjudicationRequest {
-        event,
-        claim_draw,
-        budget: limits.analysis,
+    Ok(ReplayedGame::read(wire, event, claim_draw, limits, notation)?.adjudicate())
+}
+
+/// The first step of AdjudicateGame for a game given as moves: the replay.
+fn replay_wire_game(
+    request: &AdjudicateGameRequest,
+    limits: Limits,
+) -> Result<ReplayedGame, Status> {
+    let Some(adjudicate_game_request::Source::Game(game)) = &request.source else {
+        return Err(ConvertError::missing("game", "a game (or pgn)").into());
     };
-    let mut response = convert::adjudicate_with(&game, &adjudication, notation);
-    // The moves' warnings come before the verdict's, as for PGN input.
-    let suffixes = arbiter_pgn::verdict::check_suffix_warnings(&game, &wire.moves);
-    if !suffixes.is_empty() {
-        response.warnings = suffixes
-            .iter()
-            .map(convert::pgn_warning_to_wire)
-            .chain(response.warnings)
-            .collect();
-        convert::bound_warnings(&mut response);
-    }
-    Ok(response)
+    let notation = Notation::from_wire(request.san_language, request.castling_notation, "")?;
+    Ok(ReplayedGame::read(
+        game,
+        request.event.as_ref(),
+        request.claim_draw,
+        limits,
+        notation,
+    )?)
 }
 
 fn settings(limits: Limits, claim_draw: bool) -> Settings {
@@ -644,14 +696,41 @@ impl ArbiterService for Arbiter {
             .await
     }
 
+    /// A game given as moves is replayed first (on this thread when the request is small), then
+    /// adjudicated: where the verdict needs an analysis, only that step goes to a worker.
     async fn adjudicate_game(
         &self,
         request: Request<AdjudicateGameRequest>,
     ) -> Result<Response<AdjudicateGameResponse>, Status> {
         let limits = self.limits;
-        self.unary(request, move |request| adjudicate_game(request, limits))
-            .await
-            .inspect(|response| crate::metrics::record_adjudication(response.get_ref()))
+        let as_moves = matches!(
+            request.get_ref().source,
+            Some(adjudicate_game_request::Source::Game(_))
+        );
+        let answer = if as_moves {
+            let admission = request.extensions().get::<Admission>().cloned();
+            let message = request.into_inner();
+            let small = prost::Message::encoded_len(&message) <= self.max_inline_bytes;
+            let replayed = self
+                .workers
+                .run_small(admission.clone(), message, small, move |request| {
+                    replay_wire_game(request, limits)
+                })
+                .await
+                .inspect_err(crate::metrics::record_rejection)?;
+            // The verdict's own work is small (no replay) unless it needs an analysis, which
+            // sends it to a worker.
+            self.workers
+                .run_small(admission, replayed, true, |replayed| {
+                    Ok(replayed.adjudicate())
+                })
+                .await
+                .map(Response::new)
+        } else {
+            self.unary(request, move |request| adjudicate_game(request, limits))
+                .await
+        };
+        answer.inspect(|response| crate::metrics::record_adjudication(response.get_ref()))
     }
 
     type AdjudicateGamesStream = ResponseStream;

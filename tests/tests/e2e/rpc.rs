@@ -960,3 +960,106 @@ async fn bad_fen_is_invalid_argument_everywhere() {
         ("position", "MISSING_FIELD")
     );
 }
+
+/// Issue 13: small calls are answered on the network thread, others on a worker, and a small
+/// AdjudicateGame whose verdict needs an analysis hands only the verdict to a worker. Where a
+/// call runs must never change its answer: a server with `--max-inline-bytes 0` (every call on
+/// a worker) answers the same, for a move list, an illegal move, and games whose verdicts need
+/// the analyzer (a resignation with its mating line, an ongoing game's dead-position test, a
+/// flag fall against a lone king: FIDE Laws 5.1.2, 5.2.2, 6.9).
+#[tokio::test]
+async fn answers_are_the_same_inline_and_on_workers() {
+    use arbiter_proto::v1::{GameEvent, GameEventKind};
+    let inline = Server::start();
+    let pooled = Server::start_with(&["--max-inline-bytes", "0"]);
+    let (mut a, mut b) = (inline.client().await, pooled.client().await);
+
+    let list = ListLegalMovesRequest {
+        position: fen(CASTLING_THROUGH_F1),
+        ..ListLegalMovesRequest::default()
+    };
+    let listed = within("ListLegalMoves", a.list_legal_moves(list.clone()))
+        .await
+        .expect("inline")
+        .into_inner();
+    assert_eq!(listed.moves.len(), 22, "{:?}", listed.moves);
+    assert_eq!(
+        listed,
+        within("ListLegalMoves", b.list_legal_moves(list))
+            .await
+            .expect("pooled")
+            .into_inner()
+    );
+
+    let pinned = ApplyMoveRequest {
+        subject: Some(apply_move_request::Subject::Position(
+            fen(PINNED_KNIGHT).expect("fen"),
+        )),
+        r#move: "Nf3".to_owned(),
+        ..ApplyMoveRequest::default()
+    };
+    let refused = within("ApplyMove", a.apply_move(pinned.clone()))
+        .await
+        .expect_err("pinned");
+    let refused_too = within("ApplyMove", b.apply_move(pinned))
+        .await
+        .expect_err("pinned");
+    assert_eq!(violation(&refused), violation(&refused_too));
+    assert_eq!(refused.code(), Code::InvalidArgument);
+
+    let event = |kind: GameEventKind, side: Color| {
+        Some(GameEvent {
+            kind: kind.into(),
+            side: side.into(),
+        })
+    };
+    let cases = [
+        // Black resigns with mate still possible for White: the loss stands, with a line.
+        (
+            game(None, &["e4", "e5", "Qh5", "Nc6"]),
+            event(GameEventKind::Resignation, Color::Black),
+            Termination::Resignation,
+            GameResult::WhiteWins,
+        ),
+        // Ongoing: the analyzer proves the position alive, nothing ends.
+        (
+            game(None, &["d4", "d5", "Nc3", "Nf6", "Bf4", "Nc6"]),
+            None,
+            Termination::Unspecified,
+            GameResult::Ongoing,
+        ),
+        // White's flag falls, Black has a lone king: drawn (6.9).
+        (
+            game(Some("8/8/8/4k3/8/8/3QK3/8 w - - 0 1"), &["Qd3"]),
+            event(GameEventKind::FlagFall, Color::White),
+            Termination::FlagFall,
+            GameResult::Draw,
+        ),
+    ];
+    for (moves, event, termination, result) in cases {
+        let request = AdjudicateGameRequest {
+            source: Some(adjudicate_game_request::Source::Game(moves)),
+            event,
+            ..AdjudicateGameRequest::default()
+        };
+        let here = within("AdjudicateGame", a.adjudicate_game(request.clone()))
+            .await
+            .expect("inline")
+            .into_inner();
+        let outcome = here.outcome.clone().expect("outcome");
+        assert_eq!(
+            (outcome.termination(), outcome.result()),
+            (termination, result),
+            "{}",
+            here.explanation
+        );
+        if termination == Termination::Resignation {
+            assert!(!here.evidence.is_empty(), "a mating line: {here:?}");
+        }
+        let there = within("AdjudicateGame", b.adjudicate_game(request))
+            .await
+            .expect("pooled")
+            .into_inner();
+        assert_eq!(here, there);
+    }
+}
