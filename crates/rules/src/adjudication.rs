@@ -5,7 +5,7 @@
 use crate::game::{Claim, Game, GameResult, Outcome, Termination};
 use crate::position::{Move, Position};
 use crate::types::{Color, Role};
-use crate::winnability::{AnalysisBudget, Winnability, dead_position, in_game, winnability};
+use crate::winnability::{AnalysisBudget, Answers, Line, Winnability, dead_position_with, in_game};
 
 /// The edition of the Laws every verdict applies: the FIDE Laws of Chess in force from
 /// 1 January 2023.
@@ -178,6 +178,8 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
         return verdict;
     }
     let pos = game.position();
+    // Questions the game's replay already asked about this position are not asked again.
+    let mut answers = game.answers().clone();
     let end = |result, termination| Outcome::new(result, termination, ply);
     match request.event {
         Some(
@@ -199,14 +201,18 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
             };
             let opponent = side.other();
             let article = termination.article();
-            let board = winnability(pos, opponent, request.budget);
+            let board = answers.decide(pos, opponent, request.budget, Line::Kept);
             // A dead position ends the game before any event (FIDE Laws 5.2.2). The side of the
             // event is asked only when the opponent cannot mate on the board, and at most with
             // the fast check, so an event costs little more analysis than it did.
             if request.budget != AnalysisBudget::Material
                 && let Winnability::CannotMate { reason: theirs } = &board
-                && let Winnability::CannotMate { reason: ours } =
-                    winnability(pos, side, request.budget.min(AnalysisBudget::Fast))
+                && let Winnability::CannotMate { reason: ours } = answers.decide(
+                    pos,
+                    side,
+                    request.budget.min(AnalysisBudget::Fast),
+                    Line::Kept,
+                )
             {
                 let (w, b) = if side == Color::White {
                     (ours, theirs.clone())
@@ -258,7 +264,7 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
         }
         Some(GameEvent::AgreedDraw) => {
             // A dead position ended the game before the agreement (FIDE Laws 5.2.2).
-            if let Some(reason) = dead_before_event(pos, request.budget) {
+            if let Some(reason) = dead_before_event(pos, request.budget, &mut answers) {
                 verdict.outcome = Some(end(GameResult::Draw, Termination::DeadPosition));
                 verdict.explanation = format!(
                     "dead position at ply {ply} (FIDE Laws 5.2.2): {reason}; the game had ended before the players agreed to a draw"
@@ -281,7 +287,7 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
         Some(GameEvent::Forfeit(side)) => {
             // A forfeit, like any event, cannot end a game a dead position has ended (FIDE
             // Laws 5.2.2).
-            if let Some(reason) = dead_before_event(pos, request.budget) {
+            if let Some(reason) = dead_before_event(pos, request.budget, &mut answers) {
                 verdict.outcome = Some(end(GameResult::Draw, Termination::DeadPosition));
                 verdict.explanation = format!(
                     "dead position at ply {ply} (FIDE Laws 5.2.2): {reason}; the game had ended before {side} forfeited"
@@ -307,7 +313,7 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
         None => {}
     }
     if request.budget != AnalysisBudget::Material
-        && let Some(reason) = dead_position(pos, request.budget)
+        && let Some(reason) = dead_position_with(pos, request.budget, &mut answers)
     {
         verdict.outcome = Some(end(GameResult::Draw, Termination::DeadPosition));
         verdict.explanation = format!("dead position at ply {ply} (FIDE Laws 5.2.2): {reason}");
@@ -337,10 +343,14 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
 /// that forced replies make were found along the game), with the fast check at most, so that
 /// the event costs little (a middlegame forfeit would otherwise ask the analyzer about both
 /// sides). `Some(reason)` when proven dead.
-fn dead_before_event(pos: &Position, budget: AnalysisBudget) -> Option<String> {
+fn dead_before_event(
+    pos: &Position,
+    budget: AnalysisBudget,
+    answers: &mut Answers,
+) -> Option<String> {
     let pieces = pos.by_role(Role::Queen) | pos.by_role(Role::Rook) | pos.by_role(Role::Knight);
     if budget == AnalysisBudget::Material || pieces.is_nonempty() {
         return None;
     }
-    dead_position(pos, budget.min(AnalysisBudget::Fast))
+    dead_position_with(pos, budget.min(AnalysisBudget::Fast), answers)
 }

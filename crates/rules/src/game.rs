@@ -8,7 +8,7 @@ use thiserror::Error;
 use crate::notation::MoveError;
 use crate::position::{Move, Position, Status};
 use crate::types::{Color, Role};
-use crate::winnability::{AnalysisBudget, dead_position, forced_dead_position};
+use crate::winnability::{AnalysisBudget, Answers, dead_position_with, forced_dead_position};
 
 /// The result of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -258,6 +258,8 @@ pub struct Game {
     unplayable_after_end: usize,
     dead_position_budget: AnalysisBudget,
     dead_reason: Option<String>,
+    /// What the dead-position test found about the current position, for the verdict to reuse.
+    answers: Answers,
 }
 
 impl Game {
@@ -292,6 +294,7 @@ impl Game {
             unplayable_after_end: 0,
             dead_position_budget: budget,
             dead_reason: None,
+            answers: Answers::default(),
         };
         game.update_outcome();
         game
@@ -302,6 +305,12 @@ impl Game {
     pub fn reserve(&mut self, plies: usize) {
         self.moves.reserve(plies);
         self.keys.reserve(plies);
+    }
+
+    /// The answers to "can this side still checkmate?" found about the current position while
+    /// the game was replayed (its dead-position test), for the verdict to reuse.
+    pub(crate) fn answers(&self) -> &Answers {
+        &self.answers
     }
 
     /// Why the position was found dead, when the game ended by FIDE Laws 5.2.2.
@@ -409,6 +418,7 @@ impl Game {
     /// position).
     pub fn play(&mut self, m: Move) {
         self.position.play_in_place(&m);
+        self.answers = Answers::default();
         self.moves.push(m);
         self.keys.push(self.position.zobrist());
         // `m` is legal, so the position it was played from was neither checkmate nor stalemate.
@@ -439,9 +449,10 @@ impl Game {
     /// The first ending of the current position other than checkmate and stalemate: insufficient
     /// material or a dead position (5.2.2, with the reason when the analysis found it),
     /// fivefold repetition (9.6.1), the 75-move rule (9.6.2).
-    fn rule_ending(&self) -> Option<(Outcome, Option<String>)> {
+    fn rule_ending(&mut self) -> Option<(Outcome, Option<String>)> {
+        let ply = self.ply();
         let pos = &self.position;
-        let ending = |termination| Outcome::new(GameResult::Draw, termination, self.ply());
+        let ending = |termination| Outcome::new(GameResult::Draw, termination, ply);
         if pos.is_insufficient_material() {
             return Some((ending(Termination::InsufficientMaterial), None));
         }
@@ -449,7 +460,8 @@ impl Game {
         if self.dead_position_budget != AnalysisBudget::Material
             && pos.halfmove_clock() == 0
             && pieces.is_empty()
-            && let Some(reason) = dead_position(pos, self.dead_position_budget)
+            && let Some(reason) =
+                dead_position_with(pos, self.dead_position_budget, &mut self.answers)
         {
             return Some((ending(Termination::DeadPosition), Some(reason)));
         }

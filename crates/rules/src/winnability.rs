@@ -140,9 +140,56 @@ pub fn winnability(pos: &Position, side: Color, budget: AnalysisBudget) -> Winna
     decide(pos, side, budget, Line::Kept)
 }
 
+/// The answers to "can this side still checkmate?" already found for one position, so that the
+/// same question is never put to the analyzer twice: the dead-position test of a game's last
+/// position (asked along the game) and its verdict (a flag fall, a resignation, the
+/// dead-position test of an ongoing game) ask about the same position. An answer is reused only
+/// where asking again would give the same one: at the same analysis level, and a "can mate"
+/// found without its line only where no line is wanted.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Answers {
+    sides: [Option<Known>; 2],
+}
+
+#[derive(Clone, Debug)]
+struct Known {
+    budget: AnalysisBudget,
+    line: Line,
+    answer: Winnability,
+}
+
+impl Answers {
+    /// [`winnability`] of `pos` (the position these answers are about) for `side`, from the
+    /// answers when one fits, else asked and kept.
+    pub(crate) fn decide(
+        &mut self,
+        pos: &Position,
+        side: Color,
+        budget: AnalysisBudget,
+        line: Line,
+    ) -> Winnability {
+        let slot = &mut self.sides[side as usize];
+        if let Some(known) = slot
+            && known.budget == budget
+            && (known.line == Line::Kept
+                || line == Line::Dropped
+                || !matches!(known.answer, Winnability::CanMate { .. }))
+        {
+            return known.answer.clone();
+        }
+        let answer = decide(pos, side, budget, line);
+        *slot = Some(Known {
+            budget,
+            line,
+            answer: answer.clone(),
+        });
+        answer
+    }
+}
+
 /// Whether [`decide`] turns the analyzer's mating line into arbiter's moves and checks it.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Line {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Line {
     /// The line is kept (evidence of a loss that stands): each move is found among the legal
     /// moves and the line must end in `side`'s checkmate, or the answer is "undetermined".
     Kept,
@@ -241,6 +288,16 @@ fn from_analyzer(pos: &Position, mv: chess::ChessMove) -> Option<Move> {
         Some(chess::Piece::Knight) => Some(Role::Knight),
         Some(_) => return None,
     };
+    let role = pos.role_at(from)?;
+    // Not castling (the king's two-square move): only the moves to `to` are generated, which
+    // costs a fraction of every legal move, on each of an evidence line's dozens of plies.
+    if role != Role::King || from.file().index().abs_diff(to.file().index()) < 2 {
+        return pos
+            .legal_moves_to_square(role, to)
+            .iter()
+            .find(|m| m.from == from && m.promotion == promotion)
+            .copied();
+    }
     let legal = pos.legal_moves();
     legal
         .iter()
@@ -393,6 +450,30 @@ fn within_endings(pos: &Position, window: &[u64], line: &[Move], side: Color) ->
 /// Whether `line` from `pos` ends in `side`'s checkmate without passing a position where the
 /// game has ended by the 75-move rule or fivefold repetition.
 fn mates_within_endings(pos: &Position, window: &[u64], line: &[Move], side: Color) -> bool {
+    // Most lines are far from both limits: shorter than the plies left before the 75-move
+    // rule, and without any position reached five times (counting the game's window, and
+    // ignoring the resets of irreversible moves: an upper bound). One replay then decides,
+    // without counting positions step by step.
+    if (pos.halfmove_clock() as usize).saturating_add(line.len()) < 150 {
+        let mut keys: Vec<u64> = Vec::with_capacity(window.len() + line.len());
+        keys.extend_from_slice(window);
+        let mut cur = pos.clone();
+        let mut mated = None;
+        for m in line {
+            cur.play_in_place(m);
+            keys.push(cur.zobrist());
+            if cur.is_checkmate() {
+                mated = Some(cur.side_to_move() != side);
+                break;
+            }
+        }
+        keys.sort_unstable();
+        if !keys.chunk_by(|a, b| a == b).any(|run| run.len() >= 5) {
+            return mated.unwrap_or_else(|| {
+                line.is_empty() && pos.is_checkmate() && pos.side_to_move() != side
+            });
+        }
+    }
     let mut counts: HashMap<u64, u32> = HashMap::new();
     for k in window {
         *counts.entry(*k).or_default() += 1;
@@ -715,6 +796,15 @@ pub(crate) fn forced_dead_position(pos: &Position) -> Option<String> {
 /// moves? `Some(reason)` when proven, `None` when not dead or not decided.
 #[must_use]
 pub fn dead_position(pos: &Position, budget: AnalysisBudget) -> Option<String> {
+    dead_position_with(pos, budget, &mut Answers::default())
+}
+
+/// [`dead_position`] with the answers already found for `pos`, which it adds to.
+pub(crate) fn dead_position_with(
+    pos: &Position,
+    budget: AnalysisBudget,
+    answers: &mut Answers,
+) -> Option<String> {
     if pos.is_insufficient_material() {
         return Some(format!(
             "insufficient material: White has {}, Black has {}",
@@ -723,11 +813,12 @@ pub fn dead_position(pos: &Position, budget: AnalysisBudget) -> Option<String> {
         ));
     }
     // A mating line found by the analyzer only says "not dead": it is not replayed.
-    let white = decide(pos, Color::White, budget, Line::Dropped);
+    let white = answers.decide(pos, Color::White, budget, Line::Dropped);
     let Winnability::CannotMate { reason: w } = white else {
         return None;
     };
-    let Winnability::CannotMate { reason: b } = decide(pos, Color::Black, budget, Line::Dropped)
+    let Winnability::CannotMate { reason: b } =
+        answers.decide(pos, Color::Black, budget, Line::Dropped)
     else {
         return None;
     };
@@ -874,5 +965,60 @@ mod tests {
             end.play_in_place(mv);
         }
         assert!(end.is_checkmate(), "the line ends in checkmate");
+    }
+
+    /// Counts analyzer runs: each takes its work's seat first.
+    #[derive(Default)]
+    struct CountingRuns {
+        runs: std::sync::atomic::AtomicUsize,
+    }
+
+    impl crate::interrupt::Seat for CountingRuns {
+        fn leave(&self) -> bool {
+            self.runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            true
+        }
+        fn retake(&self) {}
+    }
+
+    /// Issue 13: the dead-position test of a game's last position (FIDE Laws 5.2.2) and the
+    /// flag-fall verdict (6.9) asked the analyzer the same questions about the same position
+    /// again. Black's flag falls in a pawn ending where White has a lone king: the replay's
+    /// dead-position test asks about Black once (White cannot mate by material), and the
+    /// verdict, a draw, asks nothing more.
+    #[test]
+    fn the_verdict_reuses_the_answers_of_the_replays_dead_position_test() {
+        let pos = position(
+            "8/8/pppp1p2/2pp4/8/K1k5/8/8 w - - 0 1",
+            CastlingMode::Standard,
+        );
+        let seat = std::sync::Arc::new(CountingRuns::default());
+        let verdict = crate::interrupt::with_seat(
+            std::sync::Arc::clone(&seat) as std::sync::Arc<dyn crate::interrupt::Seat>,
+            || {
+                let game = crate::game::Game::with_dead_position_analysis(
+                    pos.clone(),
+                    AnalysisBudget::Fast,
+                );
+                assert_eq!(game.outcome(), None, "not dead: Black can still mate");
+                crate::adjudicate(
+                    &game,
+                    &crate::AdjudicationRequest {
+                        event: Some(crate::GameEvent::FlagFall(Color::Black)),
+                        claim_draw: false,
+                        budget: AnalysisBudget::Fast,
+                    },
+                )
+            },
+        );
+        let outcome = verdict.outcome.expect("an ending");
+        assert_eq!(outcome.result, crate::GameResult::Draw);
+        assert_eq!(outcome.termination, crate::Termination::FlagFall);
+        assert_eq!(outcome.article(), "6.9");
+        assert_eq!(
+            seat.runs.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "one analyzer run: Black, during the replay"
+        );
     }
 }
