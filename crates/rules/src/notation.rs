@@ -143,15 +143,23 @@ fn split_uci(text: &str) -> Option<(Square, Square, Option<Role>)> {
 }
 
 impl Position {
+    /// The square a move's UCI text names as its destination: the king's destination for
+    /// castling in standard chess (`e1g1`), the castling rook's square in Chess960 (`e1h1`,
+    /// king takes rook), the move's own destination otherwise.
+    #[must_use]
+    pub fn uci_destination(&self, m: &Move) -> Square {
+        if m.is_castle() && self.mode == CastlingMode::Standard {
+            m.king_destination()
+        } else {
+            m.to
+        }
+    }
+
     /// The UCI spelling of a legal move: `e2e4`, `e7e8q`; castling `e1g1` in standard mode and
     /// king-takes-rook (`e1h1`) in Chess960 mode.
     #[must_use]
     pub fn uci(&self, m: &Move) -> String {
-        let to = if m.is_castle() && self.mode == CastlingMode::Standard {
-            m.king_destination()
-        } else {
-            m.to
-        };
+        let to = self.uci_destination(m);
         let mut s = String::with_capacity(5);
         s.push_str(m.from.name());
         s.push_str(to.name());
