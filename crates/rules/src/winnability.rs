@@ -144,8 +144,8 @@ pub fn winnability(pos: &Position, side: Color, budget: AnalysisBudget) -> Winna
 /// same question is never put to the analyzer twice: the dead-position test of a game's last
 /// position (asked along the game) and its verdict (a flag fall, a resignation, the
 /// dead-position test of an ongoing game) ask about the same position. An answer is reused only
-/// where asking again would give the same one: at the same analysis level, and a "can mate"
-/// found without its line only where no line is wanted.
+/// where asking again would give the same one: at the same analysis level. The analyzer's
+/// mating line is kept as it gave it and turned into moves only for a question that wants it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Answers {
     sides: [Option<Known>; 2],
@@ -154,8 +154,7 @@ pub(crate) struct Answers {
 #[derive(Clone, Debug)]
 struct Known {
     budget: AnalysisBudget,
-    line: Line,
-    answer: Winnability,
+    asked: Asked,
 }
 
 impl Answers {
@@ -171,18 +170,12 @@ impl Answers {
         let slot = &mut self.sides[side as usize];
         if let Some(known) = slot
             && known.budget == budget
-            && (known.line == Line::Kept
-                || line == Line::Dropped
-                || !matches!(known.answer, Winnability::CanMate { .. }))
         {
-            return known.answer.clone();
+            return finish(pos, side, &known.asked, line);
         }
-        let answer = decide(pos, side, budget, line);
-        *slot = Some(Known {
-            budget,
-            line,
-            answer: answer.clone(),
-        });
+        let asked = ask(pos, side, budget);
+        let answer = finish(pos, side, &asked, line);
+        *slot = Some(Known { budget, asked });
         answer
     }
 }
@@ -200,26 +193,43 @@ pub(crate) enum Line {
 
 /// [`winnability`], keeping or dropping the mating line (see [`Line`]).
 fn decide(pos: &Position, side: Color, budget: AnalysisBudget, keep: Line) -> Winnability {
+    finish(pos, side, &ask(pos, side, budget), keep)
+}
+
+/// An answer to "can this side still checkmate?" before the analyzer's mating line, if any, is
+/// turned into arbiter's moves: kept in [`Answers`] so that a question that wants the line can
+/// reuse an answer first found without it.
+#[derive(Clone, Debug)]
+enum Asked {
+    /// The answer, final.
+    Answer(Winnability),
+    /// The analyzer found this helpmate (its own moves), not yet checked.
+    Helpmate(Vec<chess::ChessMove>),
+}
+
+/// [`winnability`]'s answer, with the analyzer's line as it gave it (see [`Asked`]).
+fn ask(pos: &Position, side: Color, budget: AnalysisBudget) -> Asked {
+    let answer = |winnability| Asked::Answer(winnability);
     if pos.is_checkmate() {
-        return if pos.side_to_move() == side {
+        return answer(if pos.side_to_move() == side {
             Winnability::CannotMate {
                 reason: format!("{side} is checkmated"),
             }
         } else {
             Winnability::CanMate { line: Vec::new() }
-        };
+        });
     }
     if let Some(reason) = material_reason(pos, side) {
-        return Winnability::CannotMate { reason };
+        return answer(Winnability::CannotMate { reason });
     }
     if budget == AnalysisBudget::Material {
-        return Winnability::Undetermined;
+        return answer(Winnability::Undetermined);
     }
     // The analyzer reads standard FEN; castling rights it cannot express are dropped, and a
     // "cannot mate" proof is then not trusted (fewer moves could only hide a mate).
     let (fen, exact) = analyzer_fen(pos);
     let Ok(board) = chess::Board::from_str(&fen) else {
-        return Winnability::Undetermined;
+        return answer(Winnability::Undetermined);
     };
     let winner = match side {
         Color::White => chess::Color::White,
@@ -228,47 +238,58 @@ fn decide(pos: &Position, side: Color, budget: AnalysisBudget, keep: Line) -> Wi
     // Each analyzer run holds a slot of the process-wide bound (its memory is its own), and
     // work whose call has ended stops here.
     let Some(_slot) = crate::interrupt::analysis_slot() else {
-        return Winnability::Undetermined;
+        return answer(Winnability::Undetermined);
     };
-    let cannot = || Winnability::CannotMate {
-        reason: format!(
-            "no series of legal moves lets {side} checkmate ({} against {}; proved by the Chess Unwinnability Analyzer)",
-            material_words(pos, side),
-            material_words(pos, side.other())
-        ),
+    let cannot = || {
+        answer(Winnability::CannotMate {
+            reason: format!(
+                "no series of legal moves lets {side} checkmate ({} against {}; proved by the Chess Unwinnability Analyzer)",
+                material_words(pos, side),
+                material_words(pos, side.other())
+            ),
+        })
     };
     match budget {
-        AnalysisBudget::Material => Winnability::Undetermined,
+        AnalysisBudget::Material => answer(Winnability::Undetermined),
         AnalysisBudget::Fast => {
             if exact && chasolver::is_unwinnable_fast(&board, winner) {
                 cannot()
             } else {
-                Winnability::Undetermined
+                answer(Winnability::Undetermined)
             }
         }
         AnalysisBudget::Full => match chasolver::winnability(&board, winner) {
             Some(chasolver::Winnability::Unwinnable) if exact => cannot(),
-            Some(chasolver::Winnability::Winnable { .. }) if keep == Line::Dropped => {
-                Winnability::CanMate { line: Vec::new() }
-            }
-            Some(chasolver::Winnability::Winnable { helpmate }) => {
-                let mut line = Vec::with_capacity(helpmate.len());
-                let mut cur = pos.clone();
-                for mv in helpmate {
-                    let Some(m) = from_analyzer(&cur, mv) else {
-                        return Winnability::Undetermined;
-                    };
-                    cur.play_in_place(&m);
-                    line.push(m);
-                }
-                if cur.is_checkmate() && cur.side_to_move() != side {
-                    Winnability::CanMate { line }
-                } else {
-                    Winnability::Undetermined
-                }
-            }
-            _ => Winnability::Undetermined,
+            Some(chasolver::Winnability::Winnable { helpmate }) => Asked::Helpmate(helpmate),
+            _ => answer(Winnability::Undetermined),
         },
+    }
+}
+
+/// The final answer of `asked` for `side` in `pos`: with [`Line::Kept`], the analyzer's line
+/// as arbiter's moves, each found among the legal moves, which must end in `side`'s checkmate
+/// (else "undetermined"); with [`Line::Dropped`], "can mate" without its line.
+fn finish(pos: &Position, side: Color, asked: &Asked, keep: Line) -> Winnability {
+    let helpmate = match asked {
+        Asked::Answer(answer) => return answer.clone(),
+        Asked::Helpmate(_) if keep == Line::Dropped => {
+            return Winnability::CanMate { line: Vec::new() };
+        }
+        Asked::Helpmate(helpmate) => helpmate,
+    };
+    let mut line = Vec::with_capacity(helpmate.len());
+    let mut cur = pos.clone();
+    for mv in helpmate {
+        let Some(m) = from_analyzer(&cur, *mv) else {
+            return Winnability::Undetermined;
+        };
+        cur.play_in_place(&m);
+        line.push(m);
+    }
+    if cur.is_checkmate() && cur.side_to_move() != side {
+        Winnability::CanMate { line }
+    } else {
+        Winnability::Undetermined
     }
 }
 
@@ -812,15 +833,25 @@ pub(crate) fn dead_position_with(
             material_words(pos, Color::Black)
         ));
     }
-    // A mating line found by the analyzer only says "not dead": it is not replayed.
-    let white = answers.decide(pos, Color::White, budget, Line::Dropped);
-    let Winnability::CannotMate { reason: w } = white else {
-        return None;
-    };
-    let Winnability::CannotMate { reason: b } =
-        answers.decide(pos, Color::Black, budget, Line::Dropped)
+    // A mating line found by the analyzer only says "not dead": it is not replayed. The side
+    // not to move is asked first: when a game ends by a flag fall or a resignation, it is
+    // mostly the side to move whose flag fell or who resigned, and the verdict then asks about
+    // its opponent, whose answer is kept in `answers`.
+    let first = pos.side_to_move().other();
+    let Winnability::CannotMate { reason: theirs } =
+        answers.decide(pos, first, budget, Line::Dropped)
     else {
         return None;
+    };
+    let Winnability::CannotMate { reason: ours } =
+        answers.decide(pos, first.other(), budget, Line::Dropped)
+    else {
+        return None;
+    };
+    let (w, b) = if first == Color::White {
+        (theirs, ours)
+    } else {
+        (ours, theirs)
     };
     Some(format!("{w}; {b}"))
 }
