@@ -149,7 +149,7 @@ fn termination_words(termination: Option<Termination>) -> String {
 struct Tally {
     /// The game's number in the input.
     index: usize,
-    /// " (White - Black)", or "" without either tag.
+    /// " (White - Black)" for a game the summary lists (a disagreement or an error), or "".
     players: String,
     kind: TallyKind,
 }
@@ -171,15 +171,6 @@ enum TallyKind {
 
 impl Tally {
     fn of(item: &Item<'_>) -> Tally {
-        let (white, black) = (
-            item.raw.tag("White").unwrap_or(""),
-            item.raw.tag("Black").unwrap_or(""),
-        );
-        let players = if white.is_empty() && black.is_empty() {
-            String::new()
-        } else {
-            format!(" ({white} - {black})")
-        };
         let kind = match &item.verdict {
             Err(error) => TallyKind::Error(error.to_string()),
             Ok(verdict) => TallyKind::Verdict {
@@ -188,6 +179,21 @@ impl Tally {
                 unproven: verdict.verdict.undetermined,
                 disagreement: verdict.disagreement.as_ref().map(ToString::to_string),
             },
+        };
+        // The players are named only where the summary lists the game (a disagreement or an
+        // error): writing them for every game cost 2,000 instructions a game.
+        let listed = match &kind {
+            TallyKind::Error(_) => true,
+            TallyKind::Verdict { disagreement, .. } => disagreement.is_some(),
+        };
+        let (white, black) = (
+            item.raw.tag("White").unwrap_or(""),
+            item.raw.tag("Black").unwrap_or(""),
+        );
+        let players = if !listed || (white.is_empty() && black.is_empty()) {
+            String::new()
+        } else {
+            format!(" ({white} - {black})")
         };
         Tally {
             index: item.at.index,
@@ -674,6 +680,34 @@ mod tests {
         let mut out = Vec::new();
         let summary = run(PGN.as_bytes(), &mut out, format, &Settings::default()).expect("writes");
         (String::from_utf8(out).expect("utf-8"), summary)
+    }
+
+    /// Issue 13 names the players only for the games the summary lists: a disagreement and an
+    /// error still name them, in either order of the games, and a game that agrees lists nothing.
+    #[test]
+    fn the_summary_names_the_players_of_listed_games_only() {
+        let pgn = "[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 1-0\n\n\
+[White \"C\"]\n[Black \"D\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n\
+[White \"E\"]\n[Black \"F\"]\n\n1. e4 e5 2. Ke3 *\n";
+        let mut out = Vec::new();
+        let summary = run(
+            pgn.as_bytes(),
+            &mut out,
+            OutputFormat::Jsonl,
+            &Settings::default(),
+        )
+        .expect("writes");
+        assert_eq!((summary.disagreements, summary.errors), (1, 1));
+        assert!(
+            summary.disagreement_list[0].starts_with("game 0 (A - B): "),
+            "{:?}",
+            summary.disagreement_list
+        );
+        assert!(
+            summary.error_list[0].starts_with("game 2 (E - F): "),
+            "{:?}",
+            summary.error_list
+        );
     }
 
     /// Issue 11 item 5: the JSON lines carry each verdict's warnings (code, line, message,
