@@ -418,7 +418,7 @@ impl Game {
     /// position).
     pub fn play(&mut self, m: Move) {
         self.position.play_in_place(&m);
-        self.answers = Answers::default();
+        self.answers.forget();
         self.moves.push(m);
         self.keys.push(self.position.zobrist());
         // `m` is legal, so the position it was played from was neither checkmate nor stalemate.

@@ -158,6 +158,14 @@ struct Known {
 }
 
 impl Answers {
+    /// Forgets every answer (the position changed), without touching them when there are none,
+    /// as on almost every ply of a replay.
+    pub(crate) fn forget(&mut self) {
+        if self.sides.iter().any(Option::is_some) {
+            self.sides = [None, None];
+        }
+    }
+
     /// [`winnability`] of `pos` (the position these answers are about) for `side`, from the
     /// answers when one fits, else asked and kept.
     pub(crate) fn decide(
