@@ -23,8 +23,10 @@ TEST_STEPS += $(TEST_EXTRA)
 
 # More benchmark targets run by `make bench` after the perft timings below: the per-call cost of
 # every RPC against health Check (scripts/bench-rpc.sh) and `arbiter adjudicate` on the shared
-# corpus against python-chess (scripts/bench-adjudicate.sh). Not part of `make test`.
-BENCH_EXTRA ?= bench-rpc bench-adjudicate
+# corpus against python-chess (scripts/bench-adjudicate.sh), and the flag-fall verdict against
+# chasolver alone on the winnability sets (crates/rules/examples/winnability.rs, needs
+# $(ARBITER_UNWINNABLE_DIR)). Not part of `make test`.
+BENCH_EXTRA ?= bench-rpc bench-adjudicate bench-winnability
 
 # Positions timed by `make bench` with `arbiter perft` (FEN|depth).
 BENCH_PERFT := \
@@ -33,7 +35,7 @@ BENCH_PERFT := \
 
 .PHONY: all build release run test lint fmt fmt-check clippy doc-check cargo-test buf-lint buf-breaking \
 	proto-release-image bench \
-	bench-perft bench-rpc bench-adjudicate tools clean
+	bench-perft bench-rpc bench-adjudicate bench-winnability tools clean
 
 all: build
 
@@ -126,6 +128,15 @@ bench-rpc: release
 
 bench-adjudicate: release
 	ARBITER=$(ARBITER) scripts/bench-adjudicate.sh
+
+# Issue 13's winnability targets (ratio chasolver alone / arbiter >= 0.85), 10,000 positions of
+# each large set and the whole hard set, medians of 3 rounds.
+bench-winnability:
+	@test -d "$(ARBITER_UNWINNABLE_DIR)" || { echo "bench-winnability: NOT RUN, $(ARBITER_UNWINNABLE_DIR) not found"; exit 1; }
+	cargo build --release -p arbiter-rules --example winnability
+	target/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/chasolver-lichess.txt full 3 10000
+	target/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/d3chess-unfair-2022-05.txt fast 3 10000
+	target/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/chasolver-positions.txt fast 3
 
 bench-perft: release
 	@for spec in $(BENCH_PERFT); do \
