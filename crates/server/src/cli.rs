@@ -103,9 +103,10 @@ pub struct ServeArgs {
     pub max_queue_wait: Duration,
 
     /// Unary requests of at most this many bytes (the protobuf message) are answered on the
-    /// network thread that read them instead of a worker: their work (a FEN and a few hundred
-    /// moves at most) takes less than handing it to a worker and back. A call whose work needs
-    /// an analysis goes to a worker anyway. 0: every call goes to a worker.
+    /// network thread that read them instead of a worker, while fewer than --workers − 1 (at
+    /// least 1) run there: their work (a FEN and about a hundred moves at most)
+    /// takes less than handing it to a worker and back. A call whose work needs an analysis goes
+    /// to a worker anyway. 0: every call goes to a worker.
     #[arg(long, env = "ARBITER_MAX_INLINE_BYTES", default_value_t = limits::DEFAULT_MAX_INLINE_BYTES)]
     pub max_inline_bytes: u32,
 
@@ -601,7 +602,7 @@ mod tests {
         assert_eq!(args.workers, 0);
         assert_eq!(args.concurrency_limit, 2048);
         assert_eq!(args.max_queue_wait, Duration::from_secs(1));
-        assert_eq!(args.max_inline_bytes, 2048);
+        assert_eq!(args.max_inline_bytes, 512);
         assert_eq!(args.max_streams, 256);
         assert_eq!(args.max_request_bytes_in_flight, 8 * 1024 * 1024);
         assert_eq!(args.check(), Ok(()));

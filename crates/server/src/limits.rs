@@ -110,9 +110,11 @@ pub const DEFAULT_ACCESS_LOG_SAMPLE: u64 = 100;
 pub const DEFAULT_REQUEST_TIMEOUT: &str = "10s";
 
 /// Default of `--max-inline-bytes`: unary requests of at most this many bytes (as protobuf)
-/// are answered on the network thread that read them, without the hand-off to a worker. 2 KiB
-/// hold a FEN and a few hundred moves: at most about 150 µs of work (see the README).
-pub const DEFAULT_MAX_INLINE_BYTES: u32 = 2048;
+/// may be answered on the network thread that read them, without the hand-off to a worker. 512
+/// bytes hold a FEN and about a hundred moves: at most about 60 µs of work (see the README; a
+/// fresh review measured health checks 15-100 times slower under a load of 2 KiB requests
+/// answered there, the first default).
+pub const DEFAULT_MAX_INLINE_BYTES: u32 = 512;
 
 /// Default of `--max-queue-wait`: longest wait of an admitted call for a worker.
 pub const DEFAULT_MAX_QUEUE_WAIT: &str = "1s";

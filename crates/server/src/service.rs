@@ -91,10 +91,10 @@ impl Arbiter {
     }
 
     /// Answers unary calls whose request message (as protobuf) is at most `bytes` long on the
-    /// network thread that read them, without handing them to a worker and back (0: every call
-    /// goes to a worker). Their work is bounded by that size: at most about 150 µs for the
-    /// default 2 KiB (ApplyMoves of 406 moves); work that needs an analysis goes to a worker
-    /// anyway.
+    /// network thread that read them while few enough run there, without handing
+    /// them to a worker thread and back (0: every call goes to a worker; see
+    /// [`Workers::run_small`]). Their work is bounded by that size: about 60 µs for the default
+    /// 512 bytes (ApplyMoves of 99 moves); work that needs an analysis goes to a worker anyway.
     #[must_use]
     pub fn with_max_inline_bytes(mut self, bytes: usize) -> Self {
         self.max_inline_bytes = bytes;
@@ -718,10 +718,10 @@ impl ArbiterService for Arbiter {
                 })
                 .await
                 .inspect_err(crate::metrics::record_rejection)?;
-            // The verdict's own work is small (no replay) unless it needs an analysis, which
-            // sends it to a worker.
+            // The verdict of a small call runs where the replay did, unless it needs an
+            // analysis, which sends it to a worker.
             self.workers
-                .run_small(admission, replayed, true, |replayed| {
+                .run_small(admission, replayed, small, |replayed| {
                     Ok(replayed.adjudicate())
                 })
                 .await

@@ -7,9 +7,13 @@
 //! thread of tokio's blocking pool, and memory grew with the concurrency limit).
 //!
 //! Small calls are the exception ([`Workers::run_small`]): a unary call whose request is at most
-//! `--max-inline-bytes` long has microseconds of work, less than the hand-off to a worker and
-//! back, and runs on the network thread that read it, like the decoding of its message. Work
-//! that would start an analysis there is stopped first and runs again on a worker.
+//! `--max-inline-bytes` long has microseconds of work, less than the hand-off to a worker thread
+//! and back, and runs on the network thread that read it, like the decoding of its message,
+//! when fewer than all workers but one (at least one) small calls are running there; otherwise
+//! it waits for a worker under the bounds below like any call. Work that would start an
+//! analysis there is stopped first and runs again on a worker. The small calls running there
+//! add to the workers' calls: at most `--workers` + max(1, `--workers` − 1) calls do chess
+//! work at once.
 //!
 //! A call waits for a free worker at most `--max-queue-wait`; then it is shed with
 //! `RESOURCE_EXHAUSTED` and counted (`arbiter_calls_shed_total{reason="queue_timeout"}`). How many
@@ -123,6 +127,9 @@ pub struct Workers {
     slots: Arc<Semaphore>,
     /// The workers stream messages may use at once (see the module documentation).
     stream_slots: Arc<Semaphore>,
+    /// Small calls that may run on the network threads at once: all workers but one, at least
+    /// one (see [`Workers::run_small`]).
+    inline: Arc<Semaphore>,
     max_queue_wait: Duration,
     /// Calls away from their seat now (see the module documentation).
     seatless: Arc<AtomicUsize>,
@@ -269,6 +276,7 @@ impl Workers {
         Self {
             slots: Arc::new(Semaphore::new(workers)),
             stream_slots: Arc::new(Semaphore::new(workers.saturating_sub(1).max(1))),
+            inline: Arc::new(Semaphore::new(workers.saturating_sub(1).max(1))),
             max_queue_wait,
             seatless: Arc::new(AtomicUsize::new(0)),
             max_seatless,
@@ -332,17 +340,23 @@ impl Workers {
         self.clone().run_when_free(true, None, hold, work)
     }
 
-    /// Runs a call's `work` on `message`: at once on this thread (the network thread that read
-    /// the call) when `small`, else on a worker as [`Workers::run`] does. Small calls are those
+    /// Runs a call's `work` on `message`: on this thread (the network thread that read the call)
+    /// when `small` and fewer than `--workers` − 1 (at least 1) other small calls are running on
+    /// the network threads, else on a worker as [`Workers::run`] does. Small calls are those
     /// whose work is bounded to microseconds by the size of their request (`--max-inline-bytes`):
-    /// handing them to a worker and back cost more than the work. Should the work of a small
-    /// call need an analyzer run or a search (which may take seconds), it is interrupted before
-    /// it starts one and runs again, from the start, on a worker; its first answer is dropped.
-    /// A panic of the work is `INTERNAL`, as on a worker.
+    /// handing them to a worker thread and back cost more than the work. Beyond that share a
+    /// small call queues for a worker like any call, so that an overloaded server sheds small
+    /// calls after `--max-queue-wait` and at its concurrency limit as it sheds the others, and a
+    /// network thread stays free to read calls and answer health checks (issue 13, a fresh
+    /// review's finding: with every small call on the network threads, a flood of them queued
+    /// there, past every bound). Should the work of a small call need an analyzer run or a
+    /// search (which may take seconds), it is interrupted before it starts one and runs again
+    /// from the start on a worker; its first answer is dropped. A panic of the work is
+    /// `INTERNAL`, as on a worker.
     ///
     /// # Errors
     ///
-    /// As [`Workers::run`] (a small call is never shed for want of a worker).
+    /// As [`Workers::run`].
     pub async fn run_small<M, T, H>(
         &self,
         hold: H,
@@ -355,7 +369,7 @@ impl Workers {
         T: Send + 'static,
         H: Send + 'static,
     {
-        if small {
+        if small && let Ok(room) = Arc::clone(&self.inline).try_acquire_owned() {
             let seat = Arc::new(InlineSeat {
                 interrupt: Interrupt::new(),
                 needs_worker: AtomicBool::new(false),
@@ -366,6 +380,7 @@ impl Workers {
                     with_seat(inline_seat, || work(&message))
                 })
             }));
+            drop(room);
             if !seat.needs_worker.load(Ordering::SeqCst) {
                 return answer.unwrap_or_else(|_panic| {
                     tracing::error!("handler failed: the work panicked");
@@ -534,6 +549,87 @@ mod tests {
         assert_eq!(runs[0], (caller, false), "refused where it was polled");
         assert_ne!(runs[1].0, caller, "then run on a worker");
         assert!(runs[1].1, "where the analysis may run");
+    }
+
+    /// Issue 13, a fresh review's finding: every small call ran on the network threads, so an
+    /// overloaded server queued them there (health checks waited behind them) instead of
+    /// shedding them after `--max-queue-wait`. Once the small calls allowed there are running,
+    /// a small call waits for a worker like any call: with the only worker busy too, it is shed.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 3)]
+    async fn a_small_call_beyond_the_network_threads_share_is_shed_like_any_call() {
+        let workers = Workers::new(1, Duration::from_millis(20), 0);
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let release = Arc::new(Mutex::new(release_rx));
+        let mut busy = Vec::new();
+        for small in [true, false] {
+            let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+            let started = Mutex::new(Some(started_tx));
+            let release = Arc::clone(&release);
+            let pool = workers.clone();
+            busy.push(tokio::spawn(async move {
+                pool.run_small((), (), small, move |()| {
+                    if let Some(started) = started.lock().ok().and_then(|mut s| s.take()) {
+                        let _ = started.send(());
+                    }
+                    let _ = release.lock().map(|release| release.recv());
+                    Ok(())
+                })
+                .await
+            }));
+            started_rx.await.expect("the call runs");
+        }
+        assert_eq!(workers.idle(), 0, "the worker is busy");
+        let shed = workers.run_small((), (), true, |()| Ok(())).await;
+        assert_eq!(
+            shed.map_err(|status| status.code()),
+            Err(tonic::Code::ResourceExhausted)
+        );
+        for _ in 0..2 {
+            release_tx.send(()).expect("a call waits");
+        }
+        for call in busy {
+            call.await.expect("joins").expect("runs");
+        }
+        assert_eq!(
+            workers
+                .run_small((), (), true, |()| Ok(3))
+                .await
+                .expect("room"),
+            3
+        );
+    }
+
+    /// Issue 13, the same finding: at most all workers but one (at least one) small calls run on
+    /// the network threads at once, so that one stays free to read calls and answer health
+    /// checks. With two workers, a second small call while one runs there goes to a worker.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 3)]
+    async fn small_calls_leave_a_network_thread_free() {
+        let workers = Workers::new(2, Duration::from_millis(500), 0);
+        let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let started = Mutex::new(Some(started_tx));
+        let release = Mutex::new(release_rx);
+        let pool = workers.clone();
+        let first = tokio::spawn(async move {
+            pool.run_small((), (), true, move |()| {
+                if let Some(started) = started.lock().ok().and_then(|mut s| s.take()) {
+                    let _ = started.send(std::thread::current().id());
+                }
+                let _ = release.lock().map(|release| release.recv());
+                Ok(())
+            })
+            .await
+        });
+        let inline_thread = started_rx.await.expect("the first small call runs");
+        let caller = std::thread::current().id();
+        let second = workers
+            .run_small((), (), true, |()| Ok(std::thread::current().id()))
+            .await
+            .expect("runs");
+        assert_ne!(second, caller, "the second small call ran on a worker");
+        assert_ne!(second, inline_thread);
+        release_tx.send(()).expect("the first call waits");
+        first.await.expect("joins").expect("runs");
     }
 
     /// A panic in a small call's work is the call's INTERNAL error, as on a worker, not the
