@@ -216,16 +216,8 @@ fn adjudicate_game(
 ) -> Result<AdjudicateGameResponse, Status> {
     match &request.source {
         Some(adjudicate_game_request::Source::Pgn(pgn)) => adjudicate_pgn(pgn, request, limits),
-        Some(adjudicate_game_request::Source::Game(game)) => {
-            let notation =
-                Notation::from_wire(request.san_language, request.castling_notation, "")?;
-            Ok(adjudicate_wire_game(
-                game,
-                request.event.as_ref(),
-                request.claim_draw,
-                limits,
-                notation,
-            )?)
+        Some(adjudicate_game_request::Source::Game(_)) => {
+            Ok(replay_wire_game(request, limits)?.adjudicate())
         }
         None => Err(ConvertError::missing("game", "a game (or pgn)").into()),
     }
@@ -288,17 +280,6 @@ impl ReplayedGame {
         }
         response
     }
-}
-
-/// Adjudicates a game given as start position and moves (unary and streaming calls alike).
-fn adjudicate_wire_game(
-    wire: &arbiter_proto::v1::Game,
-    event: Option<&arbiter_proto::v1::GameEvent>,
-    claim_draw: bool,
-    limits: Limits,
-    notation: Notation,
-) -> Result<AdjudicateGameResponse, ConvertError> {
-    Ok(ReplayedGame::read(wire, event, claim_draw, limits, notation)?.adjudicate())
 }
 
 /// The first step of AdjudicateGame for a game given as moves: the replay.
@@ -439,13 +420,14 @@ fn stream_message(
     };
     match &message.source {
         Some(adjudicate_games_request::Source::Game(game)) => {
-            let verdict = adjudicate_wire_game(
+            let verdict = ReplayedGame::read(
                 game,
                 message.event.as_ref(),
                 message.claim_draw,
                 limits,
                 notation,
-            );
+            )
+            .map(|replayed| replayed.adjudicate());
             single(match verdict {
                 Ok(verdict) => {
                     arbiter_proto::v1::adjudicate_games_response::Result::Verdict(verdict)
