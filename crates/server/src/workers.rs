@@ -33,7 +33,8 @@
 //! still checkmate?", which may take seconds and waits for one of `--max-analyses` slots) gives
 //! its worker up for the run and takes one back afterwards (see
 //! [`arbiter_rules::interrupt::Seat`]), so analysis-heavy calls never hold every worker while
-//! cheap calls queue. At most `workers + max_analyses` calls are then busy on the CPU at once,
+//! cheap calls queue. At most `workers + max_analyses` calls (and the small calls of
+//! [`Workers::run_small`] on the network threads) are then busy on the CPU at once,
 //! and at most [`Workers::max_seatless`] calls are away from their seat (waiting for an
 //! analysis slot, analysing, or waiting to sit again: `max_analyses + 16 × workers`). Beyond
 //! that bound the call is refused: its work is interrupted and it fails with
