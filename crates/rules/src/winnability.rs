@@ -158,12 +158,9 @@ struct Known {
 }
 
 impl Answers {
-    /// Forgets every answer (the position changed), without touching them when there are none,
-    /// as on almost every ply of a replay.
+    /// Forgets every answer (the position changed).
     pub(crate) fn forget(&mut self) {
-        if self.sides.iter().any(Option::is_some) {
-            self.sides = [None, None];
-        }
+        self.sides = [None, None];
     }
 
     /// [`winnability`] of `pos` (the position these answers are about) for `side`, from the

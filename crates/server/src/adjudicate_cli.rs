@@ -186,14 +186,16 @@ impl Tally {
             TallyKind::Error(_) => true,
             TallyKind::Verdict { disagreement, .. } => disagreement.is_some(),
         };
-        let (white, black) = (
-            item.raw.tag("White").unwrap_or(""),
-            item.raw.tag("Black").unwrap_or(""),
-        );
-        let players = if !listed || (white.is_empty() && black.is_empty()) {
-            String::new()
+        let players = if listed {
+            let white = item.raw.tag("White").unwrap_or("");
+            let black = item.raw.tag("Black").unwrap_or("");
+            if white.is_empty() && black.is_empty() {
+                String::new()
+            } else {
+                format!(" ({white} - {black})")
+            }
         } else {
-            format!(" ({white} - {black})")
+            String::new()
         };
         Tally {
             index: item.at.index,

@@ -678,32 +678,33 @@ impl ArbiterService for Arbiter {
             .await
     }
 
-    /// A game given as moves is replayed first (on this thread when the request is small), then
-    /// adjudicated: where the verdict needs an analysis, only that step goes to a worker.
+    /// A small game given as moves is replayed first, then adjudicated, each step on this thread
+    /// when there is room for it: where the verdict needs an analysis, only that step goes to a
+    /// worker. Any other request is one step, on a worker (see [`Arbiter::unary`]).
     async fn adjudicate_game(
         &self,
         request: Request<AdjudicateGameRequest>,
     ) -> Result<Response<AdjudicateGameResponse>, Status> {
         let limits = self.limits;
-        let as_moves = matches!(
+        let small_game = matches!(
             request.get_ref().source,
             Some(adjudicate_game_request::Source::Game(_))
-        );
-        let answer = if as_moves {
+        ) && prost::Message::encoded_len(request.get_ref())
+            <= self.max_inline_bytes;
+        let answer = if small_game {
             let admission = request.extensions().get::<Admission>().cloned();
-            let message = request.into_inner();
-            let small = prost::Message::encoded_len(&message) <= self.max_inline_bytes;
             let replayed = self
                 .workers
-                .run_small(admission.clone(), message, small, move |request| {
-                    replay_wire_game(request, limits)
-                })
+                .run_small(
+                    admission.clone(),
+                    request.into_inner(),
+                    true,
+                    move |request| replay_wire_game(request, limits),
+                )
                 .await
                 .inspect_err(crate::metrics::record_rejection)?;
-            // The verdict of a small call runs where the replay did, unless it needs an
-            // analysis, which sends it to a worker.
             self.workers
-                .run_small(admission, replayed, small, |replayed| {
+                .run_small(admission, replayed, true, |replayed| {
                     Ok(replayed.adjudicate())
                 })
                 .await

@@ -370,7 +370,7 @@ impl Workers {
         T: Send + 'static,
         H: Send + 'static,
     {
-        if small && let Ok(room) = Arc::clone(&self.inline).try_acquire_owned() {
+        if small && let Ok(room) = self.inline.try_acquire() {
             let seat = Arc::new(InlineSeat {
                 interrupt: Interrupt::new(),
                 needs_worker: AtomicBool::new(false),
