@@ -680,7 +680,7 @@ impl ArbiterService for Arbiter {
 
     /// A small game given as moves is replayed first, then adjudicated, each step on this thread
     /// when there is room for it: where the verdict needs an analysis, only that step goes to a
-    /// worker. Any other request is one step, on a worker (see [`Arbiter::unary`]).
+    /// worker. Any other request is one step, on a worker (see [`Workers::run_small`]).
     async fn adjudicate_game(
         &self,
         request: Request<AdjudicateGameRequest>,
