@@ -11,6 +11,9 @@
 //! - [`verdict::adjudicate`]: a game read from PGN replayed, its end-of-game event inferred from
 //!   its tags, adjudicated under the FIDE Laws, and its declared result compared with the rules,
 //!   as a [`verdict::PgnVerdict`] with typed warnings and disagreement.
+//! - [`Splitter`]: a PGN input cut into [`Chunk`]s at lines where a game surely starts, for
+//!   threads that each read a chunk with [`Reader::of_chunk`] as one reader of the whole input
+//!   would.
 //! - [`write_game`]: a game written back in PGN export format (Seven Tag Roster first, SAN, lines
 //!   of at most 79 characters).
 //!
@@ -46,6 +49,7 @@
 mod error;
 mod reader;
 mod replay;
+mod split;
 pub mod verdict;
 mod writer;
 
@@ -57,4 +61,5 @@ pub use reader::{
 pub use replay::{
     ReplayOptions, ReplayedGame, Variant, replay, replay_moves, replay_noting, start_position,
 };
+pub use split::{Chunk, ChunkText, Rest, Splitter};
 pub use writer::{MAX_LINE_LEN, SEVEN_TAG_ROSTER, result_token, write_game};

@@ -7,6 +7,7 @@ use std::ops::Deref;
 use arbiter_rules::MAX_MOVE_TEXT_LEN;
 
 use crate::error::{ErrorKind, PgnError, ReadWarning, WarningKind};
+use crate::split::{Chunk, ChunkText};
 
 /// The default bound on the plies of one game (10,000), the one default of every door: the
 /// reader, the CLI's `--max-moves`, the server's `--max-moves` (move lists and games on the
@@ -261,6 +262,9 @@ pub struct Reader<R> {
     tag_arena: Vec<u8>,
     tag_spans: Vec<TagSpan>,
     scan: Scan,
+    /// The line where the input's next game starts, when the input is a [`crate::Chunk`] of a
+    /// larger one: the chunk's last line, which the next chunk reads again as its first.
+    next_chunk_line: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -339,7 +343,7 @@ const SEVEN_TAG_ROSTER: [&[u8]; 7] = [
 /// A line that can only be the first of a game's tag section: tag pairs and nothing else, the
 /// first a tag of the Seven Tag Roster (any letter case). Ends an unclosed comment (unless a
 /// `}` on it closes the comment there).
-fn starts_tag_section(line: &[u8]) -> bool {
+pub(crate) fn starts_tag_section(line: &[u8]) -> bool {
     tag_pairs_line(line).is_some_and(|name| {
         SEVEN_TAG_ROSTER
             .iter()
@@ -349,7 +353,7 @@ fn starts_tag_section(line: &[u8]) -> bool {
 
 /// A line of tag pairs whose first is `Event` (any letter case): in a tag section that already
 /// has an Event tag, the next game's; after a read error, where reading resumes.
-fn is_event_tag_line(line: &[u8]) -> bool {
+pub(crate) fn is_event_tag_line(line: &[u8]) -> bool {
     // Most tag lines are not: the first letter of the name decides before the whole line is
     // parsed.
     let name = line
@@ -372,7 +376,7 @@ fn utf8_text_at(line: &[u8], at: usize) -> &str {
         .map_or("", |chunk| chunk.valid())
 }
 
-fn is_space(c: u8) -> bool {
+pub(crate) fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | 0x0b | 0x0c)
 }
 
@@ -525,6 +529,19 @@ fn mark_nag(marks: &[u8]) -> Option<u8> {
     }
 }
 
+impl<'a> Reader<ChunkText<'a>> {
+    /// A reader of one [`Chunk`] of a larger input, cut by a [`Splitter`](crate::Splitter): it
+    /// reads the chunk's games, warnings and errors with the lines, columns and texts that a
+    /// reader of the whole input gives them, and stops before the game that starts the next
+    /// chunk. Game numbers ([`RawGame::index`], [`PgnError::game`]) count from 0 in each chunk.
+    pub fn of_chunk(chunk: &'a Chunk, limits: ReaderLimits) -> Reader<ChunkText<'a>> {
+        let mut reader =
+            Reader::with_limits(ChunkText::new(chunk), limits).starting_at_line(chunk.first_line);
+        reader.next_chunk_line = chunk.next_game_line;
+        reader
+    }
+}
+
 impl<R: BufRead> Reader<R> {
     /// A reader with the default [`ReaderLimits`].
     pub fn new(inner: R) -> Reader<R> {
@@ -549,7 +566,17 @@ impl<R: BufRead> Reader<R> {
             tag_arena: Vec::new(),
             tag_spans: Vec::new(),
             scan: Scan::default(),
+            next_chunk_line: None,
         }
+    }
+
+    /// Numbers the input's lines from `first` instead of 1, for an input that is the rest of a
+    /// larger one from its line `first` on, where a game starts or none is open
+    /// ([`Splitter::into_rest`](crate::Splitter::into_rest)).
+    #[must_use]
+    pub fn starting_at_line(mut self, first: u32) -> Reader<R> {
+        self.line_no = first.saturating_sub(1);
+        self
     }
 
     /// The limits in force.
@@ -626,6 +653,7 @@ impl<R: BufRead> Reader<R> {
                     self.pending = true;
                     return self.finish(game).map(|()| true);
                 }
+                Ok(Step::ChunkEnds) => break,
                 Ok(Step::NoMovetext) => {
                     // The tag line starts the next game: read it again, skip nothing.
                     self.pending = true;
@@ -790,6 +818,9 @@ impl<R: BufRead> Reader<R> {
         if !self.scan.started {
             if blank || (line.first() == Some(&b'%')) {
                 return Ok(Step::Continue);
+            }
+            if self.next_chunk_line == Some(self.line_no) {
+                return Ok(Step::ChunkEnds);
             }
             self.scan.started = true;
             game.index = self.next_index;
@@ -1535,6 +1566,8 @@ enum Step {
     /// A brace comment left open ran into the next game's tag section: the game ends (with its
     /// unterminated comment) and this line starts the next.
     CommentCutByNextGame,
+    /// The last line of a chunk starts a game: the next chunk's first, read by its own reader.
+    ChunkEnds,
 }
 
 impl<R: BufRead> Iterator for Reader<R> {

@@ -167,6 +167,17 @@ impl ReadGame {
         }
     }
 
+    /// Numbers the game as the input's `index`-th (0-based), for a game read from a part of
+    /// the input ([`arbiter_pgn::Chunk`]) whose reader counted from that part's start.
+    pub fn renumber(&mut self, index: usize) {
+        self.at.index = index;
+        self.at.game_index = index;
+        self.raw.index = index;
+        if let Some(error) = &mut self.read_error {
+            error.game = index;
+        }
+    }
+
     /// True when reading failed on I/O: the input ends after this game.
     #[must_use]
     pub fn ends_input(&self) -> bool {
@@ -196,9 +207,19 @@ pub fn read_games_into<R: BufRead>(
     input: R,
     settings: &Settings,
     first: Place,
+    buffer: impl FnMut() -> RawGame,
+) -> impl Iterator<Item = ReadGame> {
+    let reader = Reader::with_limits(input, settings.limits.reader_limits());
+    read_games_from(reader, first, buffer)
+}
+
+/// Like [`read_games_into`], with the reader given: one of a [`arbiter_pgn::Chunk`], or of the
+/// rest of an input from a line on.
+pub fn read_games_from<R: BufRead>(
+    mut reader: Reader<R>,
+    first: Place,
     mut buffer: impl FnMut() -> RawGame,
 ) -> impl Iterator<Item = ReadGame> {
-    let mut reader = Reader::with_limits(input, settings.limits.reader_limits());
     let mut count = 0;
     let mut ended = false;
     std::iter::from_fn(move || {
@@ -208,7 +229,7 @@ pub fn read_games_into<R: BufRead>(
         let at = Place {
             index: first.index + count,
             request_index: first.request_index,
-            game_index: count,
+            game_index: first.game_index + count,
         };
         let mut raw = buffer();
         let read_error = match reader.read_game(&mut raw) {

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal as _, LineWriter, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, PoisonError, mpsc};
 
 use arbiter_proto::v1;
 
@@ -374,13 +374,77 @@ fn begin<W: Write + ?Sized>(
     })
 }
 
-/// Games handed to a worker at a time.
+/// Games handed to a worker at a time, where the input could not be cut into chunks.
 const BATCH: usize = 64;
-/// Batches queued per worker (bounds memory: workers x QUEUED x BATCH games in flight).
-const QUEUED: usize = 4;
 
-/// Like [`run`], with `jobs` worker threads adjudicating batches of games while the calling thread
-/// reads the input and another writes the records, in input order. `jobs <= 1` is [`run`].
+/// Bytes of PGN text handed to a worker at a time: the input is cut at the first line after
+/// this many bytes where a game surely starts ([`arbiter_pgn::Splitter`]).
+const CHUNK_BYTES: usize = 64 * 1024;
+
+/// Jobs (chunks or batches) between the reading thread and the writing of their records, at
+/// most, per worker thread: what bounds the memory of `-j`.
+const IN_FLIGHT_PER_WORKER: usize = 3;
+
+/// Work for an adjudicating thread of `-j`.
+enum Job {
+    /// Text to read and adjudicate.
+    Text(arbiter_pgn::Chunk),
+    /// Games already read, from the part of the input the splitter could not cut.
+    Games(Vec<adjudicate::ReadGame>),
+}
+
+/// Numbers the games of the jobs in input order: a job learns the number of its first game once
+/// every job before it was read.
+#[derive(Default)]
+struct Numbering {
+    /// The next job to be numbered, the number of its first game, and whether a thread died
+    /// before numbering its job (then nobody waits any longer).
+    state: Mutex<(u64, usize, bool)>,
+    turn: Condvar,
+}
+
+impl Numbering {
+    /// The number of the first of the `games` games of job `job`, once the jobs before it have
+    /// theirs; `None` when a thread died before numbering its job.
+    fn first_game(&self, job: u64, games: usize) -> Option<usize> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        while state.0 != job && !state.2 {
+            state = self
+                .turn
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        if state.2 {
+            return None;
+        }
+        let first = state.1;
+        *state = (job + 1, first + games, false);
+        self.turn.notify_all();
+        Some(first)
+    }
+}
+
+/// Releases the threads waiting on a [`Numbering`] when the thread holding it panics.
+struct NumberingGuard<'a>(&'a Numbering);
+
+impl Drop for NumberingGuard<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut state = self.0.state.lock().unwrap_or_else(PoisonError::into_inner);
+            state.2 = true;
+            self.0.turn.notify_all();
+        }
+    }
+}
+
+/// Like [`run`], with `jobs` worker threads that each read and adjudicate chunks of the input
+/// while one thread cuts the input into chunks ([`arbiter_pgn::Splitter`]) and the calling
+/// thread writes the records, in input order. `jobs <= 1` is [`run`].
+///
+/// The records are those of [`run`], byte for byte: each chunk is read as the reader of the
+/// whole input reads it, and its games are numbered once the chunks before it were read.
+/// Memory: at most 3 x `jobs` chunks (each at most 64 KiB plus twice the
+/// game size limit) and their records.
 ///
 /// # Errors
 /// Errors writing `out`.
@@ -395,78 +459,123 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
         return run(input, out, format, settings);
     }
     let mut summary = begin(out, format, settings)?;
-    type Record = (Tally, Vec<u8>);
+    let limits = settings.limits.reader_limits();
+    let numbering = Numbering::default();
+    let in_flight = jobs.saturating_mul(IN_FLIGHT_PER_WORKER);
+    // Never full: a job is sent with a permit (below), and at most `in_flight` are out.
+    let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Job)>(in_flight);
+    let job_rx = Mutex::new(job_rx);
     std::thread::scope(|scope| -> io::Result<()> {
-        // Batches go to the workers round-robin and come back in the same order, so the output
-        // keeps the input order without a reordering buffer.
-        let mut to_workers = Vec::with_capacity(jobs);
-        let mut from_workers = Vec::with_capacity(jobs);
-        // Workers hand the games they are done with back to the reader, which reads the next
-        // games into them: their memory stays warm instead of being freed on one thread and
-        // allocated afresh on another.
-        let (recycle_tx, recycle_rx) = mpsc::channel::<Vec<adjudicate::ReadGame>>();
+        // A permit per job, from its sending to the writing of its records.
+        let (permit_tx, permit_rx) = mpsc::sync_channel::<()>(in_flight);
+        let (record_tx, record_rx) = mpsc::channel::<(u64, Vec<Tally>, Vec<u8>)>();
+        // Chunks' buffers go back to the splitter, which reads the next chunks into them.
+        let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
+        let (job_rx, numbering) = (&job_rx, &numbering);
         for _ in 0..jobs {
-            let recycle_tx = recycle_tx.clone();
-            let (batch_tx, batch_rx) = mpsc::sync_channel::<Vec<adjudicate::ReadGame>>(QUEUED);
-            let (record_tx, record_rx) = mpsc::sync_channel::<io::Result<Vec<Record>>>(QUEUED);
+            let (record_tx, spare_tx) = (record_tx.clone(), spare_tx.clone());
             let worker = std::thread::Builder::new().name("adjudicate".to_owned());
             worker
                 .spawn_scoped(scope, move || {
-                    for batch in batch_rx {
-                        let records = batch
-                            .iter()
-                            .map(|game| {
+                    let _guard = NumberingGuard(numbering);
+                    // The games of the last chunk, read into again.
+                    let mut spare: Vec<RawGame> = Vec::new();
+                    let mut text_size = 0;
+                    loop {
+                        let job = job_rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                        let Ok((number, job)) = job else { return };
+                        let mut games: Vec<adjudicate::ReadGame> = match job {
+                            Job::Text(chunk) => {
+                                let reader = arbiter_pgn::Reader::of_chunk(&chunk, limits);
+                                let buffer = || spare.pop().unwrap_or_default();
+                                let games =
+                                    adjudicate::read_games_from(reader, Place::default(), buffer)
+                                        .collect();
+                                let _ = spare_tx.send(chunk.text);
+                                games
+                            }
+                            Job::Games(games) => games,
+                        };
+                        let Some(first) = numbering.first_game(number, games.len()) else {
+                            return;
+                        };
+                        // The job's records, one after the other, in one buffer.
+                        let mut text = Vec::with_capacity(text_size);
+                        let tallies = games
+                            .iter_mut()
+                            .enumerate()
+                            .map(|(i, game)| {
+                                game.renumber(first + i);
                                 let item = game.adjudicate(settings);
-                                let mut record = Vec::new();
-                                write_record(&mut record, format, &item)
-                                    .map(|()| (Tally::of(&item), record))
+                                // Writing to a Vec cannot fail.
+                                let _ = write_record(&mut text, format, &item);
+                                Tally::of(&item)
                             })
                             .collect();
-                        if record_tx.send(records).is_err() {
+                        text_size = text.len();
+                        if record_tx.send((number, tallies, text)).is_err() {
                             return;
                         }
-                        let _ = recycle_tx.send(batch);
+                        spare.extend(games.into_iter().map(|game| game.raw));
                     }
                 })
                 .map_err(cannot_start)?;
-            to_workers.push(batch_tx);
-            from_workers.push(record_rx);
         }
-        let reader = std::thread::Builder::new().name("adjudicate-reader".to_owned());
-        reader
+        drop((record_tx, spare_tx));
+        let splitter = std::thread::Builder::new().name("adjudicate-reader".to_owned());
+        splitter
             .spawn_scoped(scope, move || {
-                let mut batch = Vec::with_capacity(BATCH);
-                let mut next = 0;
-                // At most the games in flight: jobs x (QUEUED + 2) batches.
-                let mut spare: Vec<RawGame> = Vec::new();
-                let buffer = || {
-                    if spare.is_empty() {
-                        spare.extend(recycle_rx.try_iter().flatten().map(|game| game.raw));
-                    }
-                    spare.pop().unwrap_or_default()
+                let mut number = 0;
+                let mut send = |job: Job| {
+                    let sent = permit_tx.send(()).is_ok() && job_tx.send((number, job)).is_ok();
+                    number += 1;
+                    sent
                 };
-                for game in adjudicate::read_games_into(input, settings, Place::default(), buffer) {
+                let mut splitter = arbiter_pgn::Splitter::new(input, &limits, CHUNK_BYTES);
+                while let Some(chunk) = splitter.next_chunk(spare_rx.try_recv().unwrap_or_default())
+                {
+                    if !send(Job::Text(chunk)) {
+                        return;
+                    }
+                }
+                // An input the splitter could not cut (no `[Event` lines, a game beyond the
+                // bound): its rest is read here, in batches of games, as before chunks.
+                let Some((first_line, rest)) = splitter.into_rest() else {
+                    return;
+                };
+                let reader =
+                    arbiter_pgn::Reader::with_limits(rest, limits).starting_at_line(first_line);
+                let mut batch = Vec::with_capacity(BATCH);
+                for game in adjudicate::read_games_from(reader, Place::default(), RawGame::default)
+                {
                     batch.push(game);
-                    if batch.len() == BATCH {
-                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                        if to_workers[next % jobs].send(full).is_err() {
-                            return;
-                        }
-                        next += 1;
+                    if batch.len() == BATCH
+                        && !send(Job::Games(std::mem::replace(
+                            &mut batch,
+                            Vec::with_capacity(BATCH),
+                        )))
+                    {
+                        return;
                     }
                 }
                 if !batch.is_empty() {
-                    let _ = to_workers[next % jobs].send(batch);
+                    send(Job::Games(batch));
                 }
             })
             .map_err(cannot_start)?;
+        // Records come back in any order; they are written in the order of their jobs.
+        let mut waiting = BTreeMap::new();
         let mut next = 0;
-        while let Ok(records) = from_workers[next % jobs].recv() {
-            for (tally, record) in records? {
-                summary.add(&tally);
-                out.write_all(&record)?;
+        while let Ok((number, tallies, text)) = record_rx.recv() {
+            waiting.insert(number, (tallies, text));
+            while let Some((tallies, text)) = waiting.remove(&next) {
+                for tally in &tallies {
+                    summary.add(tally);
+                }
+                out.write_all(&text)?;
+                let _ = permit_rx.recv();
+                next += 1;
             }
-            next += 1;
         }
         Ok(())
     })?;
@@ -682,6 +791,67 @@ mod tests {
         let mut out = Vec::new();
         let summary = run(PGN.as_bytes(), &mut out, format, &Settings::default()).expect("writes");
         (String::from_utf8(out).expect("utf-8"), summary)
+    }
+
+    /// A round file with every kind of game end and reading problem, `copies` times over.
+    fn mixed_round(copies: usize) -> String {
+        let games = [
+            "[Event \"R\"]\n[White \"A\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n",
+            "[Event \"R\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Ke3 *\n\n",
+            "[Event \"R\"]\n[Result \"1-0\"]\n\n",
+            "[Event \"R\"]\n\n1. e4 {an open comment\n\n",
+            "[Event \"R\"]\n\n1. e4 (1. d4 e5\n",
+            "[Site \"S\"]\n[Result \"1/2-1/2\"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 1/2-1/2\n\n",
+            "[Event \"R\"]\r\n[Result \"0-1\"]\r\n\r\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 0-1\r\n\r\n",
+            "; a comment between games\n\n",
+            "[Event \"R\"] [Round \"1\"]\n1. d4 d5 1-0 [Event \"glued\"]\n\n1. c4 *\n",
+        ];
+        let mut pgn = String::new();
+        for i in 0..copies {
+            pgn.push_str(games[i % games.len()]);
+        }
+        pgn
+    }
+
+    /// `-j` cuts the input into chunks read by the workers; the output must be that of one
+    /// reader, byte for byte, whatever the chunks and whether the input could be cut at all.
+    #[test]
+    fn workers_write_the_records_of_one_reader_byte_for_byte() {
+        let settings = Settings::default();
+        // Three times the chunk size: several chunks.
+        let round = mixed_round(4_000);
+        assert!(round.len() > 3 * CHUNK_BYTES);
+        // Games neither apart nor with Event tags, beyond the splitter's bound for a small
+        // game size limit: read by the splitter thread in batches.
+        let mut small = Settings::default();
+        small.limits.max_pgn_bytes = 2_000;
+        let uncut = "[Site \"S\"]\n\n1. e4 e5 1-0\n".repeat(8_000);
+        for (pgn, settings) in [(&round, &settings), (&uncut, &small)] {
+            for format in [OutputFormat::Jsonl, OutputFormat::Table] {
+                let mut one = Vec::new();
+                let summary = run(pgn.as_bytes(), &mut one, format, settings).expect("writes");
+                for jobs in [2, 3] {
+                    let mut many = Vec::new();
+                    let summary_of_jobs =
+                        run_parallel(pgn.as_bytes(), &mut many, format, settings, jobs)
+                            .expect("writes");
+                    assert!(one == many, "-j {jobs}, {format:?}: the records differ");
+                    assert_eq!(summary_of_jobs, summary);
+                }
+            }
+        }
+        // Both ways were taken: chunks, and the rest read in one piece.
+        let limits = settings.limits.reader_limits();
+        let mut splitter = arbiter_pgn::Splitter::new(round.as_bytes(), &limits, CHUNK_BYTES);
+        let chunks = std::iter::from_fn(|| splitter.next_chunk(Vec::new())).count();
+        assert!(
+            chunks > 3 && splitter.into_rest().is_none(),
+            "{chunks} chunks"
+        );
+        let limits = small.limits.reader_limits();
+        let mut splitter = arbiter_pgn::Splitter::new(uncut.as_bytes(), &limits, CHUNK_BYTES);
+        assert!(splitter.next_chunk(Vec::new()).is_none());
+        assert!(splitter.into_rest().is_some());
     }
 
     /// Issue 13 names the players only for the games the summary lists: a disagreement and an

@@ -450,8 +450,9 @@ pub struct AdjudicateArgs {
     /// their `Variant` tag (or a Chess960-only FEN tag) says so.
     #[arg(long, default_value = "en", value_parser = parse_language)]
     pub language: arbiter_rules::SanLanguage,
-    /// Games adjudicated in parallel worker threads (0: one per available core, at most 256).
-    /// Output stays in input order.
+    /// Games read and adjudicated in parallel worker threads (0: one per available core, at most
+    /// 256), each taking 64 KiB pieces of the input cut where a game surely starts. The output
+    /// is that of one thread, in input order.
     #[arg(long, short = 'j', default_value_t = 0,
           value_parser = clap::value_parser!(u16).range(0..=i64::from(limits::MAX_JOBS)))]
     pub jobs: u16,

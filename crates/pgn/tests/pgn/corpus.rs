@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use arbiter_pgn::{RawGame, Reader, ReplayOptions, replay};
+use arbiter_pgn::{PgnError, RawGame, Reader, ReaderLimits, ReplayOptions, Splitter, replay};
 
 /// What one file gave.
 #[derive(Default, Debug)]
@@ -48,6 +48,43 @@ fn tally<R: BufRead>(input: R) -> Tally {
     t
 }
 
+/// Each game, warning and error of `input` as text, the game numbers those of the whole input.
+fn read_whole<R: BufRead>(input: R) -> Vec<String> {
+    Reader::new(input).map(|item| format!("{item:?}")).collect()
+}
+
+/// [`read_whole`], reading the chunks a [`Splitter`] cuts at `target` bytes, each on its own,
+/// and the number of chunks.
+fn read_by_chunks<R: BufRead>(input: R, target: usize) -> (Vec<String>, usize) {
+    let limits = ReaderLimits::default();
+    let mut splitter = Splitter::new(input, &limits, target);
+    let mut items = Vec::new();
+    let mut chunks = 0;
+    let renumbered = |base: usize, item: Result<RawGame, PgnError>| {
+        let item = item
+            .map(|mut game| {
+                game.index += base;
+                game
+            })
+            .map_err(|mut error| {
+                error.game += base;
+                error
+            });
+        format!("{item:?}")
+    };
+    while let Some(chunk) = splitter.next_chunk(Vec::new()) {
+        chunks += 1;
+        let base = items.len();
+        items.extend(Reader::of_chunk(&chunk, limits).map(|item| renumbered(base, item)));
+    }
+    if let Some((first_line, rest)) = splitter.into_rest() {
+        let base = items.len();
+        let reader = Reader::with_limits(rest, limits).starting_at_line(first_line);
+        items.extend(reader.map(|item| renumbered(base, item)));
+    }
+    (items, chunks)
+}
+
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -75,7 +112,8 @@ fn open(path: &Path) -> Box<dyn BufRead> {
     }
 }
 
-/// The committed lichess fixtures (CC0): exact game counts, every game replays.
+/// The committed lichess fixtures (CC0): exact game counts, every game replays, and is read
+/// alike by chunks.
 #[test]
 fn fixtures_replay_without_error() {
     let dir = repo_root().join("tests/data/games");
@@ -96,6 +134,13 @@ fn fixtures_replay_without_error() {
             seen += 1;
         }
         assert!(t.plies > 0, "{name}");
+        // Read by chunks (as `arbiter adjudicate -j 2` reads), every game is read alike.
+        let (chunked, chunks) = read_by_chunks(open(&path), 4096);
+        assert!(chunks > 10, "{name}: {chunks} chunks");
+        assert!(
+            chunked == read_whole(open(&path)),
+            "{name}: chunks read otherwise"
+        );
         // The replay's SAN fast path finds exactly the moves the rules crate's parser finds.
         for raw in Reader::new(open(&path)) {
             let raw = raw.unwrap();
@@ -119,7 +164,8 @@ fn fixtures_replay_without_error() {
 include!("common/known_failures.rs");
 
 /// Every game of `$ARBITER_CORPUS_DIR` (default `../shared/data/games` beside the
-/// repository; `.pgn` and `.pgn.zst` files) replays, except the games in [`KNOWN_FAILURES`].
+/// repository; `.pgn` and `.pgn.zst` files) replays, except the games in [`KNOWN_FAILURES`],
+/// and is read alike by chunks.
 /// Ignored unless asked for (`make test` runs it when the directory is there, and says so
 /// when it is not); fails when asked for without the data.
 #[test]
@@ -140,6 +186,12 @@ fn shared_corpus_replays() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let file_started = Instant::now();
         let t = tally(open(&path));
+        let (chunked, chunks) = read_by_chunks(open(&path), 16 * 1024);
+        assert!(
+            chunked == read_whole(open(&path)),
+            "{name}: chunks read otherwise"
+        );
+        println!("{name}: {chunks} chunks read as the whole file");
         println!(
             "{name}: {} games, {} plies, {} errors, {:.2}s",
             t.games,

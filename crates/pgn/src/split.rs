@@ -1,0 +1,596 @@
+//! Cutting a PGN input into chunks that threads read on their own, each chunk read by its own
+//! [`Reader`] exactly as one reader of the whole input reads those lines.
+//!
+//! Reading PGN (lines, tags, comments, move tokens) is a third of what `arbiter adjudicate` does
+//! per game, so with several worker threads one reader thread is the limit. A [`Splitter`] only
+//! looks for lines where a game surely starts, which costs a scan for line ends, and hands the
+//! text between them to the workers, which read it with [`Reader::of_chunk`].
+//!
+//! # Where the input is cut
+//!
+//! Before a line `L` such that, whatever came before, the reader of the whole input starts a
+//! new game at `L`:
+//!
+//! - `L` starts with `[`, holds tag pairs and nothing else, the first one of the Seven Tag
+//!   Roster (PGN standard 8.1.1, any letter case), and has no `}`;
+//! - the line before `L` is blank (spaces and tabs only); or it holds no `[` at all, starts
+//!   with neither `%` nor a byte-order mark, and `L`'s first tag is `Event`;
+//! - the lines since the last place where a game surely started, `L` included, fit within
+//!   [`ReaderLimits::max_game_bytes`], so that `L` cannot be the line that makes a game too
+//!   large (the reader would skip it with that game).
+//!
+//! Then the reader of the whole input is in one of these states when it comes to `L`, and each
+//! starts a game at `L`: between games; in movetext, which a tag line ends (the game without a
+//! termination marker); in a brace comment, which a line of Seven Tag Roster pairs without `}`
+//! cuts; in a tag section after a blank line (the game without movetext, PGN standard 8.2); or
+//! skipping a game with an error, which ends at a `[` line after a blank line or at an `[Event`
+//! line (an error on the blank line itself could only be the size limit). A line before `L` with a `[`
+//! could start a tag section on that line (after a termination marker), and `L` would then
+//! belong to it; such places are not cut.
+//!
+//! The chunk before the cut ends with `L` itself, so that its reader sees what the whole
+//! input's reader sees there (the next game's line in a "no movetext" error, the end of an open
+//! comment) and stops where the game at `L` would start. An input without such lines (games
+//! not separated by blank lines and without `Event` tags, or a game longer than the chunk
+//! bound) is not cut: [`Splitter::next_chunk`]
+//! returns `None` and [`Splitter::into_rest`] gives the rest to read in one piece.
+
+use std::io::{self, BufRead};
+
+use crate::reader::{ReaderLimits, is_event_tag_line, is_space, starts_tag_section};
+
+/// The longest cut line `L` in bytes (tag lines are short; a longer one is not cut before).
+const MAX_CUT_LINE: usize = 4096;
+
+/// Text of a PGN input that a [`Reader`](crate::Reader) made by [`Reader::of_chunk`](crate::Reader::of_chunk) reads
+/// on its own: line numbers, games and errors as the reader of the whole input has them (game
+/// numbers start from 0 in each chunk).
+#[derive(Debug, Default)]
+pub struct Chunk {
+    /// The bytes, from the start of a line; the last line is the next chunk's first when
+    /// `next_game_line` is set.
+    pub text: Vec<u8>,
+    /// The 1-based line of the input where `text` starts.
+    pub first_line: u32,
+    /// The line of the input where the next chunk starts (the last line of `text`), `None` for
+    /// the last chunk.
+    pub next_game_line: Option<u32>,
+    /// Reading the input failed after `text`: the chunk's reader reports it where the whole
+    /// input's reader would have.
+    pub io_error: Option<String>,
+}
+
+/// What the line before a possible cut is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Before {
+    /// No line (the input's first), or one after which a cut is not sure.
+    Unsure,
+    /// Spaces and tabs only.
+    Blank,
+    /// Text without `[` that starts with neither `%` nor a byte-order mark.
+    Plain,
+}
+
+/// Cuts a PGN input into [`Chunk`]s of about `target` bytes at lines where a game surely starts
+/// (see the module documentation). Memory: one chunk, at most `target` bytes plus twice
+/// [`ReaderLimits::max_game_bytes`] plus one read of the input.
+#[derive(Debug)]
+pub struct Splitter<R> {
+    inner: R,
+    max_line: usize,
+    target: usize,
+    bound: usize,
+    /// The current chunk's bytes, from its first line.
+    buf: Vec<u8>,
+    /// Where the first line not looked at yet starts in `buf`.
+    scanned: usize,
+    first_line: u32,
+    /// Lines of the input before the one at `scanned`.
+    lines: u32,
+    /// Where the line before the one at `scanned` is in `buf` (start, end), when it is there
+    /// and not the line of a cut; it is looked at only before a line that starts with `[`.
+    previous: Option<(usize, usize)>,
+    /// Bytes of the lines since the last line where a game surely started, that line included,
+    /// each counted with one terminator byte (as the reader counts a game's size): at least the
+    /// size of the game the reader is in.
+    since_start: usize,
+    eof: bool,
+    io_error: Option<String>,
+    done: bool,
+    uncut: bool,
+}
+
+impl<R: BufRead> Splitter<R> {
+    /// A splitter of `input`, cutting after at least `target` bytes where it can. `limits` are
+    /// those the chunks' readers use (their game size bounds a line).
+    pub fn new(input: R, limits: &ReaderLimits, target: usize) -> Splitter<R> {
+        let max_line = limits.max_game_bytes;
+        Splitter {
+            inner: input,
+            max_line,
+            target,
+            bound: target.saturating_add(max_line.saturating_mul(2)),
+            buf: Vec::new(),
+            scanned: 0,
+            first_line: 1,
+            lines: 0,
+            previous: None,
+            since_start: 0,
+            eof: false,
+            io_error: None,
+            done: false,
+            uncut: false,
+        }
+    }
+
+    /// The next chunk, with `spare`'s allocation reused for the one after it; `None` at the end
+    /// of the input, or when no line to cut at came within the bound (then the rest is
+    /// [`Splitter::into_rest`]).
+    pub fn next_chunk(&mut self, spare: Vec<u8>) -> Option<Chunk> {
+        if self.done {
+            return None;
+        }
+        loop {
+            while let Some((end, next)) = self.line_at(self.scanned) {
+                let start = self.scanned;
+                let line = &self.buf[start..end];
+                let size = line.len() + 1;
+                if self.cut_before(line) {
+                    if start >= self.target {
+                        return Some(self.cut(start, next, spare));
+                    }
+                    self.since_start = 0;
+                }
+                self.since_start = self.since_start.saturating_add(size);
+                self.previous = Some((start, end));
+                self.scanned = next;
+                self.lines += 1;
+            }
+            if self.eof {
+                self.done = true;
+                if self.buf.is_empty() && self.io_error.is_none() {
+                    return None;
+                }
+                return Some(Chunk {
+                    text: std::mem::take(&mut self.buf),
+                    first_line: self.first_line,
+                    next_game_line: None,
+                    io_error: self.io_error.take(),
+                });
+            }
+            if self.buf.len() > self.bound {
+                self.done = true;
+                self.uncut = true;
+                return None;
+            }
+            self.fill();
+        }
+    }
+
+    /// The input not handed out as chunks when the splitter gave up cutting (see
+    /// [`Splitter::next_chunk`]): its first line's number and the text, to be read by one
+    /// reader made with [`Reader::with_limits`](crate::Reader::with_limits) and
+    /// [`Reader::starting_at_line`](crate::Reader::starting_at_line). `None` when the whole
+    /// input went out as chunks.
+    pub fn into_rest(self) -> Option<(u32, Rest<R>)> {
+        self.uncut.then(|| {
+            (
+                self.first_line,
+                io::Read::chain(io::Cursor::new(self.buf), self.inner),
+            )
+        })
+    }
+
+    /// The end of the line starting at `start` (without its terminator) and where the next
+    /// line starts, when the line is complete in `buf`. Lines end as the reader ends them: at
+    /// `\n`, `\r` or `\r\n`.
+    fn line_at(&self, start: usize) -> Option<(usize, usize)> {
+        let rest = &self.buf[start..];
+        match memchr::memchr2(b'\n', b'\r', rest) {
+            Some(i) if rest[i] == b'\r' => match rest.get(i + 1) {
+                Some(b'\n') => Some((start + i, start + i + 2)),
+                Some(_) => Some((start + i, start + i + 1)),
+                None if self.eof => Some((start + i, start + i + 1)),
+                None => None,
+            },
+            Some(i) => Some((start + i, start + i + 1)),
+            None if self.eof && !rest.is_empty() => Some((self.buf.len(), self.buf.len())),
+            None => None,
+        }
+    }
+
+    /// Whether a game surely starts at `line`, after the lines looked at so far.
+    fn cut_before(&self, line: &[u8]) -> bool {
+        line.first() == Some(&b'[')
+            && line.len() <= MAX_CUT_LINE
+            // The game the reader is in stays within its size limit with this line, so the line
+            // is not taken as the one that made it too large (and skipped with it).
+            && self.since_start + line.len() < self.max_line
+            && !line.contains(&b'}')
+            && match self.previous.map_or(Before::Unsure, |(start, end)| {
+                self.kind_of(&self.buf[start..end])
+            }) {
+                Before::Unsure => false,
+                Before::Blank => starts_tag_section(line),
+                // A game skipped after an error ends only at an `[Event` line when no blank line
+                // came before.
+                Before::Plain => is_event_tag_line(line),
+            }
+    }
+
+    fn kind_of(&self, line: &[u8]) -> Before {
+        if line.len() > self.max_line || line.first() == Some(&b'[') {
+            Before::Unsure
+        } else if line.iter().all(|&c| is_space(c)) {
+            Before::Blank
+        } else if matches!(line.first(), Some(b'%' | 0xef)) || line.contains(&b'[') {
+            Before::Unsure
+        } else {
+            Before::Plain
+        }
+    }
+
+    /// Hands out the text before `next` (the cut line included) and keeps the cut line, which
+    /// starts at `start`, as the next chunk's first.
+    fn cut(&mut self, start: usize, next: usize, mut spare: Vec<u8>) -> Chunk {
+        spare.clear();
+        spare.extend_from_slice(&self.buf[start..]);
+        let mut text = std::mem::replace(&mut self.buf, spare);
+        text.truncate(next);
+        let cut_line = self.lines + 1;
+        let chunk = Chunk {
+            text,
+            first_line: self.first_line,
+            next_game_line: Some(cut_line),
+            io_error: None,
+        };
+        self.first_line = cut_line;
+        self.lines = cut_line;
+        self.since_start = next - start;
+        self.scanned = next - start;
+        // The cut line is a tag line: no cut right after it.
+        self.previous = None;
+        chunk
+    }
+
+    /// Appends the next read of the input to `buf`, or notes its end or error.
+    fn fill(&mut self) {
+        loop {
+            match self.inner.fill_buf() {
+                Ok([]) => self.eof = true,
+                Ok(data) => {
+                    let n = data.len();
+                    self.buf.extend_from_slice(data);
+                    self.inner.consume(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.eof = true;
+                    self.io_error = Some(e.to_string());
+                }
+            }
+            return;
+        }
+    }
+}
+
+/// The input a [`Splitter`] gave up cutting: the text it held, then the rest of the input.
+pub type Rest<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
+
+/// A chunk's text, then its input error if it has one: what the reader of the whole input got.
+#[derive(Debug)]
+pub struct ChunkText<'a> {
+    rest: &'a [u8],
+    io_error: Option<&'a str>,
+}
+
+impl<'a> ChunkText<'a> {
+    pub(crate) fn new(chunk: &'a Chunk) -> ChunkText<'a> {
+        ChunkText {
+            rest: &chunk.text,
+            io_error: chunk.io_error.as_deref(),
+        }
+    }
+}
+
+impl io::Read for ChunkText<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let data = self.fill_buf()?;
+        let n = data.len().min(out.len());
+        out[..n].copy_from_slice(&data[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for ChunkText<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.rest.is_empty()
+            && let Some(error) = self.io_error
+        {
+            return Err(io::Error::other(error.to_owned()));
+        }
+        Ok(self.rest)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.rest = &self.rest[n..];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{PgnError, RawGame, Reader};
+    use proptest::prelude::*;
+
+    /// What a reader gives for each game, with the game numbers of the whole input.
+    fn items<R: BufRead>(reader: Reader<R>, base: usize) -> Vec<String> {
+        reader
+            .map(|item| {
+                let item: Result<RawGame, PgnError> = item.map_err(|mut e| {
+                    e.game += base;
+                    e
+                });
+                format!(
+                    "{:?}",
+                    item.map(|mut game| {
+                        game.index += base;
+                        game
+                    })
+                )
+            })
+            .collect()
+    }
+
+    /// Reads `input` by chunks of at least `target` bytes; the items and the number of chunks.
+    fn by_chunks(input: &[u8], limits: ReaderLimits, target: usize) -> (Vec<String>, usize) {
+        let mut splitter = Splitter::new(input, &limits, target);
+        let mut all = Vec::new();
+        let mut chunks = 0;
+        while let Some(chunk) = splitter.next_chunk(Vec::new()) {
+            chunks += 1;
+            assert!(chunk.text.len() <= target + 2 * limits.max_game_bytes + input.len());
+            let base = all.len();
+            all.extend(items(Reader::of_chunk(&chunk, limits), base));
+        }
+        if let Some((first_line, rest)) = splitter.into_rest() {
+            chunks += 1;
+            let base = all.len();
+            let reader = Reader::with_limits(rest, limits).starting_at_line(first_line);
+            all.extend(items(reader, base));
+        }
+        (all, chunks)
+    }
+
+    fn whole(input: &[u8], limits: ReaderLimits) -> Vec<String> {
+        items(Reader::with_limits(input, limits), 0)
+    }
+
+    const GAME: &str = "[Event \"A\"]\n[Site \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n";
+
+    #[test]
+    fn chunks_of_a_file_of_games_read_as_the_whole_file() {
+        let input = GAME.repeat(50);
+        let limits = ReaderLimits::default();
+        assert_eq!(GAME.len(), 84);
+        let (chunked, chunks) = by_chunks(input.as_bytes(), limits, 200);
+        assert_eq!(
+            chunks, 17,
+            "a cut before every third game, the first at 200 bytes or more"
+        );
+        assert_eq!(chunked, whole(input.as_bytes(), limits));
+        assert_eq!(chunked.len(), 50);
+        // Exports without Event tags (lichess's database) are cut at their first tag after a
+        // blank line.
+        let input = GAME.replace("[Event \"A\"]\n", "").repeat(50);
+        let (chunked, chunks) = by_chunks(input.as_bytes(), limits, 200);
+        assert_eq!(chunks, 17, "a cut before every third game of 72 bytes");
+        assert_eq!(chunked, whole(input.as_bytes(), limits));
+    }
+
+    /// Lines after which, or at which, the reader of the whole input does not start a game at
+    /// an `[Event` line: no cut may be made there.
+    #[test]
+    fn no_cut_where_a_game_may_go_on() {
+        let limits = ReaderLimits::default();
+        for (input, why) in [
+            (
+                "1. e4 1-0 [Site \"x\"]\n[Event \"y\"]\n\n1. d4 *\n",
+                "a tag section opened after the termination marker",
+            ),
+            (
+                "1. e4 {a comment\n[Event \"y\"] }\n\n1. d4 *\n",
+                "a '}' closes the comment on the tag line",
+            ),
+            (
+                "[Site \"x\"]\n%escaped\n[Event \"y\"]\n\n1. d4 *\n",
+                "an escape line inside a tag section",
+            ),
+            (
+                "[Site \"x\"]\n\u{feff}\n[Event \"y\"]\n\n1. d4 *\n",
+                "a byte-order mark the reader strips",
+            ),
+        ] {
+            let (chunked, chunks) = by_chunks(input.as_bytes(), limits, 0);
+            assert_eq!(chunks, 1, "{why}");
+            assert_eq!(chunked, whole(input.as_bytes(), limits), "{why}");
+        }
+        // A game that may have reached its size limit by the `[Event` line: the reader of the
+        // whole input then skips that line with the game (here the limit is passed on it).
+        let limits = ReaderLimits {
+            max_game_bytes: 30,
+            ..ReaderLimits::default()
+        };
+        let input = "[Site \"x\"]\n1. e4 e5 2. d4\n\n[Event \"b\"]\n1. d4 *\n";
+        let (chunked, chunks) = by_chunks(input.as_bytes(), limits, 0);
+        assert_eq!(chunks, 1);
+        let read = whole(input.as_bytes(), limits);
+        assert_eq!(chunked, read);
+        assert_eq!(
+            read.len(),
+            1,
+            "the game at the [Event line was skipped: {read:?}"
+        );
+    }
+
+    /// Each state the reader of the whole input can be in when an `[Event` line comes: the
+    /// chunk before the cut ends as that reader ends the game there.
+    #[test]
+    fn a_cut_keeps_how_the_game_before_it_ends() {
+        let limits = ReaderLimits::default();
+        for (input, why) in [
+            ("[Event \"a\"]\n\n[Event \"b\"]\n\n1. d4 *\n", "no movetext"),
+            (
+                "1. e4 e5\n[Event \"b\"]\n\n1. d4 *\n",
+                "no termination marker",
+            ),
+            (
+                "1. e4 {open\n[Event \"b\"]\n\n1. d4 *\n",
+                "an unterminated comment",
+            ),
+            (
+                "1. e4 (1. d4\n[Event \"b\"]\n\n1. d4 *\n",
+                "an open variation",
+            ),
+            (
+                "1. e4 Ke3 ?? garbage\nmore\n[Event \"b\"]\n\n1. d4 *\n",
+                "an error",
+            ),
+            (
+                "; a comment line\n\n[Event \"b\"]\n\n1. d4 *\n",
+                "text that is no game",
+            ),
+        ] {
+            let (chunked, chunks) = by_chunks(input.as_bytes(), limits, 0);
+            assert_eq!(chunks, 2, "{why}");
+            assert_eq!(chunked, whole(input.as_bytes(), limits), "{why}");
+        }
+    }
+
+    #[test]
+    fn an_input_error_is_reported_where_the_whole_inputs_reader_reports_it() {
+        struct Failing<'a>(&'a [u8]);
+        impl io::Read for Failing<'_> {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                unreachable!("read through BufRead")
+            }
+        }
+        impl BufRead for Failing<'_> {
+            fn fill_buf(&mut self) -> io::Result<&[u8]> {
+                if self.0.is_empty() {
+                    Err(io::Error::other("disk on fire"))
+                } else {
+                    Ok(&self.0[..self.0.len().min(7)])
+                }
+            }
+            fn consume(&mut self, n: usize) {
+                self.0 = &self.0[n..];
+            }
+        }
+        let input = format!("{GAME}{GAME}[Event \"c\"]\n\n1. e4");
+        let limits = ReaderLimits::default();
+        let whole_items = items(Reader::with_limits(Failing(input.as_bytes()), limits), 0);
+        let mut splitter = Splitter::new(Failing(input.as_bytes()), &limits, 0);
+        let mut chunked = Vec::new();
+        while let Some(chunk) = splitter.next_chunk(Vec::new()) {
+            let base = chunked.len();
+            chunked.extend(items(Reader::of_chunk(&chunk, limits), base));
+        }
+        assert!(whole_items.last().unwrap().contains("disk on fire"));
+        assert_eq!(chunked, whole_items);
+    }
+
+    #[test]
+    fn games_neither_apart_nor_with_event_tags_are_read_in_one_piece_within_the_bound() {
+        let game = "[Site \"x\"]\n\n1. e4 e5 1-0\n";
+        let input = game.repeat(200);
+        let limits = ReaderLimits {
+            max_game_bytes: 100,
+            ..ReaderLimits::default()
+        };
+        let mut splitter = Splitter::new(input.as_bytes(), &limits, 50);
+        assert!(splitter.next_chunk(Vec::new()).is_none());
+        let (first_line, rest) = splitter.into_rest().expect("the rest of the input");
+        assert_eq!(first_line, 1);
+        let read = items(Reader::with_limits(rest, limits), 0);
+        assert_eq!(read, whole(input.as_bytes(), limits));
+        assert_eq!(read.len(), 200);
+    }
+
+    /// Lines that put the reader in every state: tag sections, movetext, open comments and
+    /// variations, errors, escapes, byte-order marks, long lines.
+    const LINES: &[&str] = &[
+        "[Event \"x\"]",
+        "[event \"y\"] ; note",
+        "[Event \"a}b\"]",
+        " [Event \"x\"]",
+        "[Event \"x\"] [Site \"s\"]",
+        "[Site \"s\"]",
+        "[White \"w\"]",
+        "[Event \"unterminated",
+        "[FEN \"8/8/8/8/8/8/8/K1k5 w - - 0 1\"]",
+        "",
+        "  ",
+        "\t",
+        "1. e4 e5 2. Nf3 Nc6 1-0",
+        "1. e4 {comment",
+        "still comment }",
+        "} 1/2-1/2",
+        "{ [Event \"z\"] }",
+        "1. e4 (1. d4",
+        ") *",
+        "; semicolon { not a comment",
+        "% escape [Event \"e\"]",
+        "1-0 [Event \"q\"]",
+        "0-1 [Site \"q\"]",
+        "*",
+        "0-1 trailing",
+        "\u{feff}[Event \"b\"]",
+        "\u{feff}",
+        "12. e4 e5 *",
+        "1. Zz9 Ke3",
+        "1. e4 { [%clk 0:01:00] } e5 { [%clk 0:01:00] } 0-1",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "\u{0}[\u{0}E",
+        "Caf\u{e9} 1. e4",
+    ];
+
+    fn input_of(lines: &[(usize, u8)], last_terminated: bool) -> Vec<u8> {
+        let mut input = Vec::new();
+        for (i, &(line, end)) in lines.iter().enumerate() {
+            input.extend_from_slice(LINES[line].as_bytes());
+            if i + 1 < lines.len() || last_terminated {
+                input.extend_from_slice(match end {
+                    0 => b"\n".as_slice(),
+                    1 => b"\r\n",
+                    _ => b"\r",
+                });
+            }
+        }
+        input
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Reading by chunks gives every game, warning and error of reading the whole input,
+        /// with the same lines, columns and numbers, whatever the input and the limits.
+        #[test]
+        fn reading_by_chunks_is_reading_the_whole_input(
+            lines in prop::collection::vec((0..LINES.len(), 0u8..3), 0..40),
+            last_terminated in any::<bool>(),
+            target in 0usize..120,
+            small in any::<bool>(),
+        ) {
+            let input = input_of(&lines, last_terminated);
+            let limits = if small {
+                ReaderLimits { max_game_bytes: 64, max_tags: 3, ..ReaderLimits::default() }
+            } else {
+                ReaderLimits::default()
+            };
+            let (chunked, _) = by_chunks(&input, limits, target);
+            prop_assert_eq!(chunked, whole(&input, limits));
+        }
+    }
+}
