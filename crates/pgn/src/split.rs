@@ -42,6 +42,15 @@ use crate::reader::{ReaderLimits, is_event_tag_line, is_space, starts_tag_sectio
 /// The longest cut line `L` in bytes (tag lines are short; a longer one is not cut before).
 const MAX_CUT_LINE: usize = 4096;
 
+/// Lines after which a chunk is cut at the next line where a game surely starts, however few
+/// its bytes: a chunk of many short games is a chunk of many records.
+pub const CHUNK_LINES: u32 = 1024;
+
+/// Lines of a chunk without a line to cut at after which the splitter gives up cutting: four
+/// times [`CHUNK_LINES`]. With at most two games on a line (one glued to the termination marker
+/// of the other), a chunk holds at most 8,192 games.
+const MAX_CHUNK_LINES: u32 = 4 * CHUNK_LINES;
+
 /// Text of a PGN input that a [`Reader`](crate::Reader) made by [`Reader::of_chunk`](crate::Reader::of_chunk) reads
 /// on its own: line numbers, games and errors as the reader of the whole input has them (game
 /// numbers start from 0 in each chunk).
@@ -71,9 +80,10 @@ enum Before {
     Plain,
 }
 
-/// Cuts a PGN input into [`Chunk`]s of about `target` bytes at lines where a game surely starts
-/// (see the module documentation). Memory: one chunk, at most `target` bytes plus twice
-/// [`ReaderLimits::max_game_bytes`] plus one read of the input.
+/// Cuts a PGN input into [`Chunk`]s of about `target` bytes or [`CHUNK_LINES`] lines, whichever
+/// comes first, at lines where a game surely starts (see the module documentation). Memory: one
+/// chunk, at most `target` bytes plus twice [`ReaderLimits::max_game_bytes`] plus one read of the
+/// input, and at most 4,096 lines plus those of one read.
 #[derive(Debug)]
 pub struct Splitter<R> {
     inner: R,
@@ -101,7 +111,8 @@ pub struct Splitter<R> {
 }
 
 impl<R: BufRead> Splitter<R> {
-    /// A splitter of `input`, cutting after at least `target` bytes where it can. `limits` are
+    /// A splitter of `input`, cutting after at least `target` bytes or [`CHUNK_LINES`] lines where
+    /// it can. `limits` are
     /// those the chunks' readers use (their game size bounds a line).
     pub fn new(input: R, limits: &ReaderLimits, target: usize) -> Splitter<R> {
         let max_line = limits.max_game_bytes;
@@ -136,7 +147,7 @@ impl<R: BufRead> Splitter<R> {
                 let line = &self.buf[start..end];
                 let size = line.len() + 1;
                 if self.cut_before(line) {
-                    if start >= self.target {
+                    if start >= self.target || self.lines + 1 - self.first_line >= CHUNK_LINES {
                         return Some(self.cut(start, next, spare));
                     }
                     self.since_start = 0;
@@ -158,7 +169,7 @@ impl<R: BufRead> Splitter<R> {
                     io_error: self.io_error.take(),
                 });
             }
-            if self.buf.len() > self.bound {
+            if self.buf.len() > self.bound || self.lines + 1 - self.first_line > MAX_CHUNK_LINES {
                 self.done = true;
                 self.uncut = true;
                 return None;
@@ -350,7 +361,9 @@ mod tests {
         let mut chunks = 0;
         while let Some(chunk) = splitter.next_chunk(Vec::new()) {
             chunks += 1;
-            assert!(chunk.text.len() <= target + 2 * limits.max_game_bytes + input.len());
+            assert!(
+                chunk.text.len() <= target.saturating_add(2 * limits.max_game_bytes + input.len())
+            );
             let base = all.len();
             all.extend(items(Reader::of_chunk(&chunk, limits), base));
         }
@@ -499,6 +512,27 @@ mod tests {
         }
         assert!(whole_items.last().unwrap().contains("disk on fire"));
         assert_eq!(chunked, whole_items);
+    }
+
+    /// Short games make many records per byte: chunks are cut by lines too, and an input of
+    /// short games with nowhere to cut is given up after 4,096 lines, not after its bytes.
+    #[test]
+    fn chunks_of_short_games_are_cut_by_lines() {
+        let limits = ReaderLimits::default();
+        let input = "[Event \"x\"]\n*\n\n".repeat(5_000);
+        let mut splitter = Splitter::new(input.as_bytes(), &limits, usize::MAX);
+        let mut lines = Vec::new();
+        while let Some(chunk) = splitter.next_chunk(Vec::new()) {
+            lines.push(chunk.text.iter().filter(|&&b| b == b'\n').count());
+        }
+        assert_eq!(lines.len(), 15, "{lines:?}");
+        assert!(lines.iter().all(|&n| n <= 1_027), "{lines:?}");
+        let (chunked, _) = by_chunks(input.as_bytes(), limits, usize::MAX);
+        assert_eq!(chunked, whole(input.as_bytes(), limits));
+        let input = "*\n".repeat(10_000);
+        let mut splitter = Splitter::new(input.as_bytes(), &limits, usize::MAX);
+        assert!(splitter.next_chunk(Vec::new()).is_none());
+        assert!(splitter.into_rest().is_some());
     }
 
     #[test]

@@ -443,8 +443,8 @@ impl Drop for NumberingGuard<'_> {
 ///
 /// The records are those of [`run`], byte for byte: each chunk is read as the reader of the
 /// whole input reads it, and its games are numbered once the chunks before it were read.
-/// Memory: at most 3 x `jobs` chunks (each at most 64 KiB plus twice the
-/// game size limit) and their records.
+/// Memory: at most 3 x `jobs` chunks (each at most 64 KiB plus twice the game size limit, and
+/// at most about 4,096 lines, so at most 8,192 games) and their records.
 ///
 /// # Errors
 /// Errors writing `out`.
