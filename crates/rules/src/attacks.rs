@@ -50,6 +50,8 @@ pub(crate) struct Tables {
     knight: [Bitboard; 64],
     king: [Bitboard; 64],
     pawn: [[Bitboard; 64]; 2],
+    rook_rays: [Bitboard; 64],
+    bishop_rays: [Bitboard; 64],
     rook_magics: [Magic; 64],
     bishop_magics: [Magic; 64],
     slider: Vec<Bitboard>,
@@ -108,7 +110,11 @@ impl Tables {
         let mut knight = [Bitboard::EMPTY; 64];
         let mut king = [Bitboard::EMPTY; 64];
         let mut pawn = [[Bitboard::EMPTY; 64]; 2];
+        let mut rook_rays = [Bitboard::EMPTY; 64];
+        let mut bishop_rays = [Bitboard::EMPTY; 64];
         for sq in Square::all() {
+            rook_rays[sq.index()] = Bitboard(slow_slider(sq.index() as u32, 0, &ROOK_DIRS));
+            bishop_rays[sq.index()] = Bitboard(slow_slider(sq.index() as u32, 0, &BISHOP_DIRS));
             knight[sq.index()] = leaper(sq, &KNIGHT_DELTAS);
             king[sq.index()] = leaper(sq, &KING_DELTAS);
             pawn[0][sq.index()] = leaper(sq, &[(-1, 1), (1, 1)]);
@@ -155,6 +161,8 @@ impl Tables {
             knight,
             king,
             pawn,
+            rook_rays,
+            bishop_rays,
             rook_magics,
             bishop_magics,
             slider,
@@ -179,6 +187,19 @@ impl Tables {
     #[inline]
     pub(crate) fn pawn(&self, color: Color, sq: Square) -> Bitboard {
         self.pawn[color.index()][sq.index()]
+    }
+
+    /// Squares a rook on `sq` attacks on an empty board: a plain lookup, cheaper than
+    /// [`Tables::rook`], to tell whether a rook could reach a square at all.
+    #[inline]
+    pub(crate) fn rook_rays(&self, sq: Square) -> Bitboard {
+        self.rook_rays[sq.index()]
+    }
+
+    /// Squares a bishop on `sq` attacks on an empty board (see [`Tables::rook_rays`]).
+    #[inline]
+    pub(crate) fn bishop_rays(&self, sq: Square) -> Bitboard {
+        self.bishop_rays[sq.index()]
     }
 
     /// Squares a rook on `sq` attacks given the occupied squares.
@@ -249,6 +270,8 @@ mod tests {
                     slow_slider(i, occ, &BISHOP_DIRS)
                 );
             }
+            assert_eq!(t.rook_rays(sq), t.rook(sq, Bitboard::EMPTY));
+            assert_eq!(t.bishop_rays(sq), t.bishop(sq, Bitboard::EMPTY));
         }
     }
 

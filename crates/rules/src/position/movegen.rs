@@ -92,8 +92,8 @@ pub(crate) fn pinned(t: &Tables, pos: &Position, king: Square) -> Bitboard {
     let us = pos.by_color[pos.turn.index()];
     let them = pos.by_color[pos.turn.other().index()];
     let queens = pos.by_role[Role::Queen.index()];
-    let snipers = ((t.rook(king, Bitboard::EMPTY) & (pos.by_role[Role::Rook.index()] | queens))
-        | (t.bishop(king, Bitboard::EMPTY) & (pos.by_role[Role::Bishop.index()] | queens)))
+    let snipers = ((t.rook_rays(king) & (pos.by_role[Role::Rook.index()] | queens))
+        | (t.bishop_rays(king) & (pos.by_role[Role::Bishop.index()] | queens)))
         & them;
     let occupied = pos.occupied();
     let mut pinned = Bitboard::EMPTY;
@@ -410,9 +410,12 @@ pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
     let rook_like = theirs & (pos.by_role[Role::Rook.index()] | queens);
     let bishop_like = theirs & (pos.by_role[Role::Bishop.index()] | queens);
     if (rook_like | bishop_like).is_nonempty() {
+        // The empty-board rays rule out most squares before a slider attack lookup.
         for to in king_targets {
-            if (t.rook(to, without_king) & rook_like).is_nonempty()
-                || (t.bishop(to, without_king) & bishop_like).is_nonempty()
+            if ((t.rook_rays(to) & rook_like).is_nonempty()
+                && (t.rook(to, without_king) & rook_like).is_nonempty())
+                || ((t.bishop_rays(to) & bishop_like).is_nonempty()
+                    && (t.bishop(to, without_king) & bishop_like).is_nonempty())
             {
                 king_targets ^= Bitboard::from_square(to);
             }
