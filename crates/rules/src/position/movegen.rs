@@ -114,6 +114,16 @@ pub(crate) trait MoveSink {
     /// Pawn moves to each square of `targets`, each from `to - delta` (promotions expanded to Q,
     /// R, B, N on the last rank).
     fn pawns(&mut self, pos: &Position, targets: Bitboard, delta: i32);
+    /// The moves of the pawns that are not pinned, all at once; by default each set goes to
+    /// [`MoveSink::pawns`] in turn (pushes, double pushes, captures towards the h-file, then
+    /// towards the a-file).
+    #[inline]
+    fn free_pawns(&mut self, pos: &Position, moves: &FreePawnMoves) {
+        self.pawns(pos, moves.pushes, moves.forward);
+        self.pawns(pos, moves.double_pushes, 2 * moves.forward);
+        self.pawns(pos, moves.captures_h_side, moves.forward + 1);
+        self.pawns(pos, moves.captures_a_side, moves.forward - 1);
+    }
     /// One pawn move from `from` to `to` (for pinned pawns), promotions expanded.
     fn pawn(&mut self, pos: &Position, from: Square, to: Square);
     /// A special move (en passant, castling).
@@ -123,6 +133,24 @@ pub(crate) trait MoveSink {
     fn done(&self) -> bool {
         false
     }
+}
+
+/// The destinations of the moves of the pawns that are not pinned, by kind of move.
+///
+/// Pushes and double pushes land on empty squares and captures on enemy pieces, and a double push
+/// needs the square a single push would come from to be empty: only the two capture sets can share
+/// a square (two pawns taking the same piece).
+pub(crate) struct FreePawnMoves {
+    /// One step forward, from `to - forward`.
+    pub pushes: Bitboard,
+    /// Two steps forward from the pawn's start rank, from `to - 2 * forward`.
+    pub double_pushes: Bitboard,
+    /// Captures towards the h-file, from `to - (forward + 1)`.
+    pub captures_h_side: Bitboard,
+    /// Captures towards the a-file, from `to - (forward - 1)`.
+    pub captures_a_side: Bitboard,
+    /// One rank forward for the side to move, in square indices: 8 for White, -8 for Black.
+    pub forward: i32,
 }
 
 /// The moves of a non-pawn piece of `role` from `from` to each square of `targets`, to `push`.
@@ -318,8 +346,19 @@ impl MoveSink for MoveCounter {
 
     #[inline]
     fn pawns(&mut self, _: &Position, targets: Bitboard, _: i32) {
-        self.0 += u64::from((targets & !Bitboard::BACK_RANKS).count())
-            + 4 * u64::from((targets & Bitboard::BACK_RANKS).count());
+        self.0 += u64::from(targets.count());
+        let promotions = targets & Bitboard::BACK_RANKS;
+        if promotions.is_nonempty() {
+            self.0 += 3 * u64::from(promotions.count());
+        }
+    }
+
+    #[inline]
+    fn free_pawns(&mut self, pos: &Position, moves: &FreePawnMoves) {
+        // The sets other than one capture set are disjoint (see FreePawnMoves): two counts.
+        let disjoint = moves.pushes | moves.double_pushes | moves.captures_h_side;
+        self.pawns(pos, disjoint, 0);
+        self.pawns(pos, moves.captures_a_side, 0);
     }
 
     #[inline]
@@ -353,6 +392,11 @@ impl MoveSink for CountBeyond {
     #[inline]
     fn pawns(&mut self, pos: &Position, targets: Bitboard, delta: i32) {
         self.counter.pawns(pos, targets, delta);
+    }
+
+    #[inline]
+    fn free_pawns(&mut self, pos: &Position, moves: &FreePawnMoves) {
+        self.counter.free_pawns(pos, moves);
     }
 
     #[inline]
@@ -479,19 +523,17 @@ pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
     let free = pawns & !pinned;
     let single = shift(free, forward) & empty;
     let double = shift(single & third, forward) & empty & target;
-    sink.pawns(pos, single & target, forward);
-    sink.pawns(pos, double, 2 * forward);
     let (not_a, not_h) = (!Bitboard::from_file(File::A), !Bitboard::from_file(File::H));
-    // Captures towards the h-file come from pawns not on the h-file, and vice versa.
-    sink.pawns(
+    sink.free_pawns(
         pos,
-        shift(free & not_h, forward + 1) & theirs & target,
-        forward + 1,
-    );
-    sink.pawns(
-        pos,
-        shift(free & not_a, forward - 1) & theirs & target,
-        forward - 1,
+        &FreePawnMoves {
+            pushes: single & target,
+            double_pushes: double,
+            // Captures towards the h-file come from pawns not on the h-file, and vice versa.
+            captures_h_side: shift(free & not_h, forward + 1) & theirs & target,
+            captures_a_side: shift(free & not_a, forward - 1) & theirs & target,
+            forward,
+        },
     );
     for from in pawns & pinned {
         let line = t.line(king, from);
