@@ -87,10 +87,10 @@ pub(crate) fn castle_is_legal(t: &Tables, pos: &Position, king: Square, rook: Sq
         .all(|sq| attackers_with(t, pos, sq, them, occupied).is_empty())
 }
 
-/// The pieces of the side to move pinned against their own king.
-pub(crate) fn pinned(t: &Tables, pos: &Position, king: Square) -> Bitboard {
-    let us = pos.by_color[pos.turn.index()];
-    let them = pos.by_color[pos.turn.other().index()];
+/// The pieces of `color` pinned against their own king on `king`.
+pub(crate) fn pinned(t: &Tables, pos: &Position, color: Color, king: Square) -> Bitboard {
+    let us = pos.by_color[color.index()];
+    let them = pos.by_color[color.other().index()];
     let queens = pos.by_role[Role::Queen.index()];
     let snipers = ((t.rook_rays(king) & (pos.by_role[Role::Rook.index()] | queens))
         | (t.bishop_rays(king) & (pos.by_role[Role::Bishop.index()] | queens)))
@@ -424,9 +424,20 @@ pub(super) fn shift(b: Bitboard, delta: i32) -> Bitboard {
     }
 }
 
+/// Generates the legal moves of the side to move into `sink`.
 pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
+    // One copy of the generator per side to move: pawn directions and ranks become constants.
+    match pos.turn {
+        Color::White => generate_for::<S, true>(pos, sink),
+        Color::Black => generate_for::<S, false>(pos, sink),
+    }
+}
+
+/// [`generate`] for the side to move White (`WHITE`) or Black.
+#[inline]
+fn generate_for<S: MoveSink, const WHITE: bool>(pos: &Position, sink: &mut S) {
     let t = tables();
-    let us = pos.turn;
+    let us = if WHITE { Color::White } else { Color::Black };
     let them = us.other();
     let Some(king) = pos.king_square(us) else {
         return;
@@ -473,19 +484,20 @@ pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
         Some(checker) => t.between(king, checker) | checkers,
         None => Bitboard::FULL,
     };
-    let pinned = pinned(t, pos, king);
+    let pinned = pinned(t, pos, us, king);
     let movable = !ours & target;
+    let our = |role: Role| pos.by_role[role.index()] & ours;
 
     // Knights: a pinned knight can never move.
-    for from in pos.our(Role::Knight) & !pinned {
+    for from in our(Role::Knight) & !pinned {
         sink.piece(pos, Role::Knight, from, t.knight(from) & movable);
     }
     if sink.done() {
         return;
     }
     // Sliders: a pinned slider may move along the pin line only.
-    let queens = pos.our(Role::Queen);
-    for from in pos.our(Role::Bishop) | queens {
+    let queens = our(Role::Queen);
+    for from in our(Role::Bishop) | queens {
         let role = if queens.contains(from) {
             Role::Queen
         } else {
@@ -505,7 +517,7 @@ pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
             sink.piece(pos, role, from, targets | rook);
         }
     }
-    for from in pos.our(Role::Rook) {
+    for from in our(Role::Rook) {
         let mut targets = t.rook(from, occupied) & movable;
         if pinned.contains(from) {
             targets &= t.line(king, from);
@@ -516,7 +528,7 @@ pub(crate) fn generate<S: MoveSink>(pos: &Position, sink: &mut S) {
         return;
     }
     // Pawns: unpinned pawns set-wise, pinned pawns one by one along their pin line.
-    let pawns = pos.our(Role::Pawn);
+    let pawns = our(Role::Pawn);
     let forward: i32 = if us == Color::White { 8 } else { -8 };
     let empty = !occupied;
     let third = Bitboard::from_rank(Rank::Third.relative_to(us));
