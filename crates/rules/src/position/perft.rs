@@ -7,17 +7,28 @@ use super::{Move, MoveList, Position, generate};
 /// The last ply is counted without playing the moves (bulk counting).
 #[must_use]
 pub fn perft(pos: &Position, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
+    match depth {
+        0 => 1,
+        1 => pos.count_legal_moves() as u64,
+        _ => {
+            // Filled in place: `legal_moves` would return the list by value, a copy of its whole
+            // capacity (about 2 KB) per position.
+            let mut moves = MoveList::new();
+            generate(pos, &mut moves);
+            let mut nodes = 0;
+            for m in moves.iter() {
+                let mut child = pos.clone();
+                child.play_in_place(m);
+                // The last ply is counted here rather than in a call per child.
+                nodes += if depth == 2 {
+                    child.count_legal_moves() as u64
+                } else {
+                    perft(&child, depth - 1)
+                };
+            }
+            nodes
+        }
     }
-    if depth == 1 {
-        return pos.count_legal_moves() as u64;
-    }
-    // Filled in place: `legal_moves` would return the list by value, a copy of its whole
-    // capacity (about 2 KB) per position.
-    let mut moves = MoveList::new();
-    generate(pos, &mut moves);
-    moves.iter().map(|m| perft(&pos.play(m), depth - 1)).sum()
 }
 
 /// Perft split by first move ("divide"): each legal move with the node count below it, in move
