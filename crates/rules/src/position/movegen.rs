@@ -75,6 +75,11 @@ pub(crate) fn castle_path(t: &Tables, king: Square, rook: Square) -> CastlePath 
 /// Whether castling with the rook on `rook` is legal now, assuming the right exists and the side
 /// to move is not in check.
 pub(crate) fn castle_is_legal(t: &Tables, pos: &Position, king: Square, rook: Square) -> bool {
+    // The squares between king and rook are among those that must be empty: a cheap first test
+    // that settles the positions with pieces still at home.
+    if (t.between(king, rook) & pos.occupied()).is_nonempty() {
+        return false;
+    }
     let path = castle_path(t, king, rook);
     if (pos.occupied() & path.must_be_empty).is_nonempty() {
         return false;
