@@ -13,14 +13,16 @@ use crate::types::{Color, File, Piece, Square};
 /// Key of a piece on a square: index `64 * kind + square`, `kind = 2 * role + (1 if white)`.
 #[inline]
 pub(crate) fn piece(p: Piece, sq: Square) -> u64 {
-    let kind = 2 * p.role.index() + usize::from(p.color == Color::White);
-    POLYGLOT_RANDOM[64 * kind + sq.index()]
+    piece_of(p.color, p.role, sq)
 }
 
 /// Key of a piece of `color` and `role` on a square.
 #[inline]
 pub(crate) fn piece_of(color: Color, role: crate::types::Role, sq: Square) -> u64 {
-    POLYGLOT_RANDOM[64 * (2 * role.index() + usize::from(color == Color::White)) + sq.index()]
+    // `& 63` changes nothing (squares are below 64) but shows the index in range: no bounds
+    // check, so a key nobody reads costs nothing (see `Position::play_for_movegen`).
+    POLYGLOT_RANDOM
+        [64 * (2 * role.index() + usize::from(color == Color::White)) + (sq.index() & 63)]
 }
 
 /// Key of one castling right: White h-side, White a-side, Black h-side, Black a-side.

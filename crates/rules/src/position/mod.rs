@@ -552,6 +552,20 @@ impl Position {
 
     /// Plays a legal move in place; see [`Position::play`].
     pub fn play_in_place(&mut self, m: &Move) {
+        self.play_keeping::<true>(m);
+    }
+
+    /// Plays a legal move in place keeping only what move generation reads (placement, side to
+    /// move, castling rights, en passant square, checkers): the Zobrist key and the clocks are
+    /// left stale. For positions that never leave the crate's own searches (perft).
+    pub(crate) fn play_for_movegen(&mut self, m: &Move) {
+        self.play_keeping::<false>(m);
+    }
+
+    /// [`Position::play_in_place`], with the Zobrist key and the clocks updated only when
+    /// `KEY_AND_CLOCKS` is set.
+    #[inline(always)]
+    fn play_keeping<const KEY_AND_CLOCKS: bool>(&mut self, m: &Move) {
         let us = self.turn;
         let them = us.other();
         let mut key = self.key ^ zobrist::turn();
@@ -563,7 +577,9 @@ impl Position {
         }
         let lost = self.castling & touched;
         if lost.is_nonempty() {
-            key ^= self.castling_key_of(lost);
+            if KEY_AND_CLOCKS {
+                key ^= self.castling_key_of(lost);
+            }
             self.castling &= !lost;
         }
         if let Some(ep) = self.ep_square.take() {
@@ -571,7 +587,7 @@ impl Position {
         }
         // Clocks saturate at the largest values the FEN reader accepts, so every position this
         // crate writes can be read back.
-        self.halfmove_clock = (self.halfmove_clock + 1).min(crate::setup::MAX_HALFMOVE_CLOCK);
+        let mut halfmove_clock = (self.halfmove_clock + 1).min(crate::setup::MAX_HALFMOVE_CLOCK);
         match m.kind {
             MoveKind::Castle => {
                 let king_to = m.king_destination();
@@ -593,13 +609,13 @@ impl Position {
                 key ^= zobrist::piece_of(them, Role::Pawn, captured)
                     ^ zobrist::piece_of(us, Role::Pawn, m.from)
                     ^ zobrist::piece_of(us, Role::Pawn, m.to);
-                self.halfmove_clock = 0;
+                halfmove_clock = 0;
             }
             MoveKind::Normal => {
                 if let Some(captured) = m.capture {
                     self.remove(m.to, them, captured);
                     key ^= zobrist::piece_of(them, captured, m.to);
-                    self.halfmove_clock = 0;
+                    halfmove_clock = 0;
                 }
                 let placed = m.promotion.unwrap_or(m.role);
                 self.remove(m.from, us, m.role);
@@ -612,11 +628,11 @@ impl Position {
                     m.from,
                 ) ^ zobrist::piece_of(us, placed, m.to);
                 if m.role == Role::Pawn {
-                    self.halfmove_clock = 0;
+                    halfmove_clock = 0;
                 }
             }
         }
-        if us == Color::Black {
+        if KEY_AND_CLOCKS && us == Color::Black {
             self.fullmove_number =
                 (self.fullmove_number + 1).min(crate::setup::MAX_FULLMOVE_NUMBER);
         }
@@ -631,7 +647,10 @@ impl Position {
                 key ^= zobrist::en_passant(skipped.file());
             }
         }
-        self.key = key;
+        if KEY_AND_CLOCKS {
+            self.key = key;
+            self.halfmove_clock = halfmove_clock;
+        }
     }
 
     /// True when the side to move can legally capture en passant on `target` (the skipped square).

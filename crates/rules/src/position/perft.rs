@@ -18,7 +18,7 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
             let mut nodes = 0;
             for m in moves.iter() {
                 let mut child = pos.clone();
-                child.play_in_place(m);
+                child.play_for_movegen(m);
                 // The last ply is counted here rather than in a call per child.
                 nodes += if depth == 2 {
                     child.count_legal_moves() as u64
