@@ -556,16 +556,16 @@ impl Position {
     }
 
     /// Plays a legal move in place keeping only what move generation reads (placement, side to
-    /// move, castling rights, en passant square, checkers): the Zobrist key and the clocks are
-    /// left stale. For positions that never leave the crate's own searches (perft).
+    /// move, castling rights, en passant square): the Zobrist key, the clocks and the checkers
+    /// are left stale. For positions that never leave the crate's own searches (perft).
     pub(crate) fn play_for_movegen(&mut self, m: &Move) {
         self.play_keeping::<false>(m);
     }
 
-    /// [`Position::play_in_place`], with the Zobrist key and the clocks updated only when
-    /// `KEY_AND_CLOCKS` is set.
+    /// [`Position::play_in_place`], with the Zobrist key, the clocks and the checkers updated
+    /// only when `KEY_CLOCKS_CHECKERS` is set.
     #[inline(always)]
-    fn play_keeping<const KEY_AND_CLOCKS: bool>(&mut self, m: &Move) {
+    fn play_keeping<const KEY_CLOCKS_CHECKERS: bool>(&mut self, m: &Move) {
         let us = self.turn;
         let them = us.other();
         let mut key = self.key ^ zobrist::turn();
@@ -577,7 +577,7 @@ impl Position {
         }
         let lost = self.castling & touched;
         if lost.is_nonempty() {
-            if KEY_AND_CLOCKS {
+            if KEY_CLOCKS_CHECKERS {
                 key ^= self.castling_key_of(lost);
             }
             self.castling &= !lost;
@@ -632,12 +632,14 @@ impl Position {
                 }
             }
         }
-        if KEY_AND_CLOCKS && us == Color::Black {
+        if KEY_CLOCKS_CHECKERS && us == Color::Black {
             self.fullmove_number =
                 (self.fullmove_number + 1).min(crate::setup::MAX_FULLMOVE_NUMBER);
         }
         self.turn = them;
-        self.refresh_checkers();
+        if KEY_CLOCKS_CHECKERS {
+            self.refresh_checkers();
+        }
         self.double_step = None;
         if m.role == Role::Pawn && m.from.index().abs_diff(m.to.index()) == 16 {
             let skipped = Square::new_masked(((m.from.index() + m.to.index()) / 2) as u32);
@@ -647,7 +649,7 @@ impl Position {
                 key ^= zobrist::en_passant(skipped.file());
             }
         }
-        if KEY_AND_CLOCKS {
+        if KEY_CLOCKS_CHECKERS {
             self.key = key;
             self.halfmove_clock = halfmove_clock;
         }

@@ -117,23 +117,35 @@ pub(crate) fn castle_is_legal(t: &Tables, pos: &Position, king: Square, rook: Sq
         .all(|sq| !is_attacked(t, pos, sq, them, occupied))
 }
 
-/// The pieces of `color` pinned against their own king on `king`.
-pub(crate) fn pinned(t: &Tables, pos: &Position, color: Color, king: Square) -> Bitboard {
+/// The enemy pieces giving check to the king of `color` on `king`, and the pieces of `color`
+/// pinned against it: one pass over the enemy sliders on the king's lines, each a checker when
+/// nothing stands between, a pinner when one piece of `color` does.
+pub(crate) fn checkers_and_pinned(
+    t: &Tables,
+    pos: &Position,
+    color: Color,
+    king: Square,
+) -> (Bitboard, Bitboard) {
     let us = pos.by_color[color.index()];
     let them = pos.by_color[color.other().index()];
     let queens = pos.by_role[Role::Queen.index()];
     let snipers = ((t.rook_rays(king) & (pos.by_role[Role::Rook.index()] | queens))
         | (t.bishop_rays(king) & (pos.by_role[Role::Bishop.index()] | queens)))
         & them;
+    let mut checkers = ((t.knight(king) & pos.by_role[Role::Knight.index()])
+        | (t.pawn(color, king) & pos.by_role[Role::Pawn.index()]))
+        & them;
     let occupied = pos.occupied();
     let mut pinned = Bitboard::EMPTY;
     for sniper in snipers {
         let blockers = t.between(king, sniper) & occupied;
-        if !blockers.more_than_one() {
+        if blockers.is_empty() {
+            checkers |= Bitboard::from_square(sniper);
+        } else if !blockers.more_than_one() {
             pinned |= blockers & us;
         }
     }
-    pinned
+    (checkers, pinned)
 }
 
 /// Receives generated moves. Pieces and pawns arrive as sets of destinations so that counting
@@ -475,7 +487,8 @@ fn generate_for<S: MoveSink, const WHITE: bool>(pos: &Position, sink: &mut S) {
     let ours = pos.by_color[us.index()];
     let theirs = pos.by_color[them.index()];
     let occupied = ours | theirs;
-    let checkers = pos.checkers;
+    // Found here rather than read from the position: perft's positions do not keep them.
+    let (checkers, pinned) = checkers_and_pinned(t, pos, us, king);
 
     // King moves: the destination must not be attacked with the king lifted off the board.
     // Leaper attacks are computed once for the whole board; sliders only for the squares left.
@@ -514,7 +527,6 @@ fn generate_for<S: MoveSink, const WHITE: bool>(pos: &Position, sink: &mut S) {
         Some(checker) => t.between(king, checker) | checkers,
         None => Bitboard::FULL,
     };
-    let pinned = pinned(t, pos, us, king);
     let movable = !ours & target;
     let our = |role: Role| pos.by_role[role.index()] & ours;
 
