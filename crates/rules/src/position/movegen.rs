@@ -1,6 +1,8 @@
 //! Legal move generation (FIDE Laws 3): attack and pin masks, castling paths, en passant
 //! legality, and the move sinks that collect, filter or count the generated moves.
 
+use std::sync::LazyLock;
+
 use arrayvec::ArrayVec;
 
 use super::{Move, MoveKind, MoveList, Position};
@@ -97,19 +99,42 @@ pub(crate) fn castle_path(t: &Tables, king: Square, rook: Square) -> CastlePath 
     }
 }
 
+/// [`castle_path`] for each king square and file of the rook (on the king's rank), built once:
+/// move generation looks a path up for every castling right of every position.
+static CASTLE_PATHS: LazyLock<Box<[[CastlePath; 8]; 64]>> = LazyLock::new(|| {
+    let t = tables();
+    Box::new(std::array::from_fn(|king| {
+        let king = Square::new_masked(king as u32);
+        std::array::from_fn(|file| {
+            castle_path(
+                t,
+                king,
+                Square::from_coords(File::new(file as u32), king.rank()),
+            )
+        })
+    }))
+});
+
 /// Whether castling with the rook on `rook` is legal now, assuming the right exists and the side
 /// to move is not in check.
+#[inline]
 pub(crate) fn castle_is_legal(t: &Tables, pos: &Position, king: Square, rook: Square) -> bool {
-    // The squares between king and rook are among those that must be empty: a cheap first test
-    // that settles the positions with pieces still at home.
-    if (t.between(king, rook) & pos.occupied()).is_nonempty() {
-        return false;
-    }
-    let path = castle_path(t, king, rook);
-    if (pos.occupied() & path.must_be_empty).is_nonempty() {
-        return false;
-    }
-    // Attacks are judged with king and castling rook lifted off the board (Chess960 Guidelines).
+    let path = &CASTLE_PATHS[king.index()][rook.file().index() as usize];
+    // Most positions are settled by the empty squares, checked here where it costs no call.
+    (pos.occupied() & path.must_be_empty).is_empty() && king_path_is_safe(t, pos, king, rook, path)
+}
+
+/// True when no square of `path.king_path` is attacked, with king and castling rook lifted off
+/// the board (Chess960 Guidelines).
+// Out of line: rarely reached, and inlined into the generator it would crowd its registers.
+#[inline(never)]
+fn king_path_is_safe(
+    t: &Tables,
+    pos: &Position,
+    king: Square,
+    rook: Square,
+    path: &CastlePath,
+) -> bool {
     let occupied = pos.occupied() ^ Bitboard::from_square(king) ^ Bitboard::from_square(rook);
     let them = pos.turn.other();
     path.king_path
