@@ -827,7 +827,7 @@ mod tests {
         small.limits.max_pgn_bytes = 2_000;
         let uncut = "[Site \"S\"]\n\n1. e4 e5 1-0\n".repeat(8_000);
         for (pgn, settings) in [(&round, &settings), (&uncut, &small)] {
-            for format in [OutputFormat::Jsonl, OutputFormat::Table] {
+            for format in [OutputFormat::Jsonl, OutputFormat::Table, OutputFormat::Pgn] {
                 let mut one = Vec::new();
                 let summary = run(pgn.as_bytes(), &mut one, format, settings).expect("writes");
                 for jobs in [2, 3] {
