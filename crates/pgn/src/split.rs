@@ -15,9 +15,11 @@
 //!   Roster (PGN standard 8.1.1, any letter case), and has no `}`;
 //! - the line before `L` is blank (spaces and tabs only); or it holds no `[` at all, starts
 //!   with neither `%` nor a byte-order mark, and `L`'s first tag is `Event`;
-//! - the lines since the last place where a game surely started, `L` included, fit within
-//!   [`ReaderLimits::max_game_bytes`], so that `L` cannot be the line that makes a game too
-//!   large (the reader would skip it with that game).
+//! - the lines since the last line that meets the two conditions above, `L` included, fit
+//!   within [`ReaderLimits::max_game_bytes`], so that `L` cannot be the line that makes a game
+//!   too large (the reader would skip it with that game). At a line that meets the two
+//!   conditions either a game starts or the reader skips from there to a later start, so no
+//!   game read after it began before it.
 //!
 //! Then the reader of the whole input is in one of these states when it comes to `L`, and each
 //! starts a game at `L`: between games; in movetext, which a tag line ends (the game without a
@@ -146,10 +148,19 @@ impl<R: BufRead> Splitter<R> {
                 let start = self.scanned;
                 let line = &self.buf[start..end];
                 let size = line.len() + 1;
-                if self.cut_before(line) {
-                    if start >= self.target || self.lines + 1 - self.first_line >= CHUNK_LINES {
+                if self.starts_game_unless_too_large(line) {
+                    // The game the reader is in stays within its size limit with this line, so
+                    // the line is not taken as the one that made it too large (and skipped with
+                    // it).
+                    let fits = self.since_start + line.len() < self.max_line;
+                    let enough =
+                        start >= self.target || self.lines + 1 - self.first_line >= CHUNK_LINES;
+                    if fits && enough {
                         return Some(self.cut(start, next, spare));
                     }
+                    // Either a game starts here, or the game before ends here too large and the
+                    // reader skips to a later start: no game read after this line began before
+                    // it, even when the line is not a sure start.
                     self.since_start = 0;
                 }
                 self.since_start = self.since_start.saturating_add(size);
@@ -210,13 +221,11 @@ impl<R: BufRead> Splitter<R> {
         }
     }
 
-    /// Whether a game surely starts at `line`, after the lines looked at so far.
-    fn cut_before(&self, line: &[u8]) -> bool {
+    /// Whether a game surely starts at `line`, after the lines looked at so far, unless the
+    /// game before reaches its size limit with `line` (the reader then skips `line` with it).
+    fn starts_game_unless_too_large(&self, line: &[u8]) -> bool {
         line.first() == Some(&b'[')
             && line.len() <= MAX_CUT_LINE
-            // The game the reader is in stays within its size limit with this line, so the line
-            // is not taken as the one that made it too large (and skipped with it).
-            && self.since_start + line.len() < self.max_line
             && !line.contains(&b'}')
             && match self.previous.map_or(Before::Unsure, |(start, end)| {
                 self.kind_of(&self.buf[start..end])
@@ -512,6 +521,23 @@ mod tests {
         }
         assert!(whole_items.last().unwrap().contains("disk on fire"));
         assert_eq!(chunked, whole_items);
+    }
+
+    /// A game beyond the size limit does not end the cutting: the review of issue 13's `-j`
+    /// found no cut after the first one (the size counted from the last cut only).
+    #[test]
+    fn cutting_goes_on_after_a_game_beyond_the_size_limit() {
+        let limits = ReaderLimits {
+            max_game_bytes: 200,
+            ..ReaderLimits::default()
+        };
+        let huge = format!("[Event \"H\"]\n\n1. e4 {{{}}} e5 1-0\n\n", "x".repeat(300));
+        let input = format!("{huge}{}{huge}{}", GAME.repeat(20), GAME.repeat(20));
+        let (chunked, chunks) = by_chunks(input.as_bytes(), limits, 100);
+        assert_eq!(chunks, 21, "cuts go on after each huge game");
+        let read = whole(input.as_bytes(), limits);
+        assert_eq!(chunked, read);
+        assert!(read[0].contains("game size in bytes"), "{}", read[0]);
     }
 
     /// Short games make many records per byte: chunks are cut by lines too, and an input of

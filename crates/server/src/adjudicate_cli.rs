@@ -385,6 +385,9 @@ const CHUNK_BYTES: usize = 64 * 1024;
 /// most, per worker thread: what bounds the memory of `-j`.
 const IN_FLIGHT_PER_WORKER: usize = 3;
 
+/// Plies of the longest game whose buffers a worker keeps to read another game into.
+const KEPT_PLIES: usize = 256;
+
 /// Work for an adjudicating thread of `-j`.
 enum Job {
     /// Text to read and adjudicate.
@@ -484,6 +487,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
                     loop {
                         let job = job_rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
                         let Ok((number, job)) = job else { return };
+                        let from_text = matches!(job, Job::Text(_));
                         let mut games: Vec<adjudicate::ReadGame> = match job {
                             Job::Text(chunk) => {
                                 let reader = arbiter_pgn::Reader::of_chunk(&chunk, limits);
@@ -516,7 +520,17 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
                         if record_tx.send((number, tallies, text)).is_err() {
                             return;
                         }
-                        spare.extend(games.into_iter().map(|game| game.raw));
+                        // Only the games of a chunk go back, as many as the chunk took (a batch's
+                        // come from the splitter thread), and none that held a long game: kept,
+                        // each would hold that much memory for the rest of the run.
+                        if from_text {
+                            spare.extend(
+                                games
+                                    .into_iter()
+                                    .map(|game| game.raw)
+                                    .filter(|raw| raw.moves.capacity() <= KEPT_PLIES),
+                            );
+                        }
                     }
                 })
                 .map_err(cannot_start)?;
