@@ -32,6 +32,36 @@ pub enum Command {
     /// summary. Exit status 2 when a game has an illegal move or a contradicting result, 1 when
     /// the file cannot be read or the output written, 64 for a wrong command line.
     Adjudicate(AdjudicateArgs),
+    /// Draw a position as an SVG board diagram on standard output: coordinates, the side to
+    /// move, a check and (with --last-move) the last move marked; pieces drawn as SVG paths, so
+    /// the file looks the same everywhere. Exit status 2 for a FEN that is not a position.
+    Board(BoardArgs),
+}
+
+/// Flags of `arbiter board`.
+#[derive(Debug, Clone, Args)]
+pub struct BoardArgs {
+    /// The position, as FEN (X-FEN or Shredder-FEN castling rights for Chess960) or "startpos".
+    pub fen: String,
+    /// The last move's squares, as UCI (`e2e4`; for castling the king's, `e1g1`), marked on
+    /// the board.
+    #[arg(long, value_parser = parse_last_move)]
+    pub last_move: Option<(arbiter_rules::Square, arbiter_rules::Square)>,
+    /// Black's side at the bottom.
+    #[arg(long)]
+    pub flip: bool,
+}
+
+/// The from and to squares of a UCI move text (`e2e4`, `e7e8q`).
+fn parse_last_move(text: &str) -> Result<(arbiter_rules::Square, arbiter_rules::Square), String> {
+    let square =
+        |range: std::ops::Range<usize>| text.get(range).and_then(arbiter_rules::Square::from_name);
+    match (square(0..2), square(2..4), text.len()) {
+        (Some(from), Some(to), 4 | 5) => Ok((from, to)),
+        _ => Err(format!(
+            "'{text}' is not a move in UCI: two squares, e.g. e2e4 (with a promotion letter, e7e8q)"
+        )),
+    }
 }
 
 /// Flags of `arbiter serve`.

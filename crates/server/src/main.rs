@@ -4,7 +4,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use arbiter_server::{
-    cli::{Cli, Command, PerftArgs},
+    cli::{BoardArgs, Cli, Command, PerftArgs},
     health_check, logging,
     serve::{Bound, shutdown_signal},
 };
@@ -72,6 +72,7 @@ fn main() -> ExitCode {
         }
         Command::Perft(args) => perft(&args),
         Command::Adjudicate(args) => arbiter_server::adjudicate_cli::main(&args),
+        Command::Board(args) => board(&args),
         Command::HealthCheck(args) => run_async(1, async move {
             health_check::run(&args).await?;
             println!("SERVING");
@@ -110,6 +111,29 @@ fn run_async(
 
 /// `arbiter perft`: prints the node count (with `--divide`, first one `move: count` line per
 /// legal move in UCI order, then an empty line), and the speed on standard error.
+/// `arbiter board FEN`: the SVG diagram on standard output.
+fn board(args: &BoardArgs) -> ExitCode {
+    let position = match arbiter_rules::Position::from_fen_detecting_mode(
+        &args.fen,
+        arbiter_rules::Validation::STRICT,
+    ) {
+        Ok(position) => position,
+        Err(error) => {
+            eprintln!("arbiter: invalid FEN: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let svg = arbiter_report::board_svg(&arbiter_report::Diagram {
+        position: &position,
+        last_move: args.last_move,
+        flipped: args.flip,
+    });
+    if std::io::stdout().lock().write_all(svg.as_bytes()).is_err() {
+        return ExitCode::FAILURE; // standard output closed
+    }
+    ExitCode::SUCCESS
+}
+
 fn perft(args: &PerftArgs) -> ExitCode {
     let position = if args.chess960 {
         let options = arbiter_rules::FenOptions {
