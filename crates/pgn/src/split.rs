@@ -389,6 +389,13 @@ mod tests {
         items(Reader::with_limits(input, limits), 0)
     }
 
+    /// Cuts `input` wherever it can: into `chunks` chunks, read as the whole input is read.
+    fn assert_cut_into(input: &str, limits: ReaderLimits, chunks: usize, why: &str) {
+        let (chunked, cut) = by_chunks(input.as_bytes(), limits, 0);
+        assert_eq!(cut, chunks, "{why}");
+        assert_eq!(chunked, whole(input.as_bytes(), limits), "{why}");
+    }
+
     const GAME: &str = "[Event \"A\"]\n[Site \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n";
 
     #[test]
@@ -434,9 +441,7 @@ mod tests {
                 "a byte-order mark the reader strips",
             ),
         ] {
-            let (chunked, chunks) = by_chunks(input.as_bytes(), limits, 0);
-            assert_eq!(chunks, 1, "{why}");
-            assert_eq!(chunked, whole(input.as_bytes(), limits), "{why}");
+            assert_cut_into(input, limits, 1, why);
         }
         // A game that may have reached its size limit by the `[Event` line: the reader of the
         // whole input then skips that line with the game (here the limit is passed on it).
@@ -484,9 +489,7 @@ mod tests {
                 "text that is no game",
             ),
         ] {
-            let (chunked, chunks) = by_chunks(input.as_bytes(), limits, 0);
-            assert_eq!(chunks, 2, "{why}");
-            assert_eq!(chunked, whole(input.as_bytes(), limits), "{why}");
+            assert_cut_into(input, limits, 2, why);
         }
     }
 

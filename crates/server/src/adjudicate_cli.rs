@@ -400,10 +400,18 @@ enum Job {
 /// every job before it was read.
 #[derive(Default)]
 struct Numbering {
-    /// The next job to be numbered, the number of its first game, and whether a thread died
-    /// before numbering its job (then nobody waits any longer).
-    state: Mutex<(u64, usize, bool)>,
+    state: Mutex<NumberingState>,
     turn: Condvar,
+}
+
+#[derive(Default)]
+struct NumberingState {
+    /// The next job to be numbered.
+    next_job: u64,
+    /// The number of its first game.
+    first_game: usize,
+    /// A thread died before numbering its job: nobody waits any longer.
+    broken: bool,
 }
 
 impl Numbering {
@@ -411,17 +419,18 @@ impl Numbering {
     /// theirs; `None` when a thread died before numbering its job.
     fn first_game(&self, job: u64, games: usize) -> Option<usize> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        while state.0 != job && !state.2 {
+        while state.next_job != job && !state.broken {
             state = self
                 .turn
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-        if state.2 {
+        if state.broken {
             return None;
         }
-        let first = state.1;
-        *state = (job + 1, first + games, false);
+        let first = state.first_game;
+        state.next_job = job + 1;
+        state.first_game = first + games;
         self.turn.notify_all();
         Some(first)
     }
@@ -434,7 +443,7 @@ impl Drop for NumberingGuard<'_> {
     fn drop(&mut self) {
         if std::thread::panicking() {
             let mut state = self.0.state.lock().unwrap_or_else(PoisonError::into_inner);
-            state.2 = true;
+            state.broken = true;
             self.0.turn.notify_all();
         }
     }
