@@ -92,7 +92,7 @@ SHARED_TEST_ARGS := --include-ignored \
 	$(if $(wildcard $(ARBITER_CORPUS_DIR)/.),,--skip shared_corpus_) \
 	$(if $(wildcard $(ARBITER_UNWINNABLE_DIR)/.),,--skip shared_unwinnable_)
 
-cargo-test: tools
+cargo-test: tools browser-tools
 	@if [ -d "$(ARBITER_CORPUS_DIR)" ]; then \
 		echo "corpus tests (shared_corpus_*): run, ARBITER_CORPUS_DIR=$(ARBITER_CORPUS_DIR)"; \
 	else \
@@ -103,8 +103,9 @@ cargo-test: tools
 	else \
 		echo "winnability sets (shared_unwinnable_*): NOT RUN, ARBITER_UNWINNABLE_DIR=$(ARBITER_UNWINNABLE_DIR) not found"; \
 	fi
+	@$(browser_env); \
 	ARBITER_BIN=$(abspath target/$(TEST_PROFILE)/arbiter) $(CARGO) test --workspace --profile $(TEST_PROFILE) \
-		-- $(SHARED_TEST_ARGS)
+		-- $(SHARED_TEST_ARGS) $$browser_skip
 
 buf-lint: tools
 	$(BUF) lint
@@ -159,6 +160,8 @@ clean:
 	rm -rf node_modules
 
 include mk/deploy.mk
+# Headless Chromium for the browser tests (mk/browser.mk).
+include mk/browser.mk
 # `make fuzz`: coverage-guided fuzzing of every reader and handler (mk/fuzz.mk; not part of `make
 # test`, which replays the saved corpora through crates/fuzz-targets instead).
 include mk/fuzz.mk

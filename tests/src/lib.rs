@@ -38,6 +38,12 @@
 //! 3. Run by hand without `CARGO`, the binary next to the test executable's profile directory is
 //!    used if it exists.
 //!
+//! ## Headless Chromium
+//!
+//! The `browser_*` tests (the HTML report, examples/web) run Debian's `chromium`, found in
+//! `ARBITER_CHROMIUM` ([`browser::chromium`]); `make test` installs and sets it (mk/browser.mk),
+//! or says that they did not run. They are `#[ignore]`d, and fail when run without a browser.
+
 //! ## `buf curl`
 //!
 //! `tests/e2e/buf_curl.rs` needs the pinned `buf` that `make tools` installs into
@@ -45,6 +51,7 @@
 //! to run `make tools`; `ARBITER_SKIP_BUF=1` skips them, printing that they were skipped.
 
 pub mod binary;
+pub mod browser;
 pub mod buf;
 pub mod command;
 pub mod pgn;
