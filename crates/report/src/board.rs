@@ -60,12 +60,53 @@ pub fn square_origin(square: Square, flipped: bool) -> (u32, u32) {
     (MARGIN + column * SQUARE, row * SQUARE)
 }
 
-/// The diagram of `diagram.position` as one SVG document (UTF-8 text, about 6 KB): the squares,
+/// The diagram of `diagram.position` as one SVG document (UTF-8 text, about 7 KB): the squares,
 /// file letters and rank numbers, the last move's two squares tinted, the king in check on a red
 /// disc, the pieces, and a disc of the side to move's colour beside its edge of the board. The
 /// `<title>` holds the position's FEN, for screen readers and tooltips.
 #[must_use]
 pub fn board_svg(diagram: &Diagram<'_>) -> String {
+    draw(diagram, true)
+}
+
+/// The diagram of [`board_svg`] without the shapes it uses (pieces, squares, coordinates), for
+/// an HTML document that holds many boards: about 3 KB instead of 7. The document must contain
+/// [`shared_defs_svg`] once, before or after the boards: the boards' `<use href="#wK">`
+/// references resolve across the inline SVGs of one HTML document.
+#[must_use]
+pub fn board_svg_fragment(diagram: &Diagram<'_>) -> String {
+    draw(diagram, false)
+}
+
+/// The shapes [`board_svg_fragment`] refers to, as a hidden SVG element to include once in an
+/// HTML document (`aria-hidden`, no size).
+#[must_use]
+pub fn shared_defs_svg() -> String {
+    let mut svg = String::from(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"board-defs\" width=\"0\" height=\"0\" aria-hidden=\"true\" style=\"position:absolute\">",
+    );
+    defs(&mut svg);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// The shapes of a diagram, as one `<defs>`: the piece shapes ([`PIECE_DEFS`]), the squares as
+/// a pattern (a light square at the top left, from either side), and the coordinates from each
+/// side (`coords-white`, `coords-black`).
+fn defs(svg: &mut String) {
+    svg.push_str("<defs>");
+    svg.push_str(PIECE_DEFS);
+    let double = 2 * SQUARE;
+    let _ = write!(
+        svg,
+        "<pattern id=\"squares\" x=\"{MARGIN}\" y=\"0\" width=\"{double}\" height=\"{double}\" patternUnits=\"userSpaceOnUse\"><rect width=\"{double}\" height=\"{double}\" fill=\"{LIGHT}\"/><rect x=\"{SQUARE}\" width=\"{SQUARE}\" height=\"{SQUARE}\" fill=\"{DARK}\"/><rect y=\"{SQUARE}\" width=\"{SQUARE}\" height=\"{SQUARE}\" fill=\"{DARK}\"/></pattern>"
+    );
+    coordinates(svg, false);
+    coordinates(svg, true);
+    svg.push_str("</defs>");
+}
+
+fn draw(diagram: &Diagram<'_>, standalone: bool) -> String {
     let Diagram {
         position,
         last_move,
@@ -73,21 +114,20 @@ pub fn board_svg(diagram: &Diagram<'_>) -> String {
     } = *diagram;
     let width = MARGIN + 8 * SQUARE + SIDE;
     let height = 8 * SQUARE + MARGIN;
-    let mut svg = String::with_capacity(8 * 1024);
+    let mut svg = String::with_capacity(if standalone { 6 * 1024 } else { 3 * 1024 });
     let _ = write!(
         svg,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {height}\" width=\"{width}\" height=\"{height}\" role=\"img\" class=\"board\">"
     );
     let _ = write!(svg, "<title>{}</title>", escape(&position.to_fen()));
-    svg.push_str(PIECE_DEFS);
-    for square in Square::all() {
-        let (x, y) = square_origin(square, flipped);
-        let fill = if square.is_light() { LIGHT } else { DARK };
-        let _ = write!(
-            svg,
-            "<rect x=\"{x}\" y=\"{y}\" width=\"{SQUARE}\" height=\"{SQUARE}\" fill=\"{fill}\"/>"
-        );
+    if standalone {
+        defs(&mut svg);
     }
+    let side = 8 * SQUARE;
+    let _ = write!(
+        svg,
+        "<rect class=\"squares\" x=\"{MARGIN}\" y=\"0\" width=\"{side}\" height=\"{side}\" fill=\"url(#squares)\"/>"
+    );
     if let Some((from, to)) = last_move {
         for square in [from, to] {
             let (x, y) = square_origin(square, flipped);
@@ -119,7 +159,11 @@ pub fn board_svg(diagram: &Diagram<'_>) -> String {
             );
         }
     }
-    coordinates(&mut svg, flipped);
+    let _ = write!(
+        svg,
+        "<use href=\"#coords-{}\"/>",
+        if flipped { "black" } else { "white" }
+    );
     // The side to move: a disc at its own edge of the board.
     let mover = position.side_to_move();
     let at_bottom = (mover == Color::White) != flipped;
@@ -138,9 +182,15 @@ pub fn board_svg(diagram: &Diagram<'_>) -> String {
     svg
 }
 
-/// File letters under the board and rank numbers left of it.
+/// File letters under the board and rank numbers left of it, as the group `coords-white` (seen
+/// from White's side) or `coords-black`.
 fn coordinates(svg: &mut String, flipped: bool) {
-    svg.push_str("<g class=\"coordinates\" font-family=\"sans-serif\" font-size=\"12\" fill=\"#555\" text-anchor=\"middle\">");
+    let _ = write!(
+        svg,
+        "<g id=\"coords-{}\" class=\"coordinates\" font-family",
+        if flipped { "black" } else { "white" }
+    );
+    svg.push_str("=\"sans-serif\" font-size=\"12\" fill=\"#555\" text-anchor=\"middle\">");
     for i in 0..8u32 {
         let file = if flipped { 7 - i } else { i };
         let rank = if flipped { i + 1 } else { 8 - i };
@@ -169,7 +219,6 @@ fn escape(text: &str) -> String {
 /// colour outlined in black, and details (eye, mitre slit, cross) in the other colour. Ids are
 /// the colour's letter and the piece's FEN letter (`wK`, `bn`, ...).
 const PIECE_DEFS: &str = concat!(
-    "<defs>",
     "<g id=\"shapeP\"><circle cx=\"22.5\" cy=\"15\" r=\"5.5\"/><path d=\"M16 35C16 28 19 24 22.5 22C26 24 29 28 29 35Z\"/><rect x=\"12\" y=\"34\" width=\"21\" height=\"5\" rx=\"2\"/></g>",
     "<g id=\"shapeN\"><path d=\"M14 35C14 29 17 25 20 22C16 22 12 24 11 21C10 18 14 13 18 11L18 7L21 9C28 9 33 15 33 25L33 35Z\"/><rect x=\"11\" y=\"34\" width=\"23\" height=\"5\" rx=\"2\"/></g>",
     "<g id=\"shapeB\"><circle cx=\"22.5\" cy=\"8\" r=\"2.8\"/><path d=\"M22.5 10.5C15 16 15 25 17.5 30L27.5 30C30 25 30 16 22.5 10.5Z\"/><path d=\"M15 30H30L31 34H14Z\"/><rect x=\"11\" y=\"34\" width=\"23\" height=\"5\" rx=\"2\"/></g>",
@@ -188,7 +237,6 @@ const PIECE_DEFS: &str = concat!(
     "<g id=\"bR\" fill=\"#000\" stroke=\"#000\" stroke-width=\"1.5\"><use href=\"#shapeR\"/><path d=\"M14 21H31\" stroke=\"#fff\" stroke-width=\"1\"/></g>",
     "<g id=\"bQ\" fill=\"#000\" stroke=\"#000\" stroke-width=\"1.5\"><use href=\"#shapeQ\"/><path d=\"M12 30H33\" stroke=\"#fff\" stroke-width=\"1\"/></g>",
     "<g id=\"bK\" fill=\"#000\" stroke=\"#000\" stroke-width=\"1.5\"><use href=\"#shapeK\"/><path d=\"M13 30H32\" stroke=\"#fff\" stroke-width=\"1\"/></g>",
-    "</defs>"
 );
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! What people look at rather than machines: [`board_svg`] draws a position as a self-contained
 //! SVG board diagram (coordinates, side to move, the last move and a check marked), with the
 //! pieces as SVG paths of this crate's own design, so that a diagram looks the same on every
-//! machine (no image files, no font glyphs).
+//! machine (no image files, no font glyphs); [`html`] writes the HTML report of a round that
+//! `arbiter adjudicate --format html` gives, with such boards for the games that need a look.
 //!
 //! ```
 //! use arbiter_report::{Diagram, board_svg};
@@ -20,4 +21,5 @@
 
 mod board;
 
-pub use board::{Diagram, SQUARE, board_svg, square_origin};
+pub use board::{Diagram, SQUARE, board_svg, board_svg_fragment, shared_defs_svg, square_origin};
+pub mod html;

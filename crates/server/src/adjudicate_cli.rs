@@ -7,16 +7,18 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal as _, LineWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, IsTerminal as _, LineWriter, Read, Seek as _, Write};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::{Condvar, Mutex, PoisonError, mpsc};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, mpsc};
+
+use sha2::{Digest as _, Sha256};
 
 use arbiter_proto::v1;
 
 use arbiter_pgn::verdict::PgnVerdict;
 use arbiter_proto::convert;
-use arbiter_rules::Termination;
+use arbiter_rules::{GameResult, Termination};
 
 use crate::adjudicate::{self, Item, Place, Settings};
 use crate::cli::{AdjudicateArgs, OutputFormat};
@@ -33,6 +35,9 @@ pub struct Summary {
     pub games: usize,
     /// Adjudicated games by termination (`"ongoing"` for games the rules do not end).
     pub by_termination: BTreeMap<String, usize>,
+    /// Adjudicated games by result (`"1-0"`, `"0-1"`, `"1/2-1/2"`, `"*"`) and termination
+    /// ([`Termination::name`], or `"ongoing"`).
+    pub by_outcome: BTreeMap<(&'static str, &'static str), usize>,
     /// Games whose `Result` tag contradicts the rules.
     pub disagreements: usize,
     /// Games that could not be adjudicated (illegal move, bad PGN, ...).
@@ -63,10 +68,12 @@ impl Summary {
             index,
             players,
             kind,
+            look: _,
         } = tally;
         match kind {
             TallyKind::Verdict {
                 termination,
+                result,
                 warned,
                 unproven,
                 disagreement,
@@ -74,6 +81,13 @@ impl Summary {
                 *self
                     .by_termination
                     .entry(termination_words(*termination))
+                    .or_default() += 1;
+                *self
+                    .by_outcome
+                    .entry((
+                        result.map_or("*", GameResult::as_pgn),
+                        termination.map_or("ongoing", Termination::name),
+                    ))
                     .or_default() += 1;
                 self.warned += usize::from(*warned);
                 self.unproven += usize::from(*unproven);
@@ -152,6 +166,8 @@ struct Tally {
     /// " (White - Black)" for a game the summary lists (a disagreement or an error), or "".
     players: String,
     kind: TallyKind,
+    /// For the HTML report, the game's section and row when it needs a look.
+    look: Option<Box<arbiter_report::html::Look>>,
 }
 
 /// A game's verdict or error, as the summary counts it.
@@ -160,6 +176,8 @@ enum TallyKind {
     Verdict {
         /// `None` while the game goes on.
         termination: Option<Termination>,
+        /// `None` while the game goes on.
+        result: Option<GameResult>,
         warned: bool,
         unproven: bool,
         /// The disagreement's sentence.
@@ -170,11 +188,14 @@ enum TallyKind {
 }
 
 impl Tally {
-    fn of(item: &Item<'_>) -> Tally {
+    /// What the summary counts of `item`, and for the HTML report (`format`) its section when
+    /// it needs a look.
+    fn of(item: &Item<'_>, format: OutputFormat) -> Tally {
         let kind = match &item.verdict {
             Err(error) => TallyKind::Error(error.to_string()),
             Ok(verdict) => TallyKind::Verdict {
                 termination: verdict.verdict.outcome.map(|outcome| outcome.termination),
+                result: verdict.verdict.outcome.map(|outcome| outcome.result),
                 warned: !verdict.warnings.is_empty(),
                 unproven: verdict.verdict.undetermined,
                 disagreement: verdict.disagreement.as_ref().map(ToString::to_string),
@@ -197,12 +218,62 @@ impl Tally {
         } else {
             String::new()
         };
+        let look = if format == OutputFormat::Html {
+            arbiter_report::html::look(
+                item.at.index,
+                item.raw,
+                &item.verdict,
+                item.notation.language,
+            )
+            .map(Box::new)
+        } else {
+            None
+        };
         Tally {
             index: item.at.index,
             players,
             kind,
+            look,
         }
     }
+}
+
+/// Where the HTML report's games that need a look go as the run meets them, in input order: the
+/// first `max_boards` as sections with boards, the others as table rows.
+pub struct Looks<'a> {
+    /// The sections, in input order.
+    pub sections: &'a mut dyn Write,
+    /// The rows of the games beyond `max_boards`.
+    pub rows: &'a mut dyn Write,
+    /// Sections drawn at most.
+    pub max_boards: usize,
+    /// The games that needed a look, by reason.
+    pub counts: arbiter_report::html::Counts,
+}
+
+impl Looks<'_> {
+    fn add(&mut self, look: &arbiter_report::html::Look) -> io::Result<()> {
+        let shown = self.counts.looks;
+        self.counts.add_look(&look.reasons);
+        if shown < self.max_boards {
+            self.sections.write_all(look.section.as_bytes())
+        } else {
+            self.rows.write_all(look.row.as_bytes())
+        }
+    }
+}
+
+/// Counts a game's tally, and hands its section to `looks` when it has one.
+fn take(
+    summary: &mut Summary,
+    looks: &mut Option<&mut Looks<'_>>,
+    tally: &Tally,
+) -> io::Result<()> {
+    summary.add(tally);
+    if let (Some(looks), Some(look)) = (looks.as_deref_mut(), &tally.look) {
+        looks.add(look)?;
+    }
+    Ok(())
 }
 
 /// Writes the JSON record of one game (one line of `--format jsonl`, without the newline): the
@@ -338,6 +409,13 @@ fn write_record<W: Write + ?Sized>(
             // Games that cannot be replayed are left out (the summary lists them).
             _ => Ok(()),
         },
+        // A game that needs a look is a section of its own (`Tally::look`), the others rows.
+        OutputFormat::Html => match &item.verdict {
+            Ok(verdict) if !arbiter_report::html::reasons(&item.verdict).any() => out.write_all(
+                arbiter_report::html::game_row(item.at.index, item.raw, verdict).as_bytes(),
+            ),
+            _ => Ok(()),
+        },
     }
 }
 
@@ -353,7 +431,7 @@ pub fn run<R: BufRead, W: Write + ?Sized>(
     settings: &Settings,
 ) -> io::Result<Summary> {
     let mut summary = begin(out, format, settings)?;
-    run_records(input, out, format, settings, &mut summary)?;
+    run_records(input, out, format, settings, &mut summary, None)?;
     Ok(summary)
 }
 
@@ -467,10 +545,27 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
     settings: &Settings,
     jobs: usize,
 ) -> io::Result<Summary> {
-    if jobs <= 1 {
-        return run(input, out, format, settings);
-    }
+    run_parallel_with_looks(input, out, format, settings, jobs, None)
+}
+
+/// [`run_parallel`], handing the sections of the games that need a look (`--format html`) to
+/// `looks` in input order; `out` receives the rows of the other games.
+///
+/// # Errors
+/// Errors writing `out` or `looks`.
+pub fn run_parallel_with_looks<R: BufRead + Send, W: Write + ?Sized>(
+    input: R,
+    out: &mut W,
+    format: OutputFormat,
+    settings: &Settings,
+    jobs: usize,
+    mut looks: Option<&mut Looks<'_>>,
+) -> io::Result<Summary> {
     let mut summary = begin(out, format, settings)?;
+    if jobs <= 1 {
+        run_records(input, out, format, settings, &mut summary, looks)?;
+        return Ok(summary);
+    }
     let limits = settings.limits.reader_limits();
     let numbering = Numbering::default();
     let in_flight = jobs.saturating_mul(IN_FLIGHT_PER_WORKER);
@@ -522,7 +617,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
                                 let item = game.adjudicate(settings);
                                 // Writing to a Vec cannot fail.
                                 let _ = write_record(&mut text, format, &item);
-                                Tally::of(&item)
+                                Tally::of(&item, format)
                             })
                             .collect();
                         text_size = text.len();
@@ -593,7 +688,7 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
             waiting.insert(number, (tallies, text));
             while let Some((tallies, text)) = waiting.remove(&next) {
                 for tally in &tallies {
-                    summary.add(tally);
+                    take(&mut summary, &mut looks, tally)?;
                 }
                 out.write_all(&text)?;
                 let _ = permit_rx.recv();
@@ -621,11 +716,13 @@ fn run_records<R: BufRead, W: Write + ?Sized>(
     format: OutputFormat,
     settings: &Settings,
     summary: &mut Summary,
+    mut looks: Option<&mut Looks<'_>>,
 ) -> io::Result<()> {
     let mut failure = None;
     adjudicate::for_each_game(input, settings, Place::default(), |item| {
-        summary.add(&Tally::of(&item));
-        match write_record(out, format, &item) {
+        let written = take(summary, &mut looks, &Tally::of(&item, format))
+            .and_then(|()| write_record(out, format, &item));
+        match written {
             Ok(()) => true,
             Err(error) => {
                 failure = Some(error);
@@ -699,6 +796,117 @@ fn progress_bar(size: Option<u64>) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
+/// A reader that feeds what it reads to a SHA-256 digest (the HTML report's head names the
+/// input by its digest).
+struct Hashed<R> {
+    inner: R,
+    digest: Arc<Mutex<Sha256>>,
+}
+
+impl<R: Read> Read for Hashed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.digest
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// Bytes in lowercase hex.
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(2 * bytes.len()), |mut text, b| {
+            let _ = write!(text, "{b:02x}");
+            text
+        })
+}
+
+/// The date the HTML report gives for the run: `--report-date` as written, else the time of
+/// `SOURCE_DATE_EPOCH` (seconds since 1970, the reproducible-builds convention), else now; the
+/// times as HTTP dates in UTC (`Wed, 02 Dec 2026 10:00:00 GMT`).
+///
+/// # Errors
+/// A `SOURCE_DATE_EPOCH` that is not a number of seconds.
+fn report_date(args: &AdjudicateArgs) -> Result<String, String> {
+    if let Some(date) = &args.report_date {
+        return Ok(date.clone());
+    }
+    let time = match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(text) => {
+            let seconds: u64 = text.trim().parse().map_err(|_| {
+                format!("SOURCE_DATE_EPOCH={text:?} is not a number of seconds since 1970")
+            })?;
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds)
+        }
+        Err(_) => std::time::SystemTime::now(),
+    };
+    Ok(httpdate::fmt_http_date(time))
+}
+
+/// Memory a part of the HTML report may take before it goes to a temporary file.
+const SPOOL_BYTES: usize = 16 << 20;
+
+/// Adjudicates `input` as [`run_parallel`] does and writes the HTML report to `out`: the rows
+/// and sections are kept aside (in memory up to 16 MiB each, then in temporary files) until the
+/// run's summary, which heads the page, is known; `head` makes the head from the counts.
+///
+/// # Errors
+/// Errors writing `out` or the temporary files.
+fn run_html<R: BufRead + Send, W: Write + ?Sized>(
+    input: R,
+    out: &mut W,
+    settings: &Settings,
+    jobs: usize,
+    max_boards: usize,
+    head: impl FnOnce(arbiter_report::html::Counts) -> arbiter_report::html::ReportHead,
+) -> io::Result<Summary> {
+    let mut rows = tempfile::SpooledTempFile::new(SPOOL_BYTES);
+    let mut sections = tempfile::SpooledTempFile::new(SPOOL_BYTES);
+    let mut look_rows = tempfile::SpooledTempFile::new(SPOOL_BYTES);
+    let (summary, mut counts) = {
+        let mut looks = Looks {
+            sections: &mut sections,
+            rows: &mut look_rows,
+            max_boards,
+            counts: arbiter_report::html::Counts::default(),
+        };
+        let summary = run_parallel_with_looks(
+            input,
+            &mut rows,
+            OutputFormat::Html,
+            settings,
+            jobs,
+            Some(&mut looks),
+        )?;
+        (summary, looks.counts)
+    };
+    counts.games = summary.games;
+    counts.by_outcome = summary
+        .by_outcome
+        .iter()
+        .map(|(&(result, termination), &n)| ((result.to_owned(), termination.replace('_', " ")), n))
+        .collect();
+    counts.disagreements = summary.disagreements;
+    counts.errors = summary.errors;
+    counts.warned = summary.warned;
+    counts.unproven = summary.unproven;
+    for part in [&mut rows, &mut sections, &mut look_rows] {
+        part.seek(io::SeekFrom::Start(0))?;
+    }
+    arbiter_report::html::write_report(
+        out,
+        &head(counts),
+        &mut sections,
+        &mut look_rows,
+        &mut rows,
+    )?;
+    Ok(summary)
+}
+
 /// `arbiter adjudicate`: exit 0 when every game was adjudicated and agrees with its `Result`
 /// tag, 2 when a game has an illegal move (or is not PGN) or a result that contradicts the
 /// rules, 1 when the file cannot be read or the output cannot be written.
@@ -730,6 +938,22 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
             .min(usize::from(crate::limits::MAX_JOBS)),
         n => usize::from(n),
     };
+    let report_date = match report_date(args) {
+        Ok(date) => date,
+        Err(message) => {
+            report(format_args!("{message}"));
+            return ExitCode::from(64);
+        }
+    };
+    let digest = Arc::new(Mutex::new(Sha256::new()));
+    let input: Box<dyn Read + Send> = if args.format == OutputFormat::Html {
+        Box::new(Hashed {
+            inner: input,
+            digest: Arc::clone(&digest),
+        })
+    } else {
+        input
+    };
     let bar = progress_bar(size);
     let input: Box<dyn Read + Send> = match &bar {
         Some(bar) => Box::new(bar.wrap_read(input)),
@@ -738,6 +962,33 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
     let input = BufReader::with_capacity(1 << 16, input);
     let stdout = io::stdout();
     let result = match &bar {
+        _ if args.format == OutputFormat::Html => {
+            let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+            let head = |counts| arbiter_report::html::ReportHead {
+                file_name: args.file.display().to_string(),
+                sha256: hex(&digest
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone()
+                    .finalize()),
+                date: report_date.clone(),
+                version: format!("arbiter {}", env!("CARGO_PKG_VERSION")),
+                laws: arbiter_rules::LAWS_EDITION,
+                analysis: settings.limits.analysis.name(),
+                language: args.language,
+                max_boards: usize_of(args.report_boards),
+                counts,
+            };
+            run_html(
+                input,
+                &mut out,
+                &settings,
+                jobs,
+                usize_of(args.report_boards),
+                head,
+            )
+            .and_then(|s| out.flush().map(|()| s))
+        }
         Some(bar) if stdout.is_terminal() => {
             let mut out = LineWriter::new(Suspended {
                 bar: bar.clone(),
@@ -770,7 +1021,7 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // The table ends with its summary; JSON lines and PGN keep standard output clean.
+    // The table ends with its summary; JSON lines, PGN and HTML keep standard output clean.
     let written = if args.format == OutputFormat::Table {
         let mut out = io::stdout().lock();
         summary.write(&mut out).and_then(|()| out.flush())

@@ -458,9 +458,20 @@ pub struct AdjudicateArgs {
     /// The PGN file; "-" reads standard input.
     pub file: std::path::PathBuf,
     /// Output: an aligned table with a summary, one JSON object per line (the summary goes to
-    /// standard error), or the games in PGN export format with the adjudicated Result.
+    /// standard error), the games in PGN export format with the adjudicated Result, or an HTML
+    /// report to open, print and sign (the games that need a look first, with boards; the
+    /// summary also goes to standard error).
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
+    /// The date the HTML report gives for the run, as written (at most 100 characters), so that
+    /// a report can be made again byte for byte. Default: the time of the run in UTC, or the
+    /// time of SOURCE_DATE_EPOCH when that is set.
+    #[arg(long, env = "ARBITER_REPORT_DATE", value_parser = parse_report_date)]
+    pub report_date: Option<String>,
+    /// Games that need a look that the HTML report draws with boards, at most; the others are
+    /// rows of a table (a section with boards is at most 64 KiB, a row at most 10 KiB).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub report_boards: u32,
     /// Apply a draw claim (threefold repetition, fifty-move rule) valid at the end of a game.
     #[arg(long)]
     pub claim_draws: bool,
@@ -488,6 +499,21 @@ pub struct AdjudicateArgs {
     pub jobs: u16,
 }
 
+/// Reads `--report-date`: any text of at most 100 characters without control characters.
+///
+/// # Errors
+///
+/// Says which rule the text breaks.
+pub fn parse_report_date(text: &str) -> Result<String, String> {
+    if text.chars().count() > 100 {
+        return Err("longer than 100 characters".to_owned());
+    }
+    if text.chars().any(char::is_control) {
+        return Err("contains a control character".to_owned());
+    }
+    Ok(text.to_owned())
+}
+
 /// Parses a SAN language code for `--language`.
 ///
 /// # Errors
@@ -508,6 +534,9 @@ pub enum OutputFormat {
     Jsonl,
     /// The games in PGN export format, Result tag and termination marker as adjudicated.
     Pgn,
+    /// One self-contained HTML page (inline CSS and SVG boards, no script): the run's head and
+    /// summary, the games that need a look with boards, the other games as table rows.
+    Html,
 }
 
 /// Flags of `arbiter health-check`.

@@ -1,0 +1,1184 @@
+//! The HTML report of a round: one self-contained page (inline CSS and SVG, no script, nothing
+//! fetched) that a chief arbiter opens, prints and signs.
+//!
+//! The page has, in this order:
+//!
+//! 1. a head: the file's name and SHA-256, the date of the run, the program's version, the
+//!    edition of the Laws, the analysis level and the SAN language ([`ReportHead`]);
+//! 2. the summary: games by result and termination, the counts the terminal summary gives, and
+//!    how many games need a look, by reason ([`Counts`]);
+//! 3. **the games that need a look** ([`Look`], [`look`]): an error, a `Result` tag the rules
+//!    contradict, a warning, an analysis left undetermined, or a draw by a rule an arbiter must
+//!    check (a flag fall, resignation or second illegal move turned into a draw, a dead
+//!    position, fivefold repetition, the 75-move rule). Each is a section with the players, the
+//!    event, the declared and the adjudicated result with the FIDE article and the explanation,
+//!    a board of the position the game ended in, and, where a mating line is the evidence, the
+//!    line in SAN and the board after the mate. An error gives its line:column and the tags. The
+//!    first [`ReportHead::max_boards`] such games are drawn; the rest are rows of a table;
+//! 4. every other game as one row of a table ([`game_row`]);
+//! 5. a signature block for the printed page.
+//!
+//! The games arrive in input order while the head needs the whole run, so the caller keeps the
+//! sections and rows aside (a file, a buffer) and [`write_report`] puts the page together.
+//!
+//! **Size.** A row is at most [`MAX_ROW_BYTES`] bytes; a section with boards at most
+//! [`MAX_SECTION_BYTES`]; so a page is at most about 1.2 KB of head per termination, plus those
+//! bounds times the games. Tag values are cut to [`MAX_TAG_CHARS`] characters, a section lists
+//! at most [`MAX_LISTED_WARNINGS`] warnings and a mating line at most [`MAX_LINE_PLIES`] plies.
+//!
+//! The page is well-formed XML as well as HTML (every element closed, every attribute quoted),
+//! so that tests read it with an XML parser.
+
+use std::fmt::Write as _;
+use std::io::{self, Read, Write};
+
+use arbiter_pgn::PgnError;
+use arbiter_pgn::RawGame;
+use arbiter_pgn::verdict::PgnVerdict;
+use arbiter_rules::{GameResult, Move, Position, SanLanguage, Termination, WarningCode};
+
+use crate::board::{Diagram, board_svg_fragment, shared_defs_svg};
+
+/// Longest tag value shown, in characters (longer ones are cut and end with "…").
+pub const MAX_TAG_CHARS: usize = 120;
+
+/// Most warnings a section lists (the rest are counted).
+pub const MAX_LISTED_WARNINGS: usize = 32;
+
+/// Most plies of a mating line a section writes (the rest are counted).
+pub const MAX_LINE_PLIES: usize = 300;
+
+/// The most bytes of one table row ([`game_row`], [`Look::row`]): nine cells of at most
+/// [`MAX_TAG_CHARS`] characters (4 bytes each in UTF-8, escaped) and the markup.
+pub const MAX_ROW_BYTES: usize = 10 * MAX_TAG_CHARS * 4 * 2 + 1024;
+
+/// The most bytes of one section of a game that needs a look ([`Look::section`]): two boards
+/// of about 3 KB, the tags, [`MAX_LISTED_WARNINGS`] warnings, a mating line of
+/// [`MAX_LINE_PLIES`] plies, and the explanation and disagreement sentences.
+pub const MAX_SECTION_BYTES: usize = 64 * 1024;
+
+/// Why a game needs a look, as a set (a game may have several reasons).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reasons {
+    /// The game could not be read or replayed (bad PGN, an illegal move).
+    pub error: bool,
+    /// The `Result` tag contradicts the rules.
+    pub disagreement: bool,
+    /// The verdict has warnings.
+    pub warning: bool,
+    /// Whether the opponent could still checkmate was left undetermined within the analysis
+    /// budget (`undetermined_analysis`): the loss stands unproven.
+    pub undetermined: bool,
+    /// A draw by a rule an arbiter must check: a flag fall, resignation or second illegal move
+    /// turned into a draw (6.9, 5.1.2, 7.5.5), a dead position (5.2.2), fivefold repetition
+    /// (9.6.1), the 75-move rule (9.6.2).
+    pub draw_to_check: Option<Termination>,
+}
+
+impl Reasons {
+    /// Whether there is any reason.
+    #[must_use]
+    pub fn any(&self) -> bool {
+        self.error
+            || self.disagreement
+            || self.warning
+            || self.undetermined
+            || self.draw_to_check.is_some()
+    }
+
+    /// The reasons as (class name, words), in the order the report lists them.
+    #[must_use]
+    pub fn labels(&self) -> Vec<(&'static str, String)> {
+        let mut labels = Vec::new();
+        if self.error {
+            labels.push(("error", "error".to_owned()));
+        }
+        if self.disagreement {
+            labels.push((
+                "disagreement",
+                "Result tag contradicts the rules".to_owned(),
+            ));
+        }
+        if self.warning {
+            labels.push(("warning", "warnings".to_owned()));
+        }
+        if self.undetermined {
+            labels.push(("undetermined", "analysis undetermined".to_owned()));
+        }
+        if let Some(termination) = self.draw_to_check {
+            labels.push((
+                "draw-to-check",
+                format!(
+                    "draw by {} (FIDE Laws {})",
+                    termination.description(),
+                    termination.article()
+                ),
+            ));
+        }
+        labels
+    }
+}
+
+/// The reasons of a game's verdict (or error) to be looked at.
+#[must_use]
+pub fn reasons(verdict: &Result<PgnVerdict, PgnError>) -> Reasons {
+    let Ok(verdict) = verdict else {
+        return Reasons {
+            error: true,
+            ..Reasons::default()
+        };
+    };
+    let undetermined = verdict
+        .verdict
+        .warnings
+        .iter()
+        .any(|w| w.code == WarningCode::UndeterminedAnalysis);
+    let draw_to_check = verdict.verdict.outcome.and_then(|outcome| {
+        let to_check = match outcome.termination {
+            Termination::FlagFall | Termination::Resignation | Termination::SecondIllegalMove => {
+                outcome.result == GameResult::Draw
+            }
+            Termination::DeadPosition
+            | Termination::InsufficientMaterial
+            | Termination::FivefoldRepetition
+            | Termination::SeventyFiveMoveRule => true,
+            _ => false,
+        };
+        to_check.then_some(outcome.termination)
+    });
+    Reasons {
+        error: false,
+        disagreement: verdict.disagreement.is_some(),
+        warning: !verdict.warnings.is_empty(),
+        undetermined,
+        draw_to_check,
+    }
+}
+
+/// A game that needs a look, written both ways: a section with boards and a table row; the
+/// report shows the section for the first [`ReportHead::max_boards`] such games and the row for
+/// the others.
+#[derive(Clone, Debug)]
+pub struct Look {
+    /// Why.
+    pub reasons: Reasons,
+    /// The section (`<section class="look">`), at most [`MAX_SECTION_BYTES`].
+    pub section: String,
+    /// The row (`<tr class="look">`), at most [`MAX_ROW_BYTES`].
+    pub row: String,
+}
+
+/// The game numbered `index` in the input (from 0, as the terminal table and the JSON records
+/// number games) as a [`Look`] when it needs one, with its mating line in SAN in `language`;
+/// `None` when it needs none.
+#[must_use]
+pub fn look(
+    index: usize,
+    raw: &RawGame,
+    verdict: &Result<PgnVerdict, PgnError>,
+    language: SanLanguage,
+) -> Option<Look> {
+    let reasons = reasons(verdict);
+    if !reasons.any() {
+        return None;
+    }
+    let number = index;
+    let labels = reasons.labels();
+    let classes: Vec<&str> = labels.iter().map(|(class, _)| *class).collect();
+    let mut section = String::with_capacity(8 * 1024);
+    let _ = write!(
+        section,
+        "<section class=\"look\" id=\"game-{number}\" data-game=\"{number}\" data-reasons=\"{}\">",
+        classes.join(" ")
+    );
+    let _ = write!(
+        section,
+        "<h3><a href=\"#game-{number}\">Game {number}</a>: {} <span class=\"line\">(line {})</span></h3>",
+        players(raw),
+        raw.line
+    );
+    section.push_str("<p class=\"reasons\">");
+    for (class, words) in &labels {
+        let _ = write!(
+            section,
+            "<span class=\"reason {class}\">{}</span> ",
+            escape(words)
+        );
+    }
+    section.push_str("</p>");
+    match verdict {
+        Err(error) => error_body(&mut section, raw, error),
+        Ok(verdict) => verdict_body(&mut section, raw, verdict, language),
+    }
+    section.push_str("</section>\n");
+    let row = look_row(number, raw, verdict, &labels);
+    Some(Look {
+        reasons,
+        section,
+        row,
+    })
+}
+
+/// "White – Black", escaped, from the tags (`?` for a missing name).
+fn players(raw: &RawGame) -> String {
+    let name = |tag| escape(&cut(raw.tag(tag).unwrap_or("?"), MAX_TAG_CHARS));
+    format!("{} – {}", name("White"), name("Black"))
+}
+
+/// The section of a game that could not be adjudicated: where and why, and its tags.
+fn error_body(section: &mut String, raw: &RawGame, error: &PgnError) {
+    let _ = write!(
+        section,
+        "<p class=\"error-place\">line {}:{}</p><p class=\"error-reason\">{}</p>",
+        error.line,
+        error.column,
+        escape(&cut(&error.kind.to_string(), 4 * MAX_TAG_CHARS))
+    );
+    tags_table(section, raw);
+}
+
+/// Every tag pair of the game, as a small table.
+fn tags_table(section: &mut String, raw: &RawGame) {
+    if raw.tags.is_empty() {
+        section.push_str("<p class=\"tags\">no tags</p>");
+        return;
+    }
+    section.push_str("<table class=\"tags\"><tbody>");
+    for (name, value) in raw.tags.iter().take(MAX_LISTED_WARNINGS) {
+        let _ = write!(
+            section,
+            "<tr><th>{}</th><td>{}</td></tr>",
+            escape(&cut(name, MAX_TAG_CHARS)),
+            escape(&cut(value, MAX_TAG_CHARS))
+        );
+    }
+    if raw.tags.len() > MAX_LISTED_WARNINGS {
+        let _ = write!(
+            section,
+            "<tr><td colspan=\"2\">and {} more</td></tr>",
+            raw.tags.len() - MAX_LISTED_WARNINGS
+        );
+    }
+    section.push_str("</tbody></table>");
+}
+
+/// The squares a move is marked by on a board: its origin and, for castling, the king's
+/// destination (not the rook's square of Chess960's king-takes-rook).
+fn marked(m: &Move) -> (arbiter_rules::Square, arbiter_rules::Square) {
+    let to = if m.is_castle() {
+        m.king_destination()
+    } else {
+        m.to
+    };
+    (m.from, to)
+}
+
+/// The section of an adjudicated game: facts, boards, mating line, warnings.
+fn verdict_body(section: &mut String, raw: &RawGame, verdict: &PgnVerdict, language: SanLanguage) {
+    let game = &verdict.game;
+    let end = game.position();
+    let outcome = verdict.verdict.outcome;
+    section.push_str("<div class=\"look-body\"><div class=\"boards\">");
+    let ply = outcome.map_or(game.ply(), |o| o.ply);
+    let last = game.moves().last();
+    let caption = match last {
+        Some(_) => format!("The position after ply {ply}"),
+        None => "The starting position".to_owned(),
+    };
+    figure(section, "final", end, last.map(marked), &caption);
+    // The mating line that proves the winner could still mate, and the board after it.
+    let evidence = &verdict.verdict.evidence;
+    let mut line_text = String::new();
+    if !evidence.is_empty() {
+        let mut position = end.clone();
+        let shown = evidence.len().min(MAX_LINE_PLIES);
+        for (i, m) in evidence.iter().take(shown).enumerate() {
+            let after = position.play(m);
+            let white = position.side_to_move() == arbiter_rules::Color::White;
+            if white {
+                let _ = write!(line_text, "{}. ", position.fullmove_number());
+            } else if i == 0 {
+                let _ = write!(line_text, "{}... ", position.fullmove_number());
+            }
+            line_text.push_str(&position.san_in_after(m, &after, language));
+            line_text.push(' ');
+            position = after;
+        }
+        if evidence.len() > shown {
+            let _ = write!(line_text, "(and {} more plies)", evidence.len() - shown);
+        }
+        if evidence.len() == shown {
+            let last = evidence.last().map(marked);
+            figure(
+                section,
+                "after-mate",
+                &position,
+                last,
+                "After the mating line",
+            );
+        }
+    }
+    section.push_str("</div><dl class=\"facts\">");
+    for tag in ["Event", "Site", "Date", "Round"] {
+        if let Some(value) = raw.tag(tag) {
+            let _ = write!(
+                section,
+                "<dt>{tag}</dt><dd>{}</dd>",
+                escape(&cut(value, MAX_TAG_CHARS))
+            );
+        }
+    }
+    let declared = verdict.declared.as_ref().map_or_else(
+        || "none".to_owned(),
+        |declared| format!("{} ({})", declared.text.trim(), declared.source),
+    );
+    let _ = write!(
+        section,
+        "<dt>Declared</dt><dd class=\"declared\">{}</dd>",
+        escape(&cut(&declared, MAX_TAG_CHARS))
+    );
+    match outcome {
+        Some(outcome) => {
+            let _ = write!(
+                section,
+                "<dt>Adjudicated</dt><dd class=\"adjudicated\" data-result=\"{result}\" data-termination=\"{name}\" data-article=\"{article}\"><strong>{result}</strong>: {description}, FIDE Laws {article}, at ply {ply}</dd>",
+                result = outcome.result.as_pgn(),
+                name = outcome.termination.name(),
+                description = escape(outcome.termination.description()),
+                article = outcome.article(),
+                ply = outcome.ply,
+            );
+        }
+        None => {
+            let _ = write!(
+                section,
+                "<dt>Adjudicated</dt><dd class=\"adjudicated\" data-result=\"*\" data-termination=\"ongoing\" data-article=\"\"><strong>*</strong>: the game goes on after ply {}</dd>",
+                game.ply()
+            );
+        }
+    }
+    if !verdict.verdict.explanation.is_empty() {
+        let _ = write!(
+            section,
+            "<dt>Explanation</dt><dd class=\"explanation\">{}</dd>",
+            escape(&cut(&verdict.verdict.explanation, 4 * MAX_TAG_CHARS))
+        );
+    }
+    if let Some(disagreement) = &verdict.disagreement {
+        let _ = write!(
+            section,
+            "<dt>Disagreement</dt><dd class=\"disagreement\">{}</dd>",
+            escape(&cut(&disagreement.to_string(), 4 * MAX_TAG_CHARS))
+        );
+    }
+    if !line_text.is_empty() {
+        let _ = write!(
+            section,
+            "<dt>Mating line</dt><dd class=\"evidence\" data-plies=\"{}\">{}</dd>",
+            evidence.len(),
+            escape(line_text.trim_end())
+        );
+    }
+    section.push_str("</dl>");
+    if !verdict.warnings.is_empty() {
+        section.push_str("<ul class=\"warnings\">");
+        for warning in verdict.warnings.iter().take(MAX_LISTED_WARNINGS) {
+            let _ = write!(
+                section,
+                "<li data-code=\"{}\" data-ply=\"{}\">line {}: {}</li>",
+                warning.code(),
+                warning.ply,
+                warning.line,
+                escape(&cut(&warning.to_string(), 2 * MAX_TAG_CHARS))
+            );
+        }
+        if verdict.warnings.len() > MAX_LISTED_WARNINGS {
+            let _ = write!(
+                section,
+                "<li>and {} more</li>",
+                verdict.warnings.len() - MAX_LISTED_WARNINGS
+            );
+        }
+        section.push_str("</ul>");
+    }
+    section.push_str("</div>");
+}
+
+/// A board with its caption.
+fn figure(
+    section: &mut String,
+    class: &str,
+    position: &Position,
+    last_move: Option<(arbiter_rules::Square, arbiter_rules::Square)>,
+    caption: &str,
+) {
+    let _ = write!(section, "<figure class=\"{class}\">");
+    section.push_str(&board_svg_fragment(&Diagram {
+        position,
+        last_move,
+        flipped: false,
+    }));
+    let _ = write!(
+        section,
+        "<figcaption>{}</figcaption></figure>",
+        escape(caption)
+    );
+}
+
+/// The row of a game that needs a look, for the games beyond the boards shown.
+fn look_row(
+    number: usize,
+    raw: &RawGame,
+    verdict: &Result<PgnVerdict, PgnError>,
+    labels: &[(&'static str, String)],
+) -> String {
+    let words: Vec<&str> = labels.iter().map(|(_, words)| words.as_str()).collect();
+    let (result, termination) = match verdict {
+        Ok(verdict) => result_cells(verdict),
+        Err(error) => (
+            "error".to_owned(),
+            format!(
+                "line {}:{}: {}",
+                error.line,
+                error.column,
+                cut(&error.kind.to_string(), MAX_TAG_CHARS)
+            ),
+        ),
+    };
+    let mut row = String::with_capacity(512);
+    let _ = writeln!(
+        row,
+        "<tr class=\"look\" data-game=\"{number}\"><td>{number}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        players(raw),
+        escape(&words.join("; ")),
+        escape(&result),
+        escape(&termination)
+    );
+    row
+}
+
+/// The result and termination cells of a verdict: `1-0` and `checkmate (5.1.1), ply 41`.
+fn result_cells(verdict: &PgnVerdict) -> (String, String) {
+    match verdict.verdict.outcome {
+        Some(outcome) => (
+            outcome.result.as_pgn().to_owned(),
+            format!(
+                "{} ({}), ply {}",
+                outcome.termination.description(),
+                outcome.article(),
+                outcome.ply
+            ),
+        ),
+        None => (
+            "*".to_owned(),
+            format!("ongoing, ply {}", verdict.game.ply()),
+        ),
+    }
+}
+
+/// The row of a game that needs no look: number, players, round, declared result, adjudicated
+/// result, termination, article and ply (at most [`MAX_ROW_BYTES`]).
+#[must_use]
+pub fn game_row(index: usize, raw: &RawGame, verdict: &PgnVerdict) -> String {
+    let number = index;
+    let tag = |name| escape(&cut(raw.tag(name).unwrap_or(""), MAX_TAG_CHARS));
+    let declared = verdict.declared.as_ref().map_or(String::new(), |d| {
+        escape(&cut(d.text.trim(), MAX_TAG_CHARS))
+    });
+    let (result, termination, article, ply) = match verdict.verdict.outcome {
+        Some(o) => (
+            o.result.as_pgn(),
+            o.termination.description(),
+            o.article(),
+            o.ply,
+        ),
+        None => ("*", "ongoing", "", verdict.game.ply()),
+    };
+    format!(
+        "<tr data-game=\"{number}\"><td>{number}</td><td>{}</td><td>{}</td><td>{}</td><td>{declared}</td><td>{result}</td><td>{}</td><td>{article}</td><td>{ply}</td></tr>\n",
+        tag("White"),
+        tag("Black"),
+        tag("Round"),
+        escape(termination),
+    )
+}
+
+/// What the head of the report says of the run.
+#[derive(Clone, Debug)]
+pub struct ReportHead {
+    /// The input's name as given on the command line (`-` for standard input).
+    pub file_name: String,
+    /// The SHA-256 of the input's bytes, in lowercase hex.
+    pub sha256: String,
+    /// The date of the run, as given (`--report-date`) or the time of the run.
+    pub date: String,
+    /// The program and its version, e.g. `arbiter 0.1.0`.
+    pub version: String,
+    /// The edition of the Laws applied ([`arbiter_rules::LAWS_EDITION`]).
+    pub laws: &'static str,
+    /// The analysis level (`material`, `fast`, `full`).
+    pub analysis: &'static str,
+    /// The SAN language of the mating lines.
+    pub language: SanLanguage,
+    /// Games that need a look drawn with boards, at most; the others are table rows.
+    pub max_boards: usize,
+    /// What the run counted.
+    pub counts: Counts,
+}
+
+/// What a run counted, for the summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Games read, errors included.
+    pub games: usize,
+    /// Adjudicated games by (result, termination): `("1-0", "checkmate")`, `("*", "ongoing")`.
+    pub by_outcome: std::collections::BTreeMap<(String, String), usize>,
+    /// Games whose `Result` tag the rules contradict.
+    pub disagreements: usize,
+    /// Games that could not be adjudicated.
+    pub errors: usize,
+    /// Adjudicated games with warnings.
+    pub warned: usize,
+    /// Losses that stand unproven at this analysis level.
+    pub unproven: usize,
+    /// Games that need a look.
+    pub looks: usize,
+    /// Of those, how many had each reason: error, disagreement, warning, undetermined, draw to
+    /// check.
+    pub look_reasons: [usize; 5],
+}
+
+impl Counts {
+    /// Counts one game that needs a look.
+    pub fn add_look(&mut self, reasons: &Reasons) {
+        self.looks += 1;
+        for (i, on) in [
+            reasons.error,
+            reasons.disagreement,
+            reasons.warning,
+            reasons.undetermined,
+            reasons.draw_to_check.is_some(),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            self.look_reasons[i] += usize::from(on);
+        }
+    }
+}
+
+/// The style sheet: screen and print.
+const STYLE: &str = "
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;color:#1a1a1a;line-height:1.4}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.25rem;border-bottom:2px solid #333;padding-bottom:.2rem;margin-top:2rem}h3{font-size:1.05rem;margin:0 0 .3rem}
+dl.run{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.5rem 0}dl.run dt{font-weight:600}dl.run dd{margin:0;font-family:ui-monospace,'DejaVu Sans Mono',monospace;overflow-wrap:anywhere}
+table{border-collapse:collapse;margin:.5rem 0}div.rows{content-visibility:auto;contain-intrinsic-size:auto 14000px}div.rows table{table-layout:fixed;width:100%;margin:0}col.n{width:4.5rem}col.round{width:4rem}col.result{width:5.5rem}col.article{width:6rem}div.rows td{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+section.look{content-visibility:auto;contain-intrinsic-size:auto 480px}th,td{border:1px solid #bbb;padding:.15rem .45rem;text-align:left;vertical-align:top}th{background:#eee}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+.attention-count{font-size:1.1rem;font-weight:600}
+section.look{border:1px solid #999;border-left:6px solid #c60;border-radius:4px;padding:.7rem 1rem;margin:1rem 0;break-inside:avoid;page-break-inside:avoid}
+section.look[data-reasons~=error]{border-left-color:#b00}
+.reason{display:inline-block;border-radius:3px;padding:0 .4rem;margin-right:.3rem;font-size:.85rem;background:#fde3c4}
+.reason.error,.reason.disagreement{background:#f8c9c9}.reason.draw-to-check{background:#d9e6fb}
+.look-body{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}.boards{display:flex;flex-wrap:wrap;gap:.5rem;flex:0 1 auto}
+figure{margin:0}figcaption{font-size:.85rem;color:#444;text-align:center}
+dl.facts{flex:1 1 18rem;display:grid;grid-template-columns:max-content 1fr;gap:.1rem .8rem;margin:0;align-content:start}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+dd.evidence{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:.9rem}
+ul.warnings{flex-basis:100%;margin:.3rem 0 0;padding-left:1.2rem;font-size:.9rem}
+.error-place{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-weight:600;color:#b00}
+.signature{margin-top:3rem;display:grid;grid-template-columns:repeat(3,1fr);gap:2rem}.signature div{border-top:1px solid #000;padding-top:.3rem}
+@media print{body{margin:0;max-width:none;font-size:10pt}a{color:inherit;text-decoration:none}h2{break-after:avoid}tr{break-inside:avoid}}
+";
+
+/// Writes the page: head and summary from `head`, then the sections of the games that need a
+/// look read from `sections`, the rows of those beyond [`ReportHead::max_boards`] from
+/// `look_rows`, and the rows of the other games from `rows`.
+///
+/// # Errors
+/// The errors of reading the parts or of writing `out`.
+pub fn write_report<W: Write + ?Sized>(
+    out: &mut W,
+    head: &ReportHead,
+    sections: &mut dyn Read,
+    look_rows: &mut dyn Read,
+    rows: &mut dyn Read,
+) -> io::Result<()> {
+    let counts = &head.counts;
+    let title = format!("Adjudication of {}", cut(&head.file_name, 200));
+    write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/><meta name=\"generator\" content=\"{version}\"/><title>{title}</title><style>{STYLE}</style></head>\n<body>\n",
+        version = escape(&head.version),
+        title = escape(&title)
+    )?;
+    out.write_all(shared_defs_svg().as_bytes())?;
+    writeln!(
+        out,
+        "<header><h1>{}</h1><dl class=\"run\"><dt>File</dt><dd id=\"file\">{}</dd><dt>SHA-256</dt><dd id=\"sha256\">{}</dd><dt>Date</dt><dd id=\"date\">{}</dd><dt>Program</dt><dd id=\"version\">{}</dd><dt>Laws</dt><dd id=\"laws\">{}</dd><dt>Analysis</dt><dd id=\"analysis\">{}</dd><dt>SAN language</dt><dd id=\"language\">{}</dd></dl></header>",
+        escape(&title),
+        escape(&cut(&head.file_name, 400)),
+        escape(&head.sha256),
+        escape(&cut(&head.date, 100)),
+        escape(&head.version),
+        escape(head.laws),
+        head.analysis,
+        head.language.name(),
+    )?;
+    write_summary(out, head)?;
+    let shown = counts.looks.min(head.max_boards);
+    write!(
+        out,
+        "<h2 id=\"attention\">Games that need a look first</h2>\n<p class=\"attention-count\" data-looks=\"{}\" data-boards=\"{shown}\">{}</p>\n",
+        counts.looks,
+        match counts.looks {
+            0 => "None: every game was adjudicated, agrees with its Result tag, has no warning and ends by no rule an arbiter must check.".to_owned(),
+            n if n == shown => format!("{n} {}, each with the position it ended in.", plural(n, "game", "games")),
+            n => format!("{n} games; the first {shown} with boards, the other {} as rows of the table after them (raise --report-boards to draw more).", n - shown),
+        }
+    )?;
+    io::copy(sections, out)?;
+    if counts.looks > shown {
+        write_rows(
+            out,
+            "looks",
+            "<col class=\"n\"/><col/><col/><col class=\"result\"/><col/>",
+            "<th>Game</th><th>Players</th><th>Why</th><th>Result</th><th>Termination</th>",
+            look_rows,
+        )?;
+    }
+    let others = counts.games - counts.looks;
+    write!(
+        out,
+        "<h2 id=\"games\">The other games</h2>\n<p data-rows=\"{others}\">{others} {}.</p>\n",
+        plural(others, "game", "games")
+    )?;
+    if others > 0 {
+        write_rows(
+            out,
+            "games",
+            "<col class=\"n\"/><col/><col/><col class=\"round\"/><col class=\"result\"/><col class=\"result\"/><col/><col class=\"article\"/><col class=\"n\"/>",
+            "<th>Game</th><th>White</th><th>Black</th><th>Round</th><th>Declared</th><th>Result</th><th>Termination</th><th>FIDE Laws</th><th>Ply</th>",
+            rows,
+        )?;
+    }
+    out.write_all(b"<div class=\"signature\"><div>Chief arbiter (name)</div><div>Signature</div><div>Date</div></div>\n</body></html>\n")?;
+    Ok(())
+}
+
+/// Rows a table of the report holds: longer lists are cut into tables of this many rows.
+pub const ROWS_PER_TABLE: usize = 500;
+
+/// Copies `rows` (one row per line) into tables of class `class` of [`ROWS_PER_TABLE`] rows
+/// each, every one with the same fixed column widths (`columns`) and header (`header`). A browser
+/// then lays out only the tables in view (`content-visibility: auto`): the 47,047 rows of a
+/// large file took 29 s to lay out as one table, 5 s so.
+fn write_rows<W: Write + ?Sized>(
+    out: &mut W,
+    class: &str,
+    columns: &str,
+    header: &str,
+    rows: &mut dyn Read,
+) -> io::Result<()> {
+    let open = format!(
+        "<div class=\"rows\"><table class=\"{class}\"><colgroup>{columns}</colgroup><thead><tr>{header}</tr></thead><tbody>\n"
+    );
+    let close = "</tbody></table></div>\n";
+    let mut rows = io::BufReader::new(rows);
+    let mut line = Vec::new();
+    let mut in_table = 0;
+    loop {
+        line.clear();
+        if io::BufRead::read_until(&mut rows, b'\n', &mut line)? == 0 {
+            break;
+        }
+        if in_table == 0 {
+            out.write_all(open.as_bytes())?;
+        }
+        out.write_all(&line)?;
+        in_table += 1;
+        if in_table == ROWS_PER_TABLE {
+            out.write_all(close.as_bytes())?;
+            in_table = 0;
+        }
+    }
+    if in_table > 0 {
+        out.write_all(close.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The summary: the counts, then games by result and termination.
+fn write_summary<W: Write + ?Sized>(out: &mut W, head: &ReportHead) -> io::Result<()> {
+    let c = &head.counts;
+    out.write_all(b"<h2 id=\"summary\">Summary</h2>\n<table class=\"counts\"><tbody>")?;
+    let [errors, disagreements, warned, undetermined, draws] = c.look_reasons;
+    for (id, words, n) in [
+        ("games", "Games", c.games),
+        ("errors", "Games that could not be adjudicated", c.errors),
+        (
+            "disagreements",
+            "Result tags the rules contradict",
+            c.disagreements,
+        ),
+        ("warned", "Games with warnings", c.warned),
+        (
+            "undetermined",
+            "Losses left undetermined by the analysis",
+            undetermined,
+        ),
+        ("draws-to-check", "Draws by a rule to check", draws),
+        ("looks", "Games that need a look", c.looks),
+    ] {
+        write!(
+            out,
+            "<tr><th>{words}</th><td class=\"n\" id=\"count-{id}\">{n}</td></tr>"
+        )?;
+    }
+    out.write_all(b"</tbody></table>\n")?;
+    let _ = (errors, disagreements, warned);
+    if c.unproven > 0 {
+        writeln!(
+            out,
+            "<p class=\"unproven\">At analysis <code>{}</code> no loss by flag fall, resignation or second illegal move is proven: {} {} whether the opponent could still checkmate (FIDE Laws 6.9, 5.1.2, 7.5.5). Run with <code>--analysis full</code> to decide.</p>",
+            head.analysis,
+            c.unproven,
+            if c.unproven == 1 {
+                "loss stands without deciding"
+            } else {
+                "losses stand without deciding"
+            }
+        )?;
+    }
+    if c.by_outcome.is_empty() {
+        return Ok(());
+    }
+    out.write_all(b"<table class=\"outcomes\"><thead><tr><th>Termination</th><th>1-0</th><th>0-1</th><th>1/2-1/2</th><th>*</th><th>All</th></tr></thead><tbody>")?;
+    let mut terminations: Vec<&str> = c.by_outcome.keys().map(|(_, t)| t.as_str()).collect();
+    terminations.sort_unstable();
+    terminations.dedup();
+    for termination in terminations {
+        let count = |result: &str| {
+            c.by_outcome
+                .get(&(result.to_owned(), termination.to_owned()))
+                .copied()
+                .unwrap_or(0)
+        };
+        let cells: Vec<usize> = ["1-0", "0-1", "1/2-1/2", "*"]
+            .into_iter()
+            .map(count)
+            .collect();
+        let total: usize = cells.iter().sum();
+        write!(
+            out,
+            "<tr data-termination=\"{}\"><th>{}</th>",
+            escape(termination),
+            escape(termination)
+        )?;
+        for n in cells {
+            write!(out, "<td class=\"n\">{n}</td>")?;
+        }
+        write!(out, "<td class=\"n\">{total}</td></tr>")?;
+    }
+    out.write_all(b"</tbody></table>\n")?;
+    Ok(())
+}
+
+fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
+/// The first `n` characters of `text`, with "…" when cut.
+fn cut(text: &str, n: usize) -> String {
+    match text.char_indices().nth(n) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// Text for HTML (and XML) content and attribute values.
+#[must_use]
+pub fn escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&#39;"),
+            // A row is one line (the report is put together line by line).
+            '\n' | '\r' | '\t' => escaped.push(' '),
+            // Control characters are not allowed in XML 1.0 and mean nothing in a tag value.
+            c if c.is_control() => escaped.push('\u{fffd}'),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_pgn::verdict::{AdjudicationSettings, adjudicate};
+
+    /// The first game of `pgn`, read and adjudicated at the `full` level.
+    fn game(pgn: &str) -> (RawGame, Result<PgnVerdict, PgnError>) {
+        let mut reader = arbiter_pgn::Reader::new(pgn.as_bytes());
+        let mut raw = RawGame::default();
+        match reader.read_game(&mut raw) {
+            Ok(true) => {
+                let verdict = adjudicate(&raw, None, &AdjudicationSettings::default());
+                (raw, verdict)
+            }
+            Ok(false) => panic!("no game in {pgn}"),
+            Err(error) => (raw, Err(error)),
+        }
+    }
+
+    fn with_tags(tags: &str, movetext: &str) -> String {
+        format!("[White \"W\"]\n[Black \"B\"]\n{tags}\n{movetext}\n")
+    }
+
+    /// Issue 14: the games an arbiter must look at first, each for its reason, and the games
+    /// that need no look.
+    #[test]
+    fn every_reason_to_look_is_found() {
+        let no = Reasons::default();
+        let cases: Vec<(&str, String, Reasons)> = vec![
+            (
+                "a checkmate with its result (5.1.1)",
+                with_tags("[Result \"0-1\"]", "1. f3 e5 2. g4 Qh4# 0-1"),
+                no,
+            ),
+            (
+                "an agreed draw after a move each (5.2.3)",
+                with_tags("[Result \"1/2-1/2\"]", "1. e4 e5 1/2-1/2"),
+                no,
+            ),
+            (
+                "a resignation with a mating line (5.1.2)",
+                with_tags("[Result \"1-0\"]", "1. e4 e5 2. Nf3 Nc6 1-0"),
+                no,
+            ),
+            (
+                "a stalemate the Result tag calls a win (5.2.1)",
+                with_tags(
+                    "[Result \"1-0\"]\n[SetUp \"1\"]\n[FEN \"7k/8/6Q1/8/8/8/8/K7 w - - 0 1\"]",
+                    "1. Qf7 1-0",
+                ),
+                Reasons {
+                    disagreement: true,
+                    ..no
+                },
+            ),
+            (
+                "a flag fall against a lone king, a draw (6.9)",
+                with_tags(
+                    "[Result \"0-1\"]\n[Termination \"time forfeit\"]\n[SetUp \"1\"]\n[FEN \"8/8/4k3/8/8/2Q5/8/4K3 w - - 0 40\"]",
+                    "40. Kd2 Kd5 0-1",
+                ),
+                Reasons {
+                    disagreement: true,
+                    draw_to_check: Some(Termination::FlagFall),
+                    ..no
+                },
+            ),
+            (
+                "fivefold repetition (9.6.1)",
+                with_tags(
+                    "[Result \"1/2-1/2\"]",
+                    "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. Nf3 Nf6 6. Ng1 Ng8 7. Nf3 Nf6 8. Ng1 Ng8 1/2-1/2",
+                ),
+                Reasons {
+                    draw_to_check: Some(Termination::FivefoldRepetition),
+                    ..no
+                },
+            ),
+            (
+                "insufficient material, a dead position (5.2.2)",
+                with_tags(
+                    "[Result \"1/2-1/2\"]\n[SetUp \"1\"]\n[FEN \"8/8/4k3/8/3p4/2B5/8/4K3 w - - 0 40\"]",
+                    "40. Bxd4 1/2-1/2",
+                ),
+                Reasons {
+                    draw_to_check: Some(Termination::InsufficientMaterial),
+                    ..no
+                },
+            ),
+            (
+                "a check suffix on a move that gives no check",
+                with_tags("[Result \"1-0\"]", "1. e4+ e5 2. Nf3 Nc6 1-0"),
+                Reasons {
+                    warning: true,
+                    ..no
+                },
+            ),
+            (
+                "an illegal move",
+                with_tags("[Result \"1-0\"]", "1. e4 e5 2. Ke3 1-0"),
+                Reasons { error: true, ..no },
+            ),
+        ];
+        for (what, pgn, expected) in cases {
+            let (raw, verdict) = game(&pgn);
+            assert_eq!(reasons(&verdict), expected, "{what}");
+            assert_eq!(
+                look(7, &raw, &verdict, SanLanguage::English).is_some(),
+                expected.any(),
+                "{what}"
+            );
+        }
+    }
+
+    /// The FEN a board diagram was drawn from (its `<title>`).
+    fn board_fens(section: &str) -> Vec<String> {
+        let document = roxmltree::Document::parse(section).expect("well-formed section");
+        document
+            .descendants()
+            .filter(|node| node.has_tag_name("svg") && node.attribute("class") == Some("board"))
+            .map(|svg| {
+                svg.children()
+                    .find(|child| child.has_tag_name("title"))
+                    .and_then(|title| title.text())
+                    .expect("a board has a title")
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    /// Issue 14: a section shows the position the game ended in and, where a mating line is
+    /// the evidence, the line in SAN in the chosen language and the board after the mate.
+    #[test]
+    fn a_section_draws_the_end_and_the_mate_of_the_evidence_line_in_the_chosen_language() {
+        // A resignation (5.1.2) with a wrong check suffix: a look, with a mating line.
+        let (raw, verdict) = game(&with_tags("[Result \"1-0\"]", "1. e4+ e5 2. Nf3 Nc6 1-0"));
+        let adjudicated = verdict.as_ref().expect("adjudicated");
+        let evidence = &adjudicated.verdict.evidence;
+        assert!(
+            !evidence.is_empty(),
+            "a resignation at full has a mating line"
+        );
+        let look = look(3, &raw, &verdict, SanLanguage::German).expect("a look");
+        let fens = board_fens(&look.section);
+        let end = adjudicated.game.position();
+        let mut mated = end.clone();
+        for m in evidence {
+            mated = mated.play(m);
+        }
+        assert!(mated.is_checkmate(), "the line ends in mate");
+        assert_eq!(fens, [end.to_fen(), mated.to_fen()]);
+        // The line in German SAN: as many moves as plies, the mate marked, no English letters.
+        let document = roxmltree::Document::parse(&look.section).unwrap();
+        let line = document
+            .descendants()
+            .find(|node| node.attribute("class") == Some("evidence"))
+            .and_then(|node| node.text())
+            .expect("the mating line");
+        let moves: Vec<&str> = line
+            .split(' ')
+            .filter(|word| !word.ends_with('.'))
+            .collect();
+        assert_eq!(moves.len(), evidence.len(), "{line}");
+        assert!(moves.last().unwrap().ends_with('#'), "{line}");
+        let mut position = end.clone();
+        for (m, text) in evidence.iter().zip(&moves) {
+            assert_eq!(*text, position.san_in(m, SanLanguage::German));
+            position = position.play(m);
+        }
+        assert!(
+            moves.iter().all(|m| !m.contains('N') && !m.contains('Q')),
+            "{line}"
+        );
+        assert!(look.section.contains("data-code=\"wrong_check_suffix\""));
+    }
+
+    /// An error shows where (line:column) and the game's tags, and draws no board.
+    #[test]
+    fn an_error_gives_its_line_and_column_and_the_tags() {
+        let (raw, verdict) = game(&with_tags(
+            "[Event \"E\"]\n[Result \"1-0\"]",
+            "1. e4 e5 2. Ke3 1-0",
+        ));
+        let look = look(0, &raw, &verdict, SanLanguage::English).expect("a look");
+        let document = roxmltree::Document::parse(&look.section).unwrap();
+        let text_of = |class: &str| {
+            document
+                .descendants()
+                .find(|node| node.attribute("class") == Some(class))
+                .and_then(|node| node.text())
+                .map(str::to_owned)
+        };
+        // "1. e4 e5 2. " is 12 characters: Ke3 starts in column 13 of line 5.
+        assert_eq!(text_of("error-place").as_deref(), Some("line 5:13"));
+        assert!(text_of("error-reason").unwrap().contains("Ke3"));
+        let tags: Vec<(&str, &str)> = document
+            .descendants()
+            .filter(|node| node.has_tag_name("tr"))
+            .filter_map(|tr| {
+                let th = tr.children().find(|c| c.has_tag_name("th"))?.text()?;
+                let td = tr.children().find(|c| c.has_tag_name("td"))?.text()?;
+                Some((th, td))
+            })
+            .collect();
+        assert_eq!(
+            tags,
+            [
+                ("White", "W"),
+                ("Black", "B"),
+                ("Event", "E"),
+                ("Result", "1-0")
+            ]
+        );
+        assert!(board_fens(&look.section).is_empty());
+    }
+
+    /// PGN tags are the input's words: markup in them is text on the page, never markup.
+    #[test]
+    fn tag_values_cannot_inject_markup() {
+        let pgn = "[White \"<script>alert(1)</script>\"]\n[Black \"a\\\" onload=\\\"x & <b>\"]\n[Result \"1-0\"]\n\n1. e4+ e5 1-0\n";
+        let (raw, verdict) = game(pgn);
+        let look = look(0, &raw, &verdict, SanLanguage::English).expect("a look");
+        for text in [&look.section, &look.row] {
+            let document = roxmltree::Document::parse(text).expect("well-formed");
+            assert!(!document.descendants().any(|n| n.has_tag_name("script")));
+            assert!(!document.descendants().any(|n| n.has_tag_name("b")));
+            assert!(!text.contains("onload=\""), "{text}");
+            assert!(
+                document.descendants().any(|n| n
+                    .text()
+                    .is_some_and(|t| t.contains("<script>alert(1)</script>"))),
+                "the name is shown as written"
+            );
+        }
+    }
+
+    /// The bounds the README states: a section and a row of a game with the longest tags, many
+    /// warnings and a long mating line stay within [`MAX_SECTION_BYTES`] and [`MAX_ROW_BYTES`].
+    #[test]
+    fn sections_and_rows_stay_within_their_size_bounds() {
+        let long = "é".repeat(2 * MAX_TAG_CHARS);
+        let mut tags = String::new();
+        for name in ["Event", "Site", "Date", "Round", "White", "Black"] {
+            tags.push_str(&format!("[{name} \"{long}\"]\n"));
+        }
+        tags.push_str("[Result \"0-1\"]\n");
+        // Every move with a wrong suffix: one warning per ply, more than are listed.
+        let mut movetext = String::new();
+        for n in 1..=20 {
+            let (w, b) = if n % 2 == 1 {
+                ("Nf3", "Nf6")
+            } else {
+                ("Ng1", "Ng8")
+            };
+            movetext.push_str(&format!("{n}. {w}+ {b}+ "));
+        }
+        movetext.push_str("0-1");
+        let pgn = format!("{tags}\n{movetext}\n");
+        let (raw, verdict) = game(&pgn);
+        let adjudicated = verdict.as_ref().expect("adjudicated");
+        assert!(adjudicated.warnings.len() > MAX_LISTED_WARNINGS);
+        let look = look(usize::MAX, &raw, &verdict, SanLanguage::Figurine).expect("a look");
+        assert!(
+            look.section.len() <= MAX_SECTION_BYTES,
+            "{}",
+            look.section.len()
+        );
+        assert!(look.row.len() <= MAX_ROW_BYTES, "{}", look.row.len());
+        assert!(look.section.contains(&format!(
+            "and {} more",
+            adjudicated.warnings.len() - MAX_LISTED_WARNINGS
+        )));
+        let row = game_row(usize::MAX, &raw, adjudicated);
+        assert!(row.len() <= MAX_ROW_BYTES, "{}", row.len());
+        assert!(!row.contains(&long), "tag values are cut");
+    }
+
+    /// The whole page: well-formed, every shape a board refers to defined once in it, the
+    /// counts in the summary, and long lists cut into tables of [`ROWS_PER_TABLE`] rows.
+    #[test]
+    fn the_page_defines_every_shape_its_boards_use_and_cuts_long_lists() {
+        let (raw, verdict) = game(&with_tags(
+            "[Result \"1-0\"]\n[SetUp \"1\"]\n[FEN \"7k/8/6Q1/8/8/8/8/K7 w - - 0 1\"]",
+            "1. Qf7 1-0",
+        ));
+        let look = look(1, &raw, &verdict, SanLanguage::English).expect("a look");
+        let (plain_raw, plain) = game(&with_tags("[Result \"1/2-1/2\"]", "1. e4 e5 1/2-1/2"));
+        let row = game_row(0, &plain_raw, plain.as_ref().unwrap());
+        let rows = row.repeat(ROWS_PER_TABLE * 2 + 1);
+        let mut counts = Counts {
+            games: ROWS_PER_TABLE * 2 + 2,
+            disagreements: 1,
+            ..Counts::default()
+        };
+        counts.add_look(&look.reasons);
+        counts
+            .by_outcome
+            .insert(("1/2-1/2".to_owned(), "stalemate".to_owned()), 1);
+        let head = ReportHead {
+            file_name: "round <5>.pgn".to_owned(),
+            sha256: "ab".repeat(32),
+            date: "2026-12-01".to_owned(),
+            version: "arbiter test".to_owned(),
+            laws: arbiter_rules::LAWS_EDITION,
+            analysis: "full",
+            language: SanLanguage::English,
+            max_boards: 10,
+            counts,
+        };
+        let mut page = Vec::new();
+        write_report(
+            &mut page,
+            &head,
+            &mut look.section.as_bytes(),
+            &mut &b""[..],
+            &mut rows.as_bytes(),
+        )
+        .unwrap();
+        let page = String::from_utf8(page).unwrap();
+        let document = roxmltree::Document::parse_with_options(
+            &page,
+            roxmltree::ParsingOptions {
+                allow_dtd: true,
+                ..roxmltree::ParsingOptions::default()
+            },
+        )
+        .expect("well-formed page");
+        let ids: Vec<&str> = document
+            .descendants()
+            .filter_map(|node| node.attribute("id"))
+            .collect();
+        let mut used = 0;
+        for node in document.descendants() {
+            if let Some(target) = node.attribute("href").and_then(|h| h.strip_prefix('#')) {
+                assert_eq!(
+                    ids.iter().filter(|id| **id == target).count(),
+                    1,
+                    "#{target} is defined once"
+                );
+                used += 1;
+            }
+        }
+        assert!(used > 10, "{used} references");
+        let tables: Vec<usize> = document
+            .descendants()
+            .filter(|node| node.attribute("class") == Some("games"))
+            .map(|table| {
+                table
+                    .descendants()
+                    .filter(|n| n.has_tag_name("tr") && n.attribute("data-game").is_some())
+                    .count()
+            })
+            .collect();
+        assert_eq!(tables, [ROWS_PER_TABLE, ROWS_PER_TABLE, 1]);
+        let text_of_id = |id: &str| {
+            document
+                .descendants()
+                .find(|node| node.attribute("id") == Some(id))
+                .and_then(|node| node.text())
+        };
+        assert_eq!(text_of_id("count-games"), Some("1002"));
+        assert_eq!(text_of_id("count-looks"), Some("1"));
+        assert_eq!(text_of_id("count-disagreements"), Some("1"));
+        assert_eq!(text_of_id("file"), Some("round <5>.pgn"));
+    }
+}
