@@ -14,5 +14,6 @@ mod languages;
 mod limits;
 mod metrics;
 mod reflection;
+mod report;
 mod rpc;
 mod tls;
