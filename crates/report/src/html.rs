@@ -506,7 +506,7 @@ pub fn game_row(index: usize, raw: &RawGame, verdict: &PgnVerdict) -> String {
 /// What the head of the report says of the run.
 #[derive(Clone, Debug)]
 pub struct ReportHead {
-    /// The input's name as given on the command line (`-` for standard input).
+    /// The input's name as given on the command line (`standard input` for `-`).
     pub file_name: String,
     /// The SHA-256 of the input's bytes, in lowercase hex.
     pub sha256: String,

@@ -965,7 +965,11 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         _ if args.format == OutputFormat::Html => {
             let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
             let head = |counts| arbiter_report::html::ReportHead {
-                file_name: args.file.display().to_string(),
+                file_name: if args.file == Path::new("-") {
+                    "standard input".to_owned()
+                } else {
+                    args.file.display().to_string()
+                },
                 sha256: hex(&digest
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)

@@ -196,6 +196,37 @@ fn html_report_is_made_again_byte_for_byte_at_any_j() {
     assert!(output.stdout.is_empty());
 }
 
+/// Standard input is named so in the head, and hashed like a file.
+#[test]
+fn html_report_of_standard_input_names_it_and_hashes_its_bytes() {
+    let bytes = std::fs::read(round()).unwrap();
+    let mut child = Command::new(binary::arbiter())
+        .args(["adjudicate", "-", "--format", "html", "--report-date", "d"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &bytes));
+    let mut stdout = child.stdout.take().unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut text).unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(command::wait(&mut child, TIMEOUT).is_some());
+    let document = parse(&text);
+    let text_of = |id: &str| {
+        document
+            .descendants()
+            .find(|node| node.attribute("id") == Some(id))
+            .and_then(|node| node.text())
+    };
+    assert_eq!(text_of("file"), Some("standard input"));
+    let digest = Sha256::digest(std::fs::read(round()).unwrap());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(text_of("sha256"), Some(hex.as_str()));
+}
+
 #[test]
 fn html_report_draws_at_most_report_boards_games_and_lists_the_rest() {
     let text = page(&["--report-boards", "2"]);
