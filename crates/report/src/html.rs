@@ -128,11 +128,12 @@ pub fn reasons(verdict: &Result<PgnVerdict, PgnError>) -> Reasons {
             ..Reasons::default()
         };
     };
+    // At `material` and `fast` every such loss is undetermined by design (the summary says so
+    // once); the warning is given at `full` only, where the budget ran out.
     let undetermined = verdict
-        .verdict
         .warnings
         .iter()
-        .any(|w| w.code == WarningCode::UndeterminedAnalysis);
+        .any(|w| w.code() == WarningCode::UndeterminedAnalysis.as_str());
     let draw_to_check = verdict.verdict.outcome.and_then(|outcome| {
         let to_check = match outcome.termination {
             Termination::FlagFall | Termination::Resignation | Termination::SecondIllegalMove => {
@@ -910,6 +911,19 @@ mod tests {
                 with_tags("[Result \"1-0\"]", "1. e4+ e5 2. Nf3 Nc6 1-0"),
                 Reasons {
                     warning: true,
+                    ..no
+                },
+            ),
+            (
+                "Black's flag fell with K+B+N against K, 136 half-moves after the last capture: \
+                 whether White can still mate within the 75-move rule is left undetermined (6.9)",
+                with_tags(
+                    "[Result \"1-0\"]\n[Termination \"time forfeit\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/4k3/8/8/8/KBN5 w - - 136 100\"]",
+                    "1-0",
+                ),
+                Reasons {
+                    warning: true,
+                    undetermined: true,
                     ..no
                 },
             ),
