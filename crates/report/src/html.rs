@@ -35,7 +35,7 @@ use std::io::{self, Read, Write};
 use arbiter_pgn::PgnError;
 use arbiter_pgn::RawGame;
 use arbiter_pgn::verdict::PgnVerdict;
-use arbiter_rules::{GameResult, Move, Position, SanLanguage, Termination, WarningCode};
+use arbiter_rules::{GameResult, Move, Position, SanLanguage, Termination};
 
 use crate::board::{Diagram, board_svg_fragment, shared_defs_svg};
 
@@ -66,9 +66,13 @@ pub struct Reasons {
     pub disagreement: bool,
     /// The verdict has warnings.
     pub warning: bool,
-    /// Whether the opponent could still checkmate was left undetermined within the analysis
-    /// budget (`undetermined_analysis`): the loss stands unproven.
+    /// A loss by flag fall, resignation or second illegal move stands unproven: whether the
+    /// opponent could still checkmate was not decided, at the `material` and `fast` levels
+    /// (which never prove it) or within the `full` budget (`undetermined_analysis`).
     pub undetermined: bool,
+    /// The game has no result: the rules do not end it and no result is declared (`*`), or
+    /// the `Result` tag gives none (`*`) for a game the rules ended.
+    pub unfinished: bool,
     /// A draw by a rule an arbiter must check: a flag fall, resignation or second illegal move
     /// turned into a draw (6.9, 5.1.2, 7.5.5), a dead position (5.2.2), fivefold repetition
     /// (9.6.1), the 75-move rule (9.6.2).
@@ -83,6 +87,7 @@ impl Reasons {
             || self.disagreement
             || self.warning
             || self.undetermined
+            || self.unfinished
             || self.draw_to_check.is_some()
     }
 
@@ -103,7 +108,10 @@ impl Reasons {
             labels.push(("warning", "warnings".to_owned()));
         }
         if self.undetermined {
-            labels.push(("undetermined", "analysis undetermined".to_owned()));
+            labels.push(("undetermined", "loss not proven".to_owned()));
+        }
+        if self.unfinished {
+            labels.push(("unfinished", "no result".to_owned()));
         }
         if let Some(termination) = self.draw_to_check {
             labels.push((
@@ -128,12 +136,12 @@ pub fn reasons(verdict: &Result<PgnVerdict, PgnError>) -> Reasons {
             ..Reasons::default()
         };
     };
-    // At `material` and `fast` every such loss is undetermined by design (the summary says so
-    // once); the warning is given at `full` only, where the budget ran out.
-    let undetermined = verdict
-        .warnings
-        .iter()
-        .any(|w| w.code() == WarningCode::UndeterminedAnalysis.as_str());
+    let undetermined = verdict.verdict.undetermined;
+    let unfinished = verdict.verdict.outcome.is_none()
+        || verdict
+            .declared
+            .as_ref()
+            .is_none_or(|declared| declared.text.trim() == "*");
     let draw_to_check = verdict.verdict.outcome.and_then(|outcome| {
         let to_check = match outcome.termination {
             Termination::FlagFall | Termination::Resignation | Termination::SecondIllegalMove => {
@@ -152,6 +160,7 @@ pub fn reasons(verdict: &Result<PgnVerdict, PgnError>) -> Reasons {
         disagreement: verdict.disagreement.is_some(),
         warning: !verdict.warnings.is_empty(),
         undetermined,
+        unfinished,
         draw_to_check,
     }
 }
@@ -277,16 +286,27 @@ fn marked(m: &Move) -> (arbiter_rules::Square, arbiter_rules::Square) {
 /// The section of an adjudicated game: facts, boards, mating line, warnings.
 fn verdict_body(section: &mut String, raw: &RawGame, verdict: &PgnVerdict, language: SanLanguage) {
     let game = &verdict.game;
-    let end = game.position();
     let outcome = verdict.verdict.outcome;
     section.push_str("<div class=\"look-body\"><div class=\"boards\">");
-    let ply = outcome.map_or(game.ply(), |o| o.ply);
-    let last = game.moves().last();
+    // The position the game ended in: moves a score sheet lists after an automatic ending
+    // (fivefold repetition, 75 moves, a dead position) were played, but the game had ended.
+    let ply = outcome.map_or(game.ply(), |o| o.ply).min(game.ply());
+    let replayed;
+    let end = if ply == game.ply() {
+        game.position()
+    } else {
+        replayed = game.moves()[..ply]
+            .iter()
+            .fold(game.start().clone(), |position, m| position.play(m));
+        &replayed
+    };
+    let last = game.moves()[..ply].last();
     let caption = match last {
         Some(_) => format!("The position after ply {ply}"),
         None => "The starting position".to_owned(),
     };
     figure(section, "final", end, last.map(marked), &caption);
+    let end = game.position();
     // The mating line that proves the winner could still mate, and the board after it.
     let evidence = &verdict.verdict.evidence;
     let mut line_text = String::new();
@@ -375,7 +395,7 @@ fn verdict_body(section: &mut String, raw: &RawGame, verdict: &PgnVerdict, langu
     if !line_text.is_empty() {
         let _ = write!(
             section,
-            "<dt>Mating line</dt><dd class=\"evidence\" data-plies=\"{}\">{}</dd>",
+            "<dt>Mating line</dt><dd class=\"evidence\" data-plies=\"{}\">{}<br/><small>A series of legal moves that ends in checkmate, which proves the winner could still mate: not a forced mate.</small></dd>",
             evidence.len(),
             escape(line_text.trim_end())
         );
@@ -449,9 +469,11 @@ fn look_row(
     let mut row = String::with_capacity(512);
     let _ = writeln!(
         row,
-        "<tr class=\"look\" data-game=\"{number}\"><td>{number}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        "<tr class=\"look\" data-game=\"{number}\"><td>{number}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         players(raw),
+        escape(&cut(raw.tag("Round").unwrap_or(""), MAX_TAG_CHARS)),
         escape(&words.join("; ")),
+        escape(&cut(raw.tag("Result").unwrap_or(""), MAX_TAG_CHARS)),
         escape(&result),
         escape(&termination)
     );
@@ -487,12 +509,7 @@ pub fn game_row(index: usize, raw: &RawGame, verdict: &PgnVerdict) -> String {
         escape(&cut(d.text.trim(), MAX_TAG_CHARS))
     });
     let (result, termination, article, ply) = match verdict.verdict.outcome {
-        Some(o) => (
-            o.result.as_pgn(),
-            o.termination.description(),
-            o.article(),
-            o.ply,
-        ),
+        Some(o) => (o.result.as_pgn(), o.termination.name(), o.article(), o.ply),
         None => ("*", "ongoing", "", verdict.game.ply()),
     };
     format!(
@@ -500,7 +517,7 @@ pub fn game_row(index: usize, raw: &RawGame, verdict: &PgnVerdict) -> String {
         tag("White"),
         tag("Black"),
         tag("Round"),
-        escape(termination),
+        escape(&termination.replace('_', " ")),
     )
 }
 
@@ -511,6 +528,9 @@ pub struct ReportHead {
     pub file_name: String,
     /// The SHA-256 of the input's bytes, in lowercase hex.
     pub sha256: String,
+    /// Why the input could not be read to its end, if it could not: the page then says, above
+    /// all, that it covers only the games read before, and that the SHA-256 is of those bytes.
+    pub unread: Option<String>,
     /// The date of the run, as given (`--report-date`) or the time of the run.
     pub date: String,
     /// The program and its version, e.g. `arbiter 0.1.0`.
@@ -544,9 +564,9 @@ pub struct Counts {
     pub unproven: usize,
     /// Games that need a look.
     pub looks: usize,
-    /// Of those, how many had each reason: error, disagreement, warning, undetermined, draw to
-    /// check.
-    pub look_reasons: [usize; 5],
+    /// Of those, how many had each reason: error, disagreement, warning, loss not proven, draw
+    /// to check, no result.
+    pub look_reasons: [usize; 6],
 }
 
 impl Counts {
@@ -559,6 +579,7 @@ impl Counts {
             reasons.warning,
             reasons.undetermined,
             reasons.draw_to_check.is_some(),
+            reasons.unfinished,
         ]
         .into_iter()
         .enumerate()
@@ -573,7 +594,7 @@ const STYLE: &str = "
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;color:#1a1a1a;line-height:1.4}
 h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.25rem;border-bottom:2px solid #333;padding-bottom:.2rem;margin-top:2rem}h3{font-size:1.05rem;margin:0 0 .3rem}
 dl.run{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.5rem 0}dl.run dt{font-weight:600}dl.run dd{margin:0;font-family:ui-monospace,'DejaVu Sans Mono',monospace;overflow-wrap:anywhere}
-table{border-collapse:collapse;margin:.5rem 0}div.rows{content-visibility:auto;contain-intrinsic-size:auto 14000px}div.rows table{table-layout:fixed;width:100%;margin:0}col.n{width:4.5rem}col.round{width:4rem}col.result{width:5.5rem}col.article{width:6rem}div.rows td{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+table{border-collapse:collapse;margin:.5rem 0}div.rows{content-visibility:auto;contain-intrinsic-size:auto 14000px}div.rows table{table-layout:fixed;width:100%;margin:0}col.n{width:4.5rem}col.round{width:4rem}col.result{width:5.5rem}col.article{width:6rem}div.rows td,div.rows th{overflow-wrap:anywhere}
 section.look{content-visibility:auto;contain-intrinsic-size:auto 480px}th,td{border:1px solid #bbb;padding:.15rem .45rem;text-align:left;vertical-align:top}th{background:#eee}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 .attention-count{font-size:1.1rem;font-weight:600}
@@ -586,9 +607,10 @@ figure{margin:0}figcaption{font-size:.85rem;color:#444;text-align:center}
 dl.facts{flex:1 1 18rem;display:grid;grid-template-columns:max-content 1fr;gap:.1rem .8rem;margin:0;align-content:start}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 dd.evidence{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:.9rem}
 ul.warnings{flex-basis:100%;margin:.3rem 0 0;padding-left:1.2rem;font-size:.9rem}
+.incomplete{border:3px solid #b00;padding:.5rem 1rem;font-size:1.1rem;color:#b00}
 .error-place{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-weight:600;color:#b00}
 .signature{margin-top:3rem;display:grid;grid-template-columns:repeat(3,1fr);gap:2rem}.signature div{border-top:1px solid #000;padding-top:.3rem}
-@media print{body{margin:0;max-width:none;font-size:10pt}a{color:inherit;text-decoration:none}h2{break-after:avoid}tr{break-inside:avoid}}
+@media print{body{margin:0;max-width:none;font-size:10pt}section.look,div.rows{content-visibility:visible}a{color:inherit;text-decoration:none}h2{break-after:avoid}tr{break-inside:avoid}}
 ";
 
 /// Writes the page: head and summary from `head`, then the sections of the games that need a
@@ -625,6 +647,13 @@ pub fn write_report<W: Write + ?Sized>(
         head.analysis,
         head.language.name(),
     )?;
+    if let Some(unread) = &head.unread {
+        writeln!(
+            out,
+            "<p class=\"incomplete\" id=\"incomplete\"><strong>Incomplete:</strong> {}. This report covers only the games read before; the SHA-256 is that of the bytes read.</p>",
+            escape(unread)
+        )?;
+    }
     write_summary(out, head)?;
     let shown = counts.looks.min(head.max_boards);
     write!(
@@ -637,13 +666,16 @@ pub fn write_report<W: Write + ?Sized>(
             n => format!("{n} games; the first {shown} with boards, the other {} as rows of the table after them (raise --report-boards to draw more).", n - shown),
         }
     )?;
+    if shown > 0 {
+        out.write_all("<p class=\"legend\">Boards are seen from White's side. The disc beside a board is the colour of the side to move, on its edge; tinted squares are the last move's; a red disc marks a king in check. Games are numbered from 0 in input order, as in the table and JSON records of <code>arbiter adjudicate</code>.</p>\n".as_bytes())?;
+    }
     io::copy(sections, out)?;
     if counts.looks > shown {
         write_rows(
             out,
             "looks",
-            "<col class=\"n\"/><col/><col/><col class=\"result\"/><col/>",
-            "<th>Game</th><th>Players</th><th>Why</th><th>Result</th><th>Termination</th>",
+            "<col class=\"n\"/><col/><col class=\"round\"/><col/><col class=\"result\"/><col class=\"result\"/><col/>",
+            "<th>Game</th><th>Players</th><th>Round</th><th>Why</th><th>Declared</th><th>Result</th><th>Termination</th>",
             look_rows,
         )?;
     }
@@ -712,7 +744,7 @@ fn write_rows<W: Write + ?Sized>(
 fn write_summary<W: Write + ?Sized>(out: &mut W, head: &ReportHead) -> io::Result<()> {
     let c = &head.counts;
     out.write_all(b"<h2 id=\"summary\">Summary</h2>\n<table class=\"counts\"><tbody>")?;
-    let [errors, disagreements, warned, undetermined, draws] = c.look_reasons;
+    let [errors, disagreements, warned, _, draws, unfinished] = c.look_reasons;
     for (id, words, n) in [
         ("games", "Games", c.games),
         ("errors", "Games that could not be adjudicated", c.errors),
@@ -724,9 +756,10 @@ fn write_summary<W: Write + ?Sized>(out: &mut W, head: &ReportHead) -> io::Resul
         ("warned", "Games with warnings", c.warned),
         (
             "undetermined",
-            "Losses left undetermined by the analysis",
-            undetermined,
+            "Losses not proven (opponent's mating chances undecided)",
+            c.unproven,
         ),
+        ("unfinished", "Games without a result", unfinished),
         ("draws-to-check", "Draws by a rule to check", draws),
         ("looks", "Games that need a look", c.looks),
     ] {
@@ -928,6 +961,22 @@ mod tests {
                 },
             ),
             (
+                "a game the rules do not end, declared unfinished",
+                with_tags("[Result \"*\"]", "1. e4 e5 *"),
+                Reasons {
+                    unfinished: true,
+                    ..no
+                },
+            ),
+            (
+                "a checkmate whose Result tag gives no result",
+                with_tags("[Result \"*\"]", "1. f3 e5 2. g4 Qh4# *"),
+                Reasons {
+                    unfinished: true,
+                    ..no
+                },
+            ),
+            (
                 "an illegal move",
                 with_tags("[Result \"1-0\"]", "1. e4 e5 2. Ke3 1-0"),
                 Reasons { error: true, ..no },
@@ -1004,6 +1053,27 @@ mod tests {
             "{line}"
         );
         assert!(look.section.contains("data-code=\"wrong_check_suffix\""));
+    }
+
+    /// Review of issue 14: moves a score sheet lists after a fivefold repetition were played,
+    /// but the board shows the position the game ended in, with the move that ended it.
+    #[test]
+    fn the_board_shows_where_the_game_ended_not_the_moves_after() {
+        let (raw, verdict) = game(&with_tags(
+            "[Result \"1/2-1/2\"]",
+            "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. Nf3 Nf6 6. Ng1 Ng8 7. Nf3 Nf6 8. Ng1 Ng8 9. e4 e5 1/2-1/2",
+        ));
+        let adjudicated = verdict.as_ref().expect("adjudicated");
+        let outcome = adjudicated.verdict.outcome.expect("ended");
+        assert_eq!(outcome.termination, Termination::FivefoldRepetition);
+        assert_eq!((outcome.ply, adjudicated.game.ply()), (16, 18));
+        let look = look(0, &raw, &verdict, SanLanguage::English).expect("a look");
+        let start = arbiter_rules::Position::from_fen(arbiter_rules::STARTING_FEN).unwrap();
+        let at_end = adjudicated.game.moves()[..16]
+            .iter()
+            .fold(start, |position, m| position.play(m));
+        assert_eq!(board_fens(&look.section), [at_end.to_fen()]);
+        assert!(look.section.contains("after ply 16"));
     }
 
     /// An error shows where (line:column) and the game's tags, and draws no board.
@@ -1131,6 +1201,7 @@ mod tests {
         let head = ReportHead {
             file_name: "round <5>.pgn".to_owned(),
             sha256: "ab".repeat(32),
+            unread: None,
             date: "2026-12-01".to_owned(),
             version: "arbiter test".to_owned(),
             laws: arbiter_rules::LAWS_EDITION,

@@ -796,21 +796,41 @@ fn progress_bar(size: Option<u64>) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-/// A reader that feeds what it reads to a SHA-256 digest (the HTML report's head names the
-/// input by its digest).
-struct Hashed<R> {
-    inner: R,
-    digest: Arc<Mutex<Sha256>>,
+/// What reading the input came to: bytes read, the first read error, and (for the HTML report,
+/// whose head names the input by it) the SHA-256 of the bytes read.
+#[derive(Default)]
+struct InputState {
+    bytes: u64,
+    error: Option<io::Error>,
+    digest: Option<Sha256>,
 }
 
-impl<R: Read> Read for Hashed<R> {
+/// A reader that keeps an [`InputState`] of what it read: a read error is also reported as an
+/// error record in-band, but the run must not then look like the run of the whole file.
+struct Observed<R> {
+    inner: R,
+    state: Arc<Mutex<InputState>>,
+}
+
+impl<R: Read> Read for Observed<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.digest
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .update(&buf[..n]);
-        Ok(n)
+        let read = self.inner.read(buf);
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        match &read {
+            Ok(n) => {
+                state.bytes += *n as u64;
+                if let Some(digest) = &mut state.digest {
+                    digest.update(&buf[..*n]);
+                }
+            }
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => {
+                if state.error.is_none() {
+                    state.error = Some(io::Error::new(error.kind(), error.to_string()));
+                }
+            }
+        }
+        read
     }
 }
 
@@ -835,14 +855,23 @@ fn report_date(args: &AdjudicateArgs) -> Result<String, String> {
     if let Some(date) = &args.report_date {
         return Ok(date.clone());
     }
+    // The last second an HTTP date can write (31 December 9999).
+    const LAST_SECOND: u64 = 253_402_300_799;
     let time = match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(text) => {
-            let seconds: u64 = text.trim().parse().map_err(|_| {
-                format!("SOURCE_DATE_EPOCH={text:?} is not a number of seconds since 1970")
-            })?;
+        Ok(text) if !text.trim().is_empty() => {
+            let seconds: u64 = text
+                .trim()
+                .parse()
+                .ok()
+                .filter(|seconds| *seconds <= LAST_SECOND)
+                .ok_or_else(|| {
+                    format!(
+                        "SOURCE_DATE_EPOCH={text:?} is not a number of seconds since 1970 up to {LAST_SECOND} (the end of 9999)"
+                    )
+                })?;
             std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds)
         }
-        Err(_) => std::time::SystemTime::now(),
+        _ => std::time::SystemTime::now(),
     };
     Ok(httpdate::fmt_http_date(time))
 }
@@ -909,7 +938,8 @@ fn run_html<R: BufRead + Send, W: Write + ?Sized>(
 
 /// `arbiter adjudicate`: exit 0 when every game was adjudicated and agrees with its `Result`
 /// tag, 2 when a game has an illegal move (or is not PGN) or a result that contradicts the
-/// rules, 1 when the file cannot be read or the output cannot be written.
+/// rules, 1 when the input cannot be read (from the start or partway through) or the output
+/// cannot be written.
 #[must_use]
 pub fn main(args: &AdjudicateArgs) -> ExitCode {
     let settings = Settings {
@@ -938,22 +968,36 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
             .min(usize::from(crate::limits::MAX_JOBS)),
         n => usize::from(n),
     };
-    let report_date = match report_date(args) {
-        Ok(date) => date,
-        Err(message) => {
-            report(format_args!("{message}"));
-            return ExitCode::from(64);
+    // The HTML report's date, and the temporary directory its parts may go to, are checked
+    // before any work.
+    let report_date = if args.format == OutputFormat::Html {
+        match report_date(args) {
+            Ok(date) => date,
+            Err(message) => {
+                report(format_args!("{message}"));
+                return ExitCode::from(64);
+            }
         }
-    };
-    let digest = Arc::new(Mutex::new(Sha256::new()));
-    let input: Box<dyn Read + Send> = if args.format == OutputFormat::Html {
-        Box::new(Hashed {
-            inner: input,
-            digest: Arc::clone(&digest),
-        })
     } else {
-        input
+        String::new()
     };
+    if args.format == OutputFormat::Html
+        && let Err(error) = tempfile::tempfile()
+    {
+        report(format_args!(
+            "cannot create a temporary file in {} for the HTML report's parts (set TMPDIR): {error}",
+            std::env::temp_dir().display()
+        ));
+        return ExitCode::FAILURE;
+    }
+    let state = Arc::new(Mutex::new(InputState {
+        digest: (args.format == OutputFormat::Html).then(Sha256::new),
+        ..InputState::default()
+    }));
+    let input: Box<dyn Read + Send> = Box::new(Observed {
+        inner: input,
+        state: Arc::clone(&state),
+    });
     let bar = progress_bar(size);
     let input: Box<dyn Read + Send> = match &bar {
         Some(bar) => Box::new(bar.wrap_read(input)),
@@ -970,11 +1014,19 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
                 } else {
                     args.file.display().to_string()
                 },
-                sha256: hex(&digest
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .clone()
-                    .finalize()),
+                sha256: {
+                    let state = state.lock().unwrap_or_else(PoisonError::into_inner);
+                    hex(&state.digest.clone().unwrap_or_default().finalize())
+                },
+                unread: {
+                    let state = state.lock().unwrap_or_else(PoisonError::into_inner);
+                    state.error.as_ref().map(|error| {
+                        format!(
+                            "reading the input failed after {} bytes: {error}",
+                            state.bytes
+                        )
+                    })
+                },
                 date: report_date.clone(),
                 version: format!("arbiter {}", env!("CARGO_PKG_VERSION")),
                 laws: arbiter_rules::LAWS_EDITION,
@@ -1010,6 +1062,13 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    let read_error = {
+        let state = state.lock().unwrap_or_else(PoisonError::into_inner);
+        state
+            .error
+            .as_ref()
+            .map(|error| (state.bytes, error.to_string()))
+    };
     let summary = match result {
         Ok(summary) => summary,
         Err(error) => {
@@ -1036,6 +1095,14 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         if error.kind() != io::ErrorKind::BrokenPipe {
             report(format_args!("cannot write the summary: {error}"));
         }
+        return ExitCode::FAILURE;
+    }
+    if let Some((bytes, error)) = read_error {
+        // The records and the summary cover the games before the error only.
+        report(format_args!(
+            "cannot read {}: {error} (after {bytes} bytes); the output covers only the games read before it",
+            args.file.display()
+        ));
         return ExitCode::FAILURE;
     }
     if summary.clean() {

@@ -485,7 +485,8 @@ pub struct AdjudicateArgs {
     /// Largest game, in bytes of PGN.
     #[arg(long, default_value_t = limits::DEFAULT_MAX_PGN_BYTES, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_game_bytes: u32,
-    /// The piece letters of SAN in the moves written in the JSON output (claims, evidence): en,
+    /// The piece letters of SAN in the moves written in the JSON output and the HTML report
+    /// (claims, evidence, mating lines): en,
     /// es, de, fr, it, nl or figurine. The movetext is read, and PGN output (--format pgn)
     /// written, with English letters, as the PGN standard says. Chess960 games need no flag:
     /// their `Variant` tag (or a Chess960-only FEN tag) says so.
@@ -499,12 +500,15 @@ pub struct AdjudicateArgs {
     pub jobs: u16,
 }
 
-/// Reads `--report-date`: any text of at most 100 characters without control characters.
+/// Reads `--report-date`: any text of 1 to 100 characters without control characters.
 ///
 /// # Errors
 ///
 /// Says which rule the text breaks.
 pub fn parse_report_date(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("empty: the page to sign needs a date".to_owned());
+    }
     if text.chars().count() > 100 {
         return Err("longer than 100 characters".to_owned());
     }

@@ -227,6 +227,65 @@ fn html_report_of_standard_input_names_it_and_hashes_its_bytes() {
     assert_eq!(text_of("sha256"), Some(hex.as_str()));
 }
 
+/// Review of issue 14: at `material` no loss is proven; the resignation of game 7 is a game to
+/// look at, and the summary counts it.
+#[test]
+fn html_report_at_material_lists_the_unproven_loss() {
+    let text = page(&["--analysis", "material", "--report-date", "d"]);
+    let document = parse(&text);
+    let reasons = document
+        .descendants()
+        .find(|n| n.has_tag_name("section") && n.attribute("data-game") == Some("7"))
+        .and_then(|n| n.attribute("data-reasons"));
+    assert_eq!(reasons, Some("warning undetermined"));
+    let count = document
+        .descendants()
+        .find(|n| n.attribute("id") == Some("count-undetermined"))
+        .and_then(|n| n.text());
+    assert_eq!(count, Some("1"));
+}
+
+/// Review of issue 14: an input that cannot be read to its end (standard input is a
+/// directory) exits with 1, as an unreadable file does, and the page says above all that it is
+/// incomplete.
+#[test]
+fn html_report_of_an_input_that_fails_midway_says_it_is_incomplete_and_exits_1() {
+    let mut child = Command::new(binary::arbiter())
+        .args(["adjudicate", "-", "--format", "html", "--report-date", "d"])
+        .stdin(std::fs::File::open("/").unwrap())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The page and the messages are a few kilobytes: the pipes hold them until read.
+    let status = command::wait(&mut child, TIMEOUT).expect("ends");
+    let output = std::process::Output {
+        status,
+        stdout: read_all(child.stdout.take()),
+        stderr: read_all(child.stderr.take()),
+    };
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot read -:") && stderr.contains("covers only the games read before"),
+        "{stderr}"
+    );
+    let text = String::from_utf8(output.stdout).unwrap();
+    let document = parse(&text);
+    let incomplete = document
+        .descendants()
+        .find(|n| n.attribute("id") == Some("incomplete"));
+    assert!(incomplete.is_some(), "{text}");
+}
+
+fn read_all(pipe: Option<impl std::io::Read>) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    if let Some(mut pipe) = pipe {
+        pipe.read_to_end(&mut bytes).unwrap();
+    }
+    bytes
+}
+
 #[test]
 fn html_report_draws_at_most_report_boards_games_and_lists_the_rest() {
     let text = page(&["--report-boards", "2"]);
