@@ -927,3 +927,58 @@ async fn unparsable_or_oversized_http1_requests_are_protocol_errors() {
     counted(&server, "protocol_error", 2.0).await;
     assert_eq!(closed(&server, "client"), 0.0);
 }
+
+/// Issue 14: the budget of request bytes in flight holds a gRPC-Web body as it holds a gRPC
+/// one. A call whose message header declares 1,000 bytes and whose body then stalls holds the
+/// 1,005 bytes of its message (header included) until `--request-timeout`, is ended with
+/// DEADLINE_EXCEEDED (in the trailers frame), and its bytes go back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_grpc_web_body_holds_request_bytes_until_its_deadline() {
+    let server = Server::start_with(&["--request-timeout", "2s"]);
+    let mut tcp = within("connect", tokio::net::TcpStream::connect(server.addr()))
+        .await
+        .expect("connect");
+    let mut request = format!(
+        "POST /{SERVICE}/ListLegalMoves HTTP/1.1\r\nHost: arbiter\r\nContent-Type: {GRPC_WEB}\r\nContent-Length: 1005\r\n\r\n"
+    )
+    .into_bytes();
+    request.extend_from_slice(&[0, 0, 0, 0x03, 0xe8]);
+    request.extend_from_slice(&[0; 100]);
+    tcp.write_all(&request).await.expect("send");
+    let held = || value(&server.scrape(), "arbiter_request_bytes_in_flight");
+    let deadline = Instant::now() + SETTLE;
+    while held() < 1005.0 {
+        assert!(Instant::now() < deadline, "{} bytes held, not 1005", held());
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(held(), 1005.0);
+    let mut answer = Vec::new();
+    let mut chunk = [0; 4096];
+    while !answer.ends_with(b"0\r\n\r\n") {
+        let read = within("the answer", tcp.read(&mut chunk))
+            .await
+            .expect("read");
+        assert_ne!(read, 0, "closed before the answer: {answer:?}");
+        answer.extend_from_slice(&chunk[..read]);
+    }
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
+    assert!(text.contains("grpc-status:4\r\n"), "{text}");
+    assert!(
+        !text.contains("\r\ngrpc-status: "),
+        "not in the headers: {text}"
+    );
+    while held() > 0.0 {
+        assert!(Instant::now() < deadline, "{} bytes still held", held());
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let text = server.scrape();
+    assert_eq!(
+        handled(
+            &text,
+            &format!("{SERVICE}/ListLegalMoves"),
+            "DeadlineExceeded"
+        ),
+        1.0
+    );
+}
