@@ -306,7 +306,8 @@ impl Http1 {
         }
     }
 
-    /// Sends `method` `path` with `headers` and `body`; the whole answer.
+    /// Sends `method` `path` with `headers` and `body`; the whole answer, its body read as
+    /// gRPC-Web frames.
     async fn request(
         &mut self,
         method: &str,
@@ -314,6 +315,24 @@ impl Http1 {
         headers: &[(&str, &str)],
         body: Bytes,
     ) -> Answer {
+        let (status, headers, body) = self.exchange(method, path, headers, body).await;
+        let (messages, trailers) = read_grpc_web(body);
+        Answer {
+            status,
+            headers,
+            messages,
+            trailers,
+        }
+    }
+
+    /// Sends `method` `path` with `headers` and `body`; the answer's status, headers and body.
+    async fn exchange(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Bytes,
+    ) -> (StatusCode, HeaderMap, Bytes) {
         let mut request = http::Request::builder()
             .method(method)
             .uri(format!("http://{}{path}", self.authority))
@@ -331,13 +350,7 @@ impl Http1 {
             .await
             .expect("the whole body")
             .to_bytes();
-        let (messages, trailers) = read_grpc_web(body);
-        Answer {
-            status: parts.status,
-            headers: parts.headers,
-            messages,
-            trailers,
-        }
+        (parts.status, parts.headers, body)
     }
 
     /// A gRPC-Web call of `arbiter.v1.ArbiterService/{method}` with `message` and `headers`.
@@ -981,4 +994,65 @@ async fn a_stalled_grpc_web_body_holds_request_bytes_until_its_deadline() {
         ),
         1.0
     );
+}
+
+/// Issue 14: a gRPC-Web body the server cannot translate (malformed base64 of
+/// `application/grpc-web-text`) is the client's fault: INVALID_ARGUMENT (`tonic-web` says
+/// INTERNAL), counted as `Canceled` like any request body that broke (never a server error that
+/// would fire the error alert), while a well-formed text call is answered OK in text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untranslatable_grpc_web_body_is_the_clients_fault() {
+    let server = Server::start();
+    let mut http1 = Http1::connect(&server).await;
+    let text = "application/grpc-web-text";
+    let path = format!("/{SERVICE}/ListLegalMoves");
+    let encoded = base64::engine::general_purpose::STANDARD.encode(frame(&start_moves()));
+    let (status, headers, body) = http1
+        .exchange(
+            "POST",
+            &path,
+            &[("content-type", text), ("accept", text)],
+            Bytes::from(encoded),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers["content-type"], "application/grpc-web-text+proto");
+    // Each frame is base64 of its own, padded: decode them one by one.
+    let mut decoded = BytesMut::new();
+    for piece in String::from_utf8(body.to_vec())
+        .expect("base64 text")
+        .split_inclusive('=')
+        .filter(|piece| *piece != "=")
+    {
+        let piece = piece.trim_end_matches('=');
+        decoded.extend_from_slice(
+            &base64::engine::general_purpose::STANDARD_NO_PAD
+                .decode(piece)
+                .expect("base64"),
+        );
+    }
+    let (messages, trailers) = read_grpc_web(decoded.freeze());
+    assert_eq!(messages.len(), 1);
+    assert_eq!(
+        ListLegalMovesResponse::decode(messages[0].clone())
+            .expect("decodes")
+            .moves
+            .len(),
+        20
+    );
+    assert_eq!(trailers, [("grpc-status".to_owned(), "0".to_owned())]);
+
+    let broken = http1
+        .request(
+            "POST",
+            &path,
+            &[("content-type", text)],
+            Bytes::from_static(b"AAAAAAIKAA=\n"),
+        )
+        .await;
+    assert_eq!(broken.grpc_status(), Some(3), "{broken:?}");
+    let text = server.scrape();
+    let method = format!("{SERVICE}/ListLegalMoves");
+    assert_eq!(handled(&text, &method, "Internal"), 0.0);
+    assert_eq!(handled(&text, &method, "Canceled"), 1.0);
 }
