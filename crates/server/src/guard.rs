@@ -276,7 +276,7 @@ fn client_faults_are_named(response: &mut Response<Body>) {
 ///
 /// Each is matched by its code and the start of tonic's message (`grpc-message` is
 /// percent-encoded on the wire).
-const CLIENT_FAULTS: [(&str, &[u8], &str, &str); 5] = [
+const CLIENT_FAULTS: [(&str, &[u8], &str, &str); 6] = [
     (
         "11",
         b"Error, decoded message length too large",
@@ -311,6 +311,10 @@ const CLIENT_FAULTS: [(&str, &[u8], &str, &str); 5] = [
         "protocol%20error:%20received%20message%20with",
         "3",
     ),
+    // A gRPC-Web body `tonic-web` cannot translate (malformed base64 of
+    // `application/grpc-web-text`, trailers in a request), or one that broke on the client's
+    // side, which the metrics count as `Canceled` (see `crate::metrics`).
+    ("13", b"tonic-web: ", "tonic-web:%20", "3"),
 ];
 
 /// Rewrites the `grpc-status` of `headers` (headers or trailers) by [`CLIENT_FAULTS`].
@@ -394,6 +398,30 @@ mod tests {
         let mut map = HeaderMap::new();
         map.insert("grpc-timeout", HeaderValue::from_static(value));
         map
+    }
+
+    /// Issue 14: a gRPC-Web body that cannot be translated (malformed base64) is the client's
+    /// fault: `tonic-web` says INTERNAL, which would page the operator; it is INVALID_ARGUMENT.
+    #[test]
+    fn an_untranslatable_grpc_web_body_is_invalid_argument() {
+        for message in [
+            "tonic-web: malformed base64 request",
+            "tonic-web:%20malformed%20base64%20request",
+        ] {
+            let mut map = HeaderMap::new();
+            map.insert("grpc-status", HeaderValue::from_static("13"));
+            map.insert(
+                "grpc-message",
+                HeaderValue::from_str(message).expect("value"),
+            );
+            rewrite_client_faults(&mut map);
+            assert_eq!(map["grpc-status"], "3", "{message}");
+        }
+        let mut map = HeaderMap::new();
+        map.insert("grpc-status", HeaderValue::from_static("13"));
+        map.insert("grpc-message", HeaderValue::from_static("internal error"));
+        rewrite_client_faults(&mut map);
+        assert_eq!(map["grpc-status"], "13", "a server fault stays INTERNAL");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! TLS and mutual TLS of the real binary, with certificates made here by `rcgen`: plaintext
 //! clients are refused, TLS clients trusting the CA are served, a server asking for client
-//! certificates refuses clients without one, `arbiter health-check` probes over TLS, and a
-//! certificate rotated on disk is served to new connections without a restart.
+//! certificates refuses clients without one, `arbiter health-check` probes over TLS, a
+//! certificate rotated on disk is served to new connections without a restart, and ALPN offers
+//! `http/1.1` after `h2` for gRPC-Web.
 
 use std::{
     path::Path,
@@ -231,10 +232,14 @@ async fn mutual_tls_needs_a_client_certificate() {
     assert_eq!(code, Some(0), "{out}");
 }
 
-/// The DER of the certificate the server presents to a new TLS connection (a handshake of our
-/// own with tokio-rustls: tonic does not expose the peer certificate), trusting only the CA of
-/// `pki`.
-async fn served_certificate(server: &Server, pki: &Pki) -> Vec<u8> {
+/// A TLS connection of our own to the server (tokio-rustls: tonic does not expose the peer
+/// certificate nor lets one choose ALPN), trusting only the CA of `pki`, offering the ALPN
+/// protocols `alpn`.
+async fn tls_connect(
+    server: &Server,
+    pki: &Pki,
+    alpn: &[&[u8]],
+) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
     use tokio_rustls::{
         TlsConnector,
         rustls::{
@@ -252,17 +257,23 @@ async fn served_certificate(server: &Server, pki: &Pki) -> Vec<u8> {
         .expect("TLS versions")
         .with_root_certificates(roots)
         .with_no_client_auth();
-    config.alpn_protocols = vec![b"h2".to_vec()];
+    config.alpn_protocols = alpn.iter().map(|protocol| protocol.to_vec()).collect();
     let tcp = within("connect", tokio::net::TcpStream::connect(server.addr()))
         .await
         .expect("connect");
     let name = ServerName::try_from("localhost").expect("a name");
-    let tls = within(
+    within(
         "TLS handshake",
         TlsConnector::from(Arc::new(config)).connect(name, tcp),
     )
     .await
-    .expect("a certificate the CA signed");
+    .expect("a certificate the CA signed")
+}
+
+/// The DER of the certificate the server presents to a new TLS connection, trusting only the
+/// CA of `pki`.
+async fn served_certificate(server: &Server, pki: &Pki) -> Vec<u8> {
+    let tls = tls_connect(server, pki, &[b"h2"]).await;
     let (_, session) = tls.get_ref();
     session
         .peer_certificates()
@@ -364,4 +375,56 @@ async fn a_rotated_certificate_is_served_to_new_connections_and_a_broken_one_is_
     within("Health/Check", old.check(HealthCheckRequest::default()))
         .await
         .expect("the old connection is still served");
+}
+
+/// Issue 14: gRPC-Web from a browser may come over HTTP/1.1 on TLS. ALPN offers `h2` first
+/// (a client offering both gets HTTP/2) and `http/1.1`, on which a gRPC-Web call is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_web_is_answered_over_http1_on_tls() {
+    use prost::Message as _;
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let pki = Pki::new("grpc-web");
+    let server = Server::start_with(&[
+        "--tls-cert",
+        &pki.path("server.pem"),
+        "--tls-key",
+        &pki.path("server.key"),
+    ]);
+    let both = tls_connect(&server, &pki, &[b"http/1.1", b"h2"]).await;
+    assert_eq!(both.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
+
+    let mut tls = tls_connect(&server, &pki, &[b"http/1.1"]).await;
+    assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"http/1.1"[..]));
+    let message = arbiter_proto::v1::ListLegalMovesRequest {
+        position: Some(arbiter_proto::v1::Position {
+            kind: Some(arbiter_proto::v1::position::Kind::Fen(
+                "startpos".to_owned(),
+            )),
+            ..arbiter_proto::v1::Position::default()
+        }),
+        ..arbiter_proto::v1::ListLegalMovesRequest::default()
+    }
+    .encode_to_vec();
+    let mut request = format!(
+        "POST /arbiter.v1.ArbiterService/ListLegalMoves HTTP/1.1\r\nHost: localhost\r\n\
+         Content-Type: application/grpc-web+proto\r\nContent-Length: {}\r\n\r\n",
+        message.len() + 5
+    )
+    .into_bytes();
+    request.push(0);
+    request.extend_from_slice(&u32::try_from(message.len()).expect("small").to_be_bytes());
+    request.extend_from_slice(&message);
+    tls.write_all(&request).await.expect("send");
+    let mut answer = Vec::new();
+    let mut chunk = [0; 4096];
+    while !answer.ends_with(b"0\r\n\r\n") {
+        let read = within("the answer", tls.read(&mut chunk))
+            .await
+            .expect("read");
+        assert_ne!(read, 0, "closed before the answer: {answer:?}");
+        answer.extend_from_slice(&chunk[..read]);
+    }
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
+    assert!(text.contains("grpc-status:0\r\n"), "{text}");
 }
