@@ -43,6 +43,8 @@
 //! The `browser_*` tests (the HTML report, examples/web) run Debian's `chromium`, found in
 //! `ARBITER_CHROMIUM` ([`browser::chromium`]); `make test` installs and sets it (mk/browser.mk),
 //! or says that they did not run. They are `#[ignore]`d, and fail when run without a browser.
+//! [`static_files::StaticFiles`] serves the pages they load from the test process itself, on an
+//! ephemeral loopback port; [`dom`] reads the DOM Chromium serialized.
 
 //! ## `buf curl`
 //!
@@ -54,8 +56,10 @@ pub mod binary;
 pub mod browser;
 pub mod buf;
 pub mod command;
+pub mod dom;
 pub mod pgn;
 pub mod server;
+pub mod static_files;
 
 use std::{future::Future, path::PathBuf, time::Duration};
 
