@@ -177,8 +177,9 @@ export function showError(out: HTMLElement, id: string, error: ConnectError, ser
         el(
           "li",
           { class: "violation", "data-field": violation.field },
-          el("code", {}, violation.field),
-          `: ${violation.description}`,
+          el("code", { class: "field" }, violation.field),
+          ": ",
+          el("span", { class: "description" }, violation.description),
         ),
       );
     }
@@ -186,12 +187,19 @@ export function showError(out: HTMLElement, id: string, error: ConnectError, ser
   }
 
   for (const info of error.findDetails(ErrorInfoSchema)) {
-    const { cause, article } = info.metadata;
-    const why = [cause, article === undefined ? undefined : `FIDE Laws ${article}`].filter(Boolean);
+    // The stable cause of a refused move or position, and the article of the Laws it breaks.
+    const cause = info.metadata["cause"] ?? "";
+    const article = info.metadata["article"] ?? "";
+    const why = [cause, article === "" ? "" : `FIDE Laws ${article}`].filter((s) => s !== "");
     box.append(
       el(
         "p",
-        { class: "reason", "data-reason": info.reason },
+        {
+          class: "reason",
+          "data-reason": info.reason,
+          "data-cause": cause,
+          "data-article": article,
+        },
         "Reason: ",
         el("code", {}, info.reason),
         why.length > 0 ? ` (${why.join(", ")})` : "",
