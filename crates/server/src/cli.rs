@@ -281,6 +281,15 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub access_log_sample: u64,
 
+    /// Browser origins allowed to call over gRPC-Web (CORS), comma-separated, each as a browser
+    /// sends it: `scheme://host[:port]` (e.g. `http://127.0.0.1:8080,https://app.example`).
+    /// "" allows none: no page of another origin can call. "*" allows any page (the API has no
+    /// cookies or credentials a page could borrow, but any page a visitor opens can then use
+    /// the server). Clients that are not browsers need no origin.
+    #[arg(long, env = "ARBITER_CORS_ALLOWED_ORIGINS", default_value = "",
+          value_parser = crate::grpc_web::AllowedOrigins::parse)]
+    pub cors_allowed_origins: crate::grpc_web::AllowedOrigins,
+
     /// Log format; default: text on a terminal, JSON otherwise. The filter comes from RUST_LOG
     /// (default "info").
     #[arg(long, env = "ARBITER_LOG_FORMAT")]
@@ -649,6 +658,10 @@ mod tests {
         assert_eq!(args.tls_reload_interval, Duration::from_secs(30));
         assert_eq!(args.access_log, AccessLogMode::Off);
         assert_eq!(args.access_log_sample, 100);
+        assert_eq!(
+            args.cors_allowed_origins,
+            crate::grpc_web::AllowedOrigins::None
+        );
     }
 
     /// The flags of both commands and the handlers' [`limits::Limits::default`] are one set of

@@ -7,7 +7,8 @@
 //! their chess work on a fixed pool, [`overload`] logs what was shed at a bounded rate,
 //! [`metrics`] counts and times every call (Prometheus) and opens its log span, [`service`]
 //! holds the handlers, [`tls`] serves TLS certificates that are rotated without a restart,
-//! [`health`] is the gRPC health service, and [`health_check`] is a health client for probes.
+//! [`health`] is the gRPC health service, [`grpc_web`] answers gRPC-Web (browsers) with CORS
+//! on the same port, and [`health_check`] is a health client for probes.
 //!
 //! ```no_run
 //! use arbiter_server::{cli::Cli, serve::{Bound, shutdown_signal}};
@@ -26,6 +27,7 @@
 pub mod adjudicate;
 pub mod adjudicate_cli;
 pub mod cli;
+pub mod grpc_web;
 pub mod guard;
 pub mod health;
 pub mod health_check;

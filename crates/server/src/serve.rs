@@ -1,4 +1,5 @@
-//! `arbiter serve`: the gRPC server with health, reflection, limits and graceful shutdown.
+//! `arbiter serve`: the gRPC server (and gRPC-Web, on the same port) with health, reflection,
+//! limits and graceful shutdown.
 
 use std::{
     future::Future,
@@ -15,6 +16,7 @@ use tower::Layer as _;
 
 use crate::{
     cli::ServeArgs,
+    grpc_web::{AllowedOrigins, GrpcWebLayer},
     guard::{GuardLayer, RequestBytes},
     health::HealthReporter,
     limits::{Limits, usize_of},
@@ -309,15 +311,29 @@ impl Bound {
         crate::logging::set_access_log(args.access_log());
         let overload_task = tokio::spawn(crate::overload::summarise(OVERLOAD_LOG_INTERVAL));
 
-        // Outermost: the metrics layer sees every call, even those no service answers
-        // (UNIMPLEMENTED).
-        let routes = MetricsLayer.layer(catch_panics(
-            Routes::new(health_service.clone())
-                .add_service(reflection_v1)
-                .add_service(reflection_v1alpha)
-                .add_service(guard.layer(arbiter))
-                .prepare(),
-        ));
+        // gRPC-Web is translated to gRPC (and CORS answered) in front of the metrics layer, so
+        // that everything inside sees a gRPC-Web call as the gRPC call it is. The metrics layer
+        // then sees every call, even those no service answers (UNIMPLEMENTED).
+        let origins = &args.cors_allowed_origins;
+        match origins {
+            AllowedOrigins::None => {}
+            AllowedOrigins::Any => tracing::warn!(
+                "gRPC-Web: CORS allows any origin (--cors-allowed-origins \"*\"): any page a \
+                 browser loads can call this server"
+            ),
+            AllowedOrigins::List(_) => {
+                tracing::info!(origins = %origins, "gRPC-Web: CORS allows these origins");
+            }
+        }
+        let routes = GrpcWebLayer::new(origins).layer(
+            MetricsLayer.layer(catch_panics(
+                Routes::new(health_service.clone())
+                    .add_service(reflection_v1)
+                    .add_service(reflection_v1alpha)
+                    .add_service(guard.layer(arbiter))
+                    .prepare(),
+            )),
+        );
         let limits = connection_limits(&args, args.max_connections);
         let grpc = Listener::new(
             listener,
@@ -329,6 +345,8 @@ impl Bound {
         let health = health.map(|listener| {
             let limits = ConnectionLimits {
                 max_connections: usize_of(args.health_max_connections),
+                // Probes speak gRPC: the health port stays HTTP/2 only.
+                http1: false,
                 idle_timeout: limits.idle_timeout.min(HEALTH_CONNECTION_IDLE_TIMEOUT),
                 ..limits
             };
@@ -417,6 +435,7 @@ fn connection_limits(args: &ServeArgs, max_connections: u32) -> ConnectionLimits
         stream_window: args.http2_stream_window_bytes,
         connection_window: args.http2_connection_window_bytes,
         max_header_list_bytes: MAX_HEADER_LIST_BYTES,
+        http1: true,
     }
 }
 

@@ -1,33 +1,49 @@
-//! The server's own accept loop: HTTP/2 connections with every resource bounded.
+//! The server's own accept loop: HTTP/2 connections, and HTTP/1.1 ones for gRPC-Web from
+//! browsers, with every resource bounded.
 //!
 //! tonic's `Server` runs an accept loop of its own, but it has no cap on open connections, no
 //! handshake or idle timeout, one maximum connection age for every connection (no per-connection
 //! jitter, and with a grace period it closes the connection without a GOAWAY first), and a TLS
-//! configuration read once. So the routes tonic builds are served here, on hyper's HTTP/2
-//! server, with:
+//! configuration read once. So the routes tonic builds are served here, on hyper's server
+//! (hyper-util's auto builder: a connection whose first bytes are the HTTP/2 preface is served
+//! as HTTP/2, any other as HTTP/1.1, unless the listener is HTTP/2 only; with TLS, ALPN offers
+//! `h2` and `http/1.1`), with:
 //!
-//! - a cap on open connections (`--max-connections`): a connection beyond it is closed at once
-//!   and counted (`arbiter_connections_closed_total{reason="limit"}`);
+//! - a cap on open connections (`--max-connections`), HTTP/1.1 ones included: a connection
+//!   beyond it is closed at once and counted (`arbiter_connections_closed_total{reason="limit"}`);
 //! - a handshake timeout (`--handshake-timeout`): the TLS handshake, if any, and the HTTP/2
-//!   connection preface must arrive within it, or the connection is closed;
+//!   connection preface must arrive within it, or the connection is closed. On HTTP/1.1, the
+//!   first request's headers must have arrived in whole within it, and each later request's
+//!   headers within it of their first byte (a client that trickles headers, "slowloris", is
+//!   closed; an idle keep-alive connection waits under the idle timeout instead);
 //! - an idle timeout (`--connection-idle-timeout`): a connection with no call in progress for
-//!   that long gets a GOAWAY and is closed;
-//! - a per-connection stream limit (`--max-concurrent-streams`, HTTP/2 SETTINGS);
+//!   that long gets a GOAWAY (HTTP/1.1: is closed) and is closed;
+//! - a per-connection stream limit (`--max-concurrent-streams`, HTTP/2 SETTINGS; an HTTP/1.1
+//!   connection carries one call at a time);
 //! - a maximum connection age (`--max-connection-age`) jittered by up to ±10 % per connection,
-//!   then a GOAWAY, then a grace period (`--max-connection-age-grace`) for calls in progress
-//!   before the connection is closed;
+//!   then a GOAWAY (HTTP/1.1: `connection: close` on the answer in progress, or closed at once
+//!   when there is none), then a grace period (`--max-connection-age-grace`) for calls in
+//!   progress before the connection is closed;
+//! - HTTP/2 keepalive pings (HTTP/1.1 has none: a dead HTTP/1.1 peer is closed by the idle
+//!   timeout);
+//! - request headers of at most `max_header_list_bytes` (HTTP/2's header list; HTTP/1.1's
+//!   request line and headers must fit a read buffer of that size, at least 8 KiB: `431`
+//!   otherwise);
 //! - the TLS certificate of the moment for each new connection ([`crate::tls`] reloads it);
-//! - a graceful drain: on shutdown, no new connections, a GOAWAY on each open one, and
-//!   [`Listener::serve`] returns once every connection has closed.
+//! - a graceful drain: on shutdown, no new connections, a GOAWAY on each open one (HTTP/1.1: as
+//!   for the age limit), and [`Listener::serve`] returns once every connection has closed.
 //!
 //! Metrics, by `listener` (`grpc` or `health`): `arbiter_connections_open` (gauge),
 //! `arbiter_connections_accepted_total` and `arbiter_connections_closed_total{reason}`, reason
-//! one of `limit`, `handshake_timeout`, `tls_error`, `idle`, `max_age`, `shutdown`,
+//! one of `limit`, `handshake_timeout` (HTTP/1.1: also a later request's headers too slow),
+//! `tls_error`, `idle`, `max_age`, `shutdown`,
 //! `keepalive_timeout` (the peer did not answer a keepalive PING in time), `flood_guard`
 //! (one of the HTTP/2 layer's flood guards closed it with a GOAWAY ENHANCE_YOUR_CALM: the peer
 //! reset more streams than the rapid-reset guard allows, or left more small DATA frames unread
-//! than the framing-overhead budget allows; the `h2` crate does not tell which), `protocol_error` (the peer broke HTTP/2: GOAWAY with another error) and
-//! `client` (the peer closed it, or its socket failed).
+//! than the framing-overhead budget allows; the `h2` crate does not tell which),
+//! `protocol_error` (the peer broke HTTP/2: GOAWAY with another error; or sent an HTTP/1.1
+//! request hyper cannot parse, headers too large included) and `client` (the peer closed it, or
+//! its socket failed).
 
 use std::{
     convert::Infallible,
@@ -36,7 +52,7 @@ use std::{
     pin::{Pin, pin},
     sync::{
         Arc, Mutex,
-        atomic::{AtomicU64, AtomicUsize, Ordering},
+        atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering},
     },
     task::{Context, Poll},
     time::Duration,
@@ -55,15 +71,21 @@ use tokio::{
 use tonic::{Status, body::Body, transport::server::TcpConnectInfo};
 use tower::{Service, ServiceExt as _};
 
-/// Length of the HTTP/2 client connection preface (RFC 9113, 3.4).
-const PREFACE_LEN: u64 = 24;
+/// The HTTP/2 client connection preface (RFC 9113, 3.4): a connection whose first bytes are
+/// these speaks HTTP/2 (hyper-util's auto builder reads them the same way).
+const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// The smallest read buffer hyper's HTTP/1.1 server accepts, in bytes.
+const MIN_HTTP1_BUFFER: usize = 8192;
 
 /// The bounds of one listener's connections.
 #[derive(Debug, Clone)]
 pub struct ConnectionLimits {
     /// Most connections open at once; more are closed at once.
     pub max_connections: usize,
-    /// Longest time from accepting a connection to its HTTP/2 preface (TLS handshake included).
+    /// Longest time from accepting a connection to its HTTP/2 preface, or to the end of its
+    /// first HTTP/1.1 request's headers (TLS handshake included); on HTTP/1.1 also the longest
+    /// time from the first byte of a later request to the end of its headers.
     pub handshake_timeout: Duration,
     /// A connection without a call in progress for this long is closed (GOAWAY first).
     pub idle_timeout: Duration,
@@ -82,8 +104,11 @@ pub struct ConnectionLimits {
     pub stream_window: u32,
     /// HTTP/2 flow-control window of a whole connection, in bytes.
     pub connection_window: u32,
-    /// Largest header list accepted from a client, in bytes.
+    /// Largest header list accepted from a client, in bytes (HTTP/1.1: the read buffer, which
+    /// the request line and headers must fit, at least 8 KiB).
     pub max_header_list_bytes: u32,
+    /// Whether HTTP/1.1 connections are served too (gRPC-Web from browsers); HTTP/2 only if not.
+    pub http1: bool,
 }
 
 /// Where new connections get their TLS configuration: called once per connection, so that a
@@ -155,13 +180,19 @@ impl Closed {
     }
 
     /// Why a connection that hyper ended with `error` closed: the server's own keepalive
-    /// timeout, a GOAWAY the HTTP/2 layer sent because of the peer, or the peer itself.
-    fn from_error(error: &hyper::Error) -> Self {
-        if error.is_timeout() {
-            return Self::KeepaliveTimeout;
-        }
-        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    /// timeout, a GOAWAY the HTTP/2 layer sent because of the peer, an HTTP/1.1 request hyper
+    /// could not parse, or the peer itself.
+    fn from_error(error: &(dyn std::error::Error + 'static)) -> Self {
+        let mut source = Some(error);
         while let Some(cause) = source {
+            if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
+                if hyper.is_timeout() {
+                    return Self::KeepaliveTimeout;
+                }
+                if hyper.is_parse() || hyper.is_parse_too_large() {
+                    return Self::ProtocolError;
+                }
+            }
             if let Some(h2) = cause.downcast_ref::<h2::Error>() {
                 return match h2.reason() {
                     _ if !(h2.is_go_away() && h2.is_library()) => Self::Client,
@@ -311,14 +342,54 @@ impl Listener {
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
-/// Counts the bytes read from a connection, so that the handshake timeout knows when the
-/// HTTP/2 preface has arrived.
-struct CountReads {
-    inner: Box<dyn Io>,
-    read: Arc<AtomicU64>,
+/// What a connection speaks, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Protocol {
+    /// Not known yet: fewer bytes than the HTTP/2 preface, all of them the preface's.
+    Unknown = 0,
+    /// HTTP/1.1: the first bytes are not the HTTP/2 preface.
+    Http1 = 1,
+    /// HTTP/2: the whole preface has arrived.
+    Http2 = 2,
 }
 
-impl AsyncRead for CountReads {
+/// Watches the bytes read from a connection: what it speaks (the HTTP/2 preface or not), and on
+/// HTTP/1.1 when the head of a request began to arrive, for the handshake timeout.
+struct WatchReads {
+    inner: Box<dyn Io>,
+    activity: Arc<Activity>,
+    /// How many of the first bytes matched the HTTP/2 preface, while the protocol is unknown.
+    matched: usize,
+}
+
+impl WatchReads {
+    fn saw(&mut self, data: &[u8]) {
+        if self.activity.protocol() == Protocol::Unknown {
+            let take = data.len().min(H2_PREFACE.len() - self.matched);
+            let protocol = if data[..take] != H2_PREFACE[self.matched..self.matched + take] {
+                Protocol::Http1
+            } else {
+                self.matched += take;
+                if self.matched < H2_PREFACE.len() {
+                    return;
+                }
+                Protocol::Http2
+            };
+            self.activity
+                .protocol
+                .store(protocol as u8, Ordering::Relaxed);
+        }
+        if self.activity.protocol() == Protocol::Http1
+            && self.activity.active.load(Ordering::Relaxed) == 0
+            && let Ok(mut since) = self.activity.head_since.lock()
+        {
+            // Bytes with no call in progress: the head of the next request has begun.
+            since.get_or_insert_with(Instant::now);
+        }
+    }
+}
+
+impl AsyncRead for WatchReads {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -326,16 +397,16 @@ impl AsyncRead for CountReads {
     ) -> Poll<std::io::Result<()>> {
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
-        let read = buf.filled().len().saturating_sub(before);
-        if read > 0 {
-            self.read
-                .fetch_add(u64::try_from(read).unwrap_or(u64::MAX), Ordering::Relaxed);
+        if let Some(data) = buf.filled().get(before..)
+            && !data.is_empty()
+        {
+            self.saw(data);
         }
         polled
     }
 }
 
-impl AsyncWrite for CountReads {
+impl AsyncWrite for WatchReads {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -365,16 +436,43 @@ impl AsyncWrite for CountReads {
     }
 }
 
-/// Calls in progress on one connection, and since when there has been none.
+/// Calls in progress on one connection, since when there has been none, and what the
+/// connection speaks.
 struct Activity {
     active: AtomicUsize,
     idle_since: Mutex<Instant>,
+    /// Since when the head of the next request has been arriving: from the connection's start
+    /// for the first request, then from the first byte read with no call in progress (HTTP/1.1);
+    /// `None` once a call has started, until such a byte.
+    head_since: Mutex<Option<Instant>>,
+    /// A [`Protocol`], as its number.
+    protocol: AtomicU8,
 }
 
 impl Activity {
+    fn new(accepted_at: Instant) -> Self {
+        Self {
+            active: AtomicUsize::new(0),
+            idle_since: Mutex::new(accepted_at),
+            head_since: Mutex::new(Some(accepted_at)),
+            protocol: AtomicU8::new(Protocol::Unknown as u8),
+        }
+    }
+
     fn start(self: &Arc<Self>) -> CallInProgress {
         self.active.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut since) = self.head_since.lock() {
+            *since = None;
+        }
         CallInProgress(Arc::clone(self))
+    }
+
+    fn protocol(&self) -> Protocol {
+        match self.protocol.load(Ordering::Relaxed) {
+            1 => Protocol::Http1,
+            2 => Protocol::Http2,
+            _ => Protocol::Unknown,
+        }
     }
 
     /// How long the connection has had no call in progress; `None` while it has one.
@@ -383,6 +481,16 @@ impl Activity {
             return None;
         }
         self.idle_since.lock().ok().map(|since| since.elapsed())
+    }
+
+    /// Whether a request's head has taken `timeout` or more without a call starting: the
+    /// HTTP/2 preface not arrived in whole, or an HTTP/1.1 request's headers not complete.
+    fn head_overdue(&self, timeout: Duration) -> bool {
+        self.protocol() != Protocol::Http2
+            && self
+                .head_since
+                .lock()
+                .is_ok_and(|since| since.is_some_and(|since| since.elapsed() >= timeout))
     }
 }
 
@@ -472,15 +580,12 @@ where
             }
         }
     };
-    let read = Arc::new(AtomicU64::new(0));
-    let io = CountReads {
+    let activity = Arc::new(Activity::new(accepted_at));
+    let io = WatchReads {
         inner: io,
-        read: Arc::clone(&read),
+        activity: Arc::clone(&activity),
+        matched: 0,
     };
-    let activity = Arc::new(Activity {
-        active: AtomicUsize::new(0),
-        idle_since: Mutex::new(accepted_at),
-    });
     let calls = Arc::clone(&activity);
     let hyper_service =
         hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
@@ -493,8 +598,22 @@ where
                 Ok::<_, Infallible>(response.map(|inner| Body::new(Tracked { inner, _call: call })))
             }
         });
-    let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    if !limits.http1 {
+        builder = builder.http2_only();
+    }
     builder
+        .http1()
+        .timer(TokioTimer::new())
+        // The handshake timeout is enforced below, from a request's first byte: hyper's own
+        // would also run while a kept-alive connection waits for its next request.
+        .header_read_timeout(None::<Duration>)
+        .max_buf_size(
+            usize::try_from(limits.max_header_list_bytes)
+                .map_or(usize::MAX, |bytes| bytes.max(MIN_HTTP1_BUFFER)),
+        );
+    builder
+        .http2()
         .timer(TokioTimer::new())
         .max_concurrent_streams(limits.max_concurrent_streams)
         .initial_stream_window_size(limits.stream_window)
@@ -505,8 +624,8 @@ where
     let mut connection = pin!(builder.serve_connection(TokioIo::new(io), hyper_service));
 
     let age_deadline = limits.max_age.map(|age| accepted_at + jittered(age));
-    let idle_check =
-        (limits.idle_timeout / 4).clamp(Duration::from_millis(20), Duration::from_secs(5));
+    let idle_check = (limits.idle_timeout.min(limits.handshake_timeout) / 4)
+        .clamp(Duration::from_millis(20), Duration::from_secs(5));
     let mut idle_ticks = tokio::time::interval_at(accepted_at + idle_check, idle_check);
     idle_ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut preface_pending = true;
@@ -524,13 +643,13 @@ where
                     Ok(()) => Closed::Client,
                     Err(error) => {
                         tracing::debug!(%error, listener = name, "connection ended with an error");
-                        Closed::from_error(&error)
+                        Closed::from_error(&*error)
                     }
                 };
                 break going_away.map_or(ended, |(reason, _)| reason);
             }
             () = tokio::time::sleep_until(handshake_deadline), if preface_pending => {
-                if read.load(Ordering::Relaxed) < PREFACE_LEN {
+                if activity.head_overdue(limits.handshake_timeout) {
                     break Closed::HandshakeTimeout;
                 }
                 preface_pending = false;
@@ -542,6 +661,10 @@ where
                 going_away = Some((Closed::MaxAge, Some(Instant::now() + limits.max_age_grace)));
             }
             _ = idle_ticks.tick(), if going_away.is_none() => {
+                // A later HTTP/1.1 request whose headers trickle in.
+                if !preface_pending && activity.head_overdue(limits.handshake_timeout) {
+                    break Closed::HandshakeTimeout;
+                }
                 if activity.idle_for().is_some_and(|idle| idle >= limits.idle_timeout) {
                     connection.as_mut().graceful_shutdown();
                     // Nothing is in progress: the GOAWAY is all that is left to send.

@@ -1,0 +1,310 @@
+//! gRPC-Web on the gRPC port: browsers (and `buf curl --protocol grpcweb`) call the same
+//! services, translated to gRPC by `tonic-web`, with the browser origins allowed by CORS
+//! (`tower-http`) given by `--cors-allowed-origins`.
+//!
+//! [`GrpcWebLayer`] sits *outside* the metrics layer: a gRPC-Web call is translated first, so the
+//! metrics, the request id, the logs, admission, load shedding, deadlines, the message size limit
+//! and the request-byte budget see it as the gRPC call it is (its method, its status read from the
+//! trailers before they are written into the body as gRPC-Web's trailers frame). A request that
+//! carries an `Origin` header, and every `OPTIONS` request, goes through CORS first; a CORS
+//! preflight is answered there and never reaches the metrics (no series, not even `unknown`).
+//! Requests without `Origin` (gRPC clients, `buf curl`) skip CORS, so a gRPC answer carries no
+//! CORS headers.
+//!
+//! CORS only tells a browser whether a page of another origin may read the answer: a client that
+//! is not a browser is not bound by it, and every bound of the server applies to a gRPC-Web call
+//! whatever its origin. With no origin configured (the default), no browser page of another origin
+//! can call the server (its preflight gets no `Access-Control-Allow-Origin`).
+//!
+//! Over HTTP/1.1 (plaintext `http://` from a browser), anything that is not a gRPC-Web `POST` or a
+//! CORS preflight is answered `400 Bad Request` by `tonic-web` (`405` for a gRPC-Web content type
+//! with another method), before the metrics; gRPC itself needs HTTP/2.
+
+use std::{
+    convert::Infallible,
+    fmt,
+    future::Future,
+    pin::Pin,
+    task::{Context, Poll},
+    time::Duration,
+};
+
+use http::{HeaderName, HeaderValue, Method, Request, Response, header};
+use tonic::body::Body;
+use tower::{Layer, Service, ServiceExt as _};
+use tower_http::cors::{AllowOrigin, Cors, CorsLayer};
+
+/// How long a browser may cache the answer to a preflight (`Access-Control-Max-Age`): 2 hours,
+/// the most Chromium honours, so a page does not send a preflight before each call.
+pub const PREFLIGHT_MAX_AGE: Duration = Duration::from_secs(7200);
+
+/// The request headers a page may send (`Access-Control-Allow-Headers`): those of gRPC-Web
+/// clients (connect-web's gRPC-Web transport, grpc-web), and the request id the logs and the
+/// answer carry.
+pub const ALLOWED_REQUEST_HEADERS: [&str; 5] = [
+    "content-type",
+    "x-grpc-web",
+    "x-user-agent",
+    "grpc-timeout",
+    crate::logging::REQUEST_ID_HEADER,
+];
+
+/// The response headers a page may read (`Access-Control-Expose-Headers`): the status of an
+/// answer without a message (gRPC-Web puts it in the headers then, as gRPC's trailers-only
+/// answer), its error details (`google.rpc.BadRequest`, `ErrorInfo`), and the request id.
+pub const EXPOSED_RESPONSE_HEADERS: [&str; 4] = [
+    "grpc-status",
+    "grpc-message",
+    "grpc-status-details-bin",
+    crate::logging::REQUEST_ID_HEADER,
+];
+
+/// The browser origins allowed to call over gRPC-Web (`--cors-allowed-origins`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum AllowedOrigins {
+    /// Only these origins, each `scheme://host[:port]` as a browser writes it in `Origin`
+    /// (lowercase, without its scheme's default port). Empty: no origin (the default).
+    #[default]
+    None,
+    /// Exactly these origins (never empty).
+    List(Vec<String>),
+    /// `*`: any origin. Any page loaded in a browser that can reach the server may call it.
+    Any,
+}
+
+impl AllowedOrigins {
+    /// Parses the flag's value: origins separated by commas (spaces around them and empty
+    /// entries ignored; `""` allows none), or `*` alone for any origin.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the entry when one is not an origin `http(s)://host[:port]` (a path, a
+    /// query, user info, another scheme, `null`), or when `*` is mixed with origins.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let entries: Vec<&str> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|entry| !entry.is_empty())
+            .collect();
+        if entries.contains(&"*") {
+            return if entries.len() == 1 {
+                Ok(Self::Any)
+            } else {
+                Err("\"*\" allows any origin: give it alone, or list origins without it".to_owned())
+            };
+        }
+        let mut origins = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let origin = parse_origin(entry)?;
+            if !origins.contains(&origin) {
+                origins.push(origin);
+            }
+        }
+        Ok(if origins.is_empty() {
+            Self::None
+        } else {
+            Self::List(origins)
+        })
+    }
+
+    /// The CORS layer that allows these origins (and no other), for gRPC-Web calls.
+    pub fn cors(&self) -> CorsLayer {
+        let allow_origin = match self {
+            Self::None => AllowOrigin::list([]),
+            Self::Any => AllowOrigin::any(),
+            Self::List(origins) => AllowOrigin::list(
+                origins
+                    .iter()
+                    .filter_map(|origin| HeaderValue::from_str(origin).ok()),
+            ),
+        };
+        CorsLayer::new()
+            .allow_origin(allow_origin)
+            .allow_methods([Method::POST])
+            .allow_headers(ALLOWED_REQUEST_HEADERS.map(HeaderName::from_static))
+            .expose_headers(EXPOSED_RESPONSE_HEADERS.map(HeaderName::from_static))
+            .max_age(PREFLIGHT_MAX_AGE)
+    }
+}
+
+impl fmt::Display for AllowedOrigins {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::None => f.write_str(""),
+            Self::Any => f.write_str("*"),
+            Self::List(origins) => f.write_str(&origins.join(",")),
+        }
+    }
+}
+
+/// One origin of the flag, as a browser writes it in `Origin`: scheme and host in lowercase,
+/// the scheme's default port left out (a browser at `http://a.example:80` sends
+/// `http://a.example`, which must match).
+fn parse_origin(text: &str) -> Result<String, String> {
+    let refuse = |why: &str| {
+        Err(format!(
+            "{text:?} is not a browser origin ({why}): write scheme://host[:port], e.g. \
+             http://127.0.0.1:8080 or https://app.example.com"
+        ))
+    };
+    if text.eq_ignore_ascii_case("null") {
+        return refuse(
+            "\"null\" is the origin of local files and sandboxed pages: any page can send it",
+        );
+    }
+    let lower = text.to_ascii_lowercase();
+    let Some((scheme, authority)) = lower.split_once("://") else {
+        return refuse("no scheme");
+    };
+    let default_port = match scheme {
+        "http" => 80,
+        "https" => 443,
+        _ => return refuse("the scheme must be http or https"),
+    };
+    if authority.is_empty() {
+        return refuse("no host");
+    }
+    if authority.contains(['/', '?', '#', '@', ' ']) {
+        return refuse("an origin has no path, query, user or spaces");
+    }
+    let Ok(parsed) = authority.parse::<http::uri::Authority>() else {
+        return refuse("not a host[:port]");
+    };
+    // A port after the host (after the brackets of an IPv6 address) must be a number to 65535.
+    let port_written = authority
+        .rsplit_once(']')
+        .map_or(authority, |(_, rest)| rest)
+        .contains(':');
+    if parsed.host().is_empty() || (port_written && parsed.port_u16().is_none()) {
+        return refuse("not a host[:port]");
+    }
+    let origin = match parsed.port_u16() {
+        Some(port) if port == default_port => format!("{scheme}://{}", parsed.host()),
+        Some(0) => return refuse("port 0"),
+        _ => format!("{scheme}://{authority}"),
+    };
+    if HeaderValue::from_str(&origin).is_err() {
+        return refuse("not a header value");
+    }
+    Ok(origin)
+}
+
+/// The layer that answers gRPC-Web and CORS preflights in front of the metrics layer (see the
+/// module docs).
+#[derive(Debug, Clone)]
+pub struct GrpcWebLayer {
+    cors: CorsLayer,
+}
+
+impl GrpcWebLayer {
+    /// gRPC-Web with CORS allowing `origins`.
+    #[must_use]
+    pub fn new(origins: &AllowedOrigins) -> Self {
+        Self {
+            cors: origins.cors(),
+        }
+    }
+}
+
+impl<S: Clone> Layer<S> for GrpcWebLayer {
+    type Service = GrpcWeb<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        let web = tonic_web::GrpcWebLayer::new().layer(inner);
+        GrpcWeb {
+            browser: self.cors.layer(web.clone()),
+            web,
+        }
+    }
+}
+
+/// The service made by [`GrpcWebLayer`].
+#[derive(Debug, Clone)]
+pub struct GrpcWeb<S> {
+    /// Requests from browsers (with `Origin`) and every `OPTIONS`: CORS, then gRPC-Web.
+    browser: Cors<tonic_web::GrpcWebService<S>>,
+    /// Every other request: gRPC-Web translated, gRPC passed through.
+    web: tonic_web::GrpcWebService<S>,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+impl<S> Service<Request<Body>> for GrpcWeb<S>
+where
+    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<Result<Response<Body>, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        // The one called is driven ready in `call`.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        if request.method() == Method::OPTIONS || request.headers().contains_key(header::ORIGIN) {
+            Box::pin(self.browser.clone().oneshot(request))
+        } else {
+            Box::pin(self.web.clone().oneshot(request))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_read_as_a_browser_writes_them() {
+        assert_eq!(AllowedOrigins::parse(""), Ok(AllowedOrigins::None));
+        assert_eq!(AllowedOrigins::parse(" , "), Ok(AllowedOrigins::None));
+        assert_eq!(AllowedOrigins::parse("*"), Ok(AllowedOrigins::Any));
+        assert_eq!(
+            AllowedOrigins::parse(
+                "http://127.0.0.1:8080, HTTPS://App.Example.com:443,http://a.example:80,\
+                 http://[::1]:3000,http://127.0.0.1:8080"
+            ),
+            Ok(AllowedOrigins::List(vec![
+                "http://127.0.0.1:8080".to_owned(),
+                "https://app.example.com".to_owned(),
+                "http://a.example".to_owned(),
+                "http://[::1]:3000".to_owned(),
+            ]))
+        );
+        assert_eq!(
+            AllowedOrigins::parse("https://a.example:8443").map(|origins| origins.to_string()),
+            Ok("https://a.example:8443".to_owned())
+        );
+    }
+
+    /// An entry that can never equal a browser's `Origin` would silently allow nothing; one
+    /// that any page can send (`null`) would allow everything: both are refused at startup.
+    #[test]
+    fn entries_that_are_not_origins_are_refused() {
+        for bad in [
+            "http://a.example/",
+            "http://a.example/app",
+            "http://a.example?x=1",
+            "http://user@a.example",
+            "a.example",
+            "ftp://a.example",
+            "http://",
+            "http://a.example:",
+            "http://a.example:99999",
+            "http://a.example:0",
+            "null",
+            "*,http://a.example",
+        ] {
+            let error = AllowedOrigins::parse(bad).expect_err(bad);
+            assert!(
+                error.contains(&format!("{bad:?}")) || bad.contains('*'),
+                "{bad}: {error}"
+            );
+        }
+    }
+}
