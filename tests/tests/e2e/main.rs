@@ -16,3 +16,4 @@ mod metrics;
 mod reflection;
 mod rpc;
 mod tls;
+mod web_example;
