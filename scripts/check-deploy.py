@@ -76,6 +76,7 @@ ALL_ON: dict[str, Any] = {
     "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
     "image": {"digest": "sha256:" + "0" * 64},
     "extraEnv": [{"name": "ARBITER_EXTRA", "value": "1"}],
+    "grpcWeb": {"corsAllowedOrigins": ["https://app.example.com", "http://127.0.0.1:8080"]},
     "imagePullSecrets": [{"name": "registry"}],
     "priorityClassName": "high",
 }
@@ -103,6 +104,9 @@ BAD_VALUES: dict[str, dict[str, Any]] = {
     "workers neither a number nor \"\"": {"config": {"workers": "auto"}},
     "bad Go duration for cert-manager": {"tls": {"enabled": True, "certManager": {"enabled": True, "issuerRef": {"name": "ca"}, "duration": "90d"}}},
     "PDB as a list": {"podDisruptionBudget": {"minAvailable": [1]}},
+    # A path never equals a browser's Origin: it would silently allow nothing.
+    "CORS origin with a path": {"grpcWeb": {"corsAllowedOrigins": ["https://app.example.com/"]}},
+    "CORS origins as one string": {"grpcWeb": {"corsAllowedOrigins": "https://a.example,https://b.example"}},
 }
 
 # The metrics the server exports (DESIGN.md section 5).
@@ -521,6 +525,8 @@ VALUE_PATHS = {
     "ARBITER_METRICS_ADDR": "ports.metrics",
     "ARBITER_HEALTH_ADDR": "ports.health",
     "ARBITER_TLS_RELOAD_INTERVAL": "tls.reloadInterval",
+    # A list in the chart, passed joined by commas (as the flag takes it).
+    "ARBITER_CORS_ALLOWED_ORIGINS": "grpcWeb.corsAllowedOrigins",
     # TLS files: no default; paths into the tls.secretName volume when tls.enabled (checked below).
     "ARBITER_TLS_CERT": "tls.enabled",
     "ARBITER_TLS_KEY": "tls.enabled",
@@ -556,7 +562,8 @@ def serve_options(binary: Path) -> dict[str, dict[str, Any]]:
         if m := re.search(r"\[env: (ARBITER_\w+)=[^\]]*\]", line):
             options[m.group(1)] = current
         elif m := re.search(r"\[default: (.*)\]\s*$", line):
-            current["default"] = m.group(1)
+            # clap quotes an empty default ("").
+            current["default"] = "" if m.group(1) == '""' else m.group(1)
         elif m := re.match(r"^\s+- ([\w-]+):", line):
             current["values"].append(m.group(1))
     if "ARBITER_GRPC_ADDR" not in options or len(options) < 10:
@@ -578,8 +585,9 @@ def lookup(values: dict[str, Any], path: str) -> Any:
 
 
 def canonical(value: Any) -> Any:
-    """Compares durations by length ("1m" == "60s"), integers as integers, anything else as text."""
-    text = str(value).strip()
+    """Compares durations by length ("1m" == "60s"), integers as integers, a list as the flag
+    takes it (joined by commas), anything else as text."""
+    text = ",".join(map(str, value)) if isinstance(value, list) else str(value).strip()
     if re.fullmatch(r"[0-9]+", text):
         return int(text)
     if re.fullmatch(r"[0-9.]+(ms|s|m|h)", text):
@@ -665,7 +673,7 @@ def check_serve_defaults(binary: Path) -> None:
     assert not problems, "\n".join(problems)
 
 
-@check("every config.* value reaches its own ARBITER_* variable")
+@check("every config.* value (and grpcWeb.corsAllowedOrigins) reaches its own ARBITER_* variable")
 def check_values_wiring(binary: Path) -> None:
     """Renders with every config value changed to a value of its own and finds each in the env."""
     options = serve_options(binary)
@@ -695,7 +703,10 @@ def check_values_wiring(binary: Path) -> None:
         budget = changed["maxMessageBytes"] + 1_000_000
         changed["maxRequestBytesInFlight"] = budget
         expected["ARBITER_MAX_REQUEST_BYTES_IN_FLIGHT"] = str(budget)
-    container = container_of(render({"config": changed})[0])
+    # The CORS origins: a list in the chart, one comma-separated variable for the binary.
+    origins = ["https://app.example.com", "http://127.0.0.1:8080"]
+    expected["ARBITER_CORS_ALLOWED_ORIGINS"] = ",".join(origins)
+    container = container_of(render({"config": changed, "grpcWeb": {"corsAllowedOrigins": origins}})[0])
     wrong = [f"{name}: expected {want!r}, got {setting(container, name, options[name]['flag'])!r}"
              for name, want in expected.items() if setting(container, name, options[name]["flag"]) != want]
     assert not wrong, "\n".join(wrong)

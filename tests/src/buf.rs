@@ -50,6 +50,44 @@ pub struct Reply {
     pub stderr: String,
 }
 
+/// How `buf curl` reaches the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// gRPC over HTTP/2 (prior knowledge), the schema from server reflection.
+    Grpc,
+    /// gRPC-Web over HTTP/1.1, as a browser on plaintext `http://` sends it. Server reflection
+    /// needs HTTP/2 (buf would switch to it), so the schema is the file given.
+    GrpcWebHttp1(&'static std::path::Path),
+    /// gRPC-Web over HTTP/2 (prior knowledge), the schema from server reflection (itself called
+    /// over gRPC-Web).
+    GrpcWebHttp2,
+}
+
+impl Protocol {
+    fn args(self) -> Vec<std::ffi::OsString> {
+        match self {
+            Self::Grpc => vec![
+                "--protocol".into(),
+                "grpc".into(),
+                "--http2-prior-knowledge".into(),
+            ],
+            Self::GrpcWebHttp1(schema) => {
+                vec![
+                    "--protocol".into(),
+                    "grpcweb".into(),
+                    "--schema".into(),
+                    schema.into(),
+                ]
+            }
+            Self::GrpcWebHttp2 => vec![
+                "--protocol".into(),
+                "grpcweb".into(),
+                "--http2-prior-knowledge".into(),
+            ],
+        }
+    }
+}
+
 /// Calls `url` + `/` + `method` (e.g. `arbiter.v1.ArbiterService/ListLegalMoves`) with the JSON
 /// request `data`, over gRPC with HTTP/2 prior knowledge, the schema coming from reflection.
 ///
@@ -59,19 +97,28 @@ pub struct Reply {
 /// standard output.
 #[must_use]
 pub fn curl(buf: &std::path::Path, url: &str, method: &str, data: &str) -> Reply {
+    curl_over(buf, Protocol::Grpc, url, method, data)
+}
+
+/// As [`curl`], over `protocol`.
+///
+/// # Panics
+///
+/// As [`curl`].
+#[must_use]
+pub fn curl_over(
+    buf: &std::path::Path,
+    protocol: Protocol,
+    url: &str,
+    method: &str,
+    data: &str,
+) -> Reply {
     let output = crate::command::run(
         Command::new(buf)
             .current_dir(crate::workspace_root())
-            .args([
-                "curl",
-                "--protocol",
-                "grpc",
-                "--http2-prior-knowledge",
-                "--timeout",
-                "30s",
-                "--data",
-                data,
-            ])
+            .arg("curl")
+            .args(protocol.args())
+            .args(["--timeout", "30s", "--data", data])
             .arg(format!("{url}/{method}")),
         BUF_TIMEOUT,
     );
@@ -90,4 +137,48 @@ pub fn curl(buf: &std::path::Path, url: &str, method: &str, data: &str) -> Reply
         error,
         stderr,
     }
+}
+
+/// A file holding the schema the server serves (arbiter.v1, gRPC health, and google.rpc's
+/// error details) as one `FileDescriptorSet`, for `buf curl --schema` where reflection cannot
+/// be used ([`Protocol::GrpcWebHttp1`]). Written in the temporary directory under a name made of
+/// its content's hash, so that runs of the same tree share one file.
+///
+/// # Panics
+///
+/// Panics when the file cannot be written.
+#[must_use]
+pub fn served_schema() -> &'static std::path::Path {
+    static SCHEMA: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        use prost::Message as _;
+        // Each file once (google/protobuf's files are in more than one set).
+        let mut set = prost_types::FileDescriptorSet::default();
+        for encoded in [
+            arbiter_proto::FILE_DESCRIPTOR_SET,
+            tonic_health::pb::FILE_DESCRIPTOR_SET,
+            tonic_types::pb::FILE_DESCRIPTOR_SET,
+        ] {
+            let more = prost_types::FileDescriptorSet::decode(encoded).expect("a descriptor set");
+            for file in more.file {
+                if !set.file.iter().any(|known| known.name == file.name) {
+                    set.file.push(file);
+                }
+            }
+        }
+        let bytes = set.encode_to_vec();
+        let hash = std::hash::BuildHasher::hash_one(
+            &std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default(),
+            &bytes,
+        );
+        let path = std::env::temp_dir().join(format!("arbiter-e2e-schema-{hash:016x}.binpb"));
+        if !path.is_file() {
+            // Written whole under another name first: another test process may read it.
+            let partial = path.with_extension(format!("{}.partial", std::process::id()));
+            std::fs::write(&partial, &bytes)
+                .and_then(|()| std::fs::rename(&partial, &path))
+                .unwrap_or_else(|error| panic!("cannot write {}: {error}", path.display()));
+        }
+        path
+    })
 }

@@ -5,7 +5,11 @@
 //! [`GrpcWebLayer`] sits *outside* the metrics layer: a gRPC-Web call is translated first, so the
 //! metrics, the request id, the logs, admission, load shedding, deadlines, the message size limit
 //! and the request-byte budget see it as the gRPC call it is (its method, its status read from the
-//! trailers before they are written into the body as gRPC-Web's trailers frame). A request that
+//! trailers before they are written into the body as gRPC-Web's trailers frame). An answer
+//! without a message (an error, a call shed or past its deadline), which gRPC sends as
+//! "trailers-only" with its status in the headers, gets its status, message and error details
+//! in the trailers frame too ([`StatusInTrailers`]): a gRPC-Web client finds the status of every
+//! answer in the same place. A request that
 //! carries an `Origin` header, and every `OPTIONS` request, goes through CORS first; a CORS
 //! preflight is answered there and never reaches the metrics (no series, not even `unknown`).
 //! Requests without `Origin` (gRPC clients, `buf curl`) skip CORS, so a gRPC answer carries no
@@ -29,7 +33,9 @@ use std::{
     time::Duration,
 };
 
+use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Method, Request, Response, header};
+use http_body::Frame;
 use tonic::body::Body;
 use tower::{Layer, Service, ServiceExt as _};
 use tower_http::cors::{AllowOrigin, Cors, CorsLayer};
@@ -210,10 +216,15 @@ impl<S: Clone> Layer<S> for GrpcWebLayer {
     type Service = GrpcWeb<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        let web = tonic_web::GrpcWebLayer::new().layer(inner);
+        let dispatch = Dispatch {
+            web: tonic_web::GrpcWebLayer::new().layer(StatusInTrailers {
+                inner: inner.clone(),
+            }),
+            other: tonic_web::GrpcWebLayer::new().layer(inner),
+        };
         GrpcWeb {
-            browser: self.cors.layer(web.clone()),
-            web,
+            browser: self.cors.layer(dispatch.clone()),
+            plain: dispatch,
         }
     }
 }
@@ -221,10 +232,10 @@ impl<S: Clone> Layer<S> for GrpcWebLayer {
 /// The service made by [`GrpcWebLayer`].
 #[derive(Debug, Clone)]
 pub struct GrpcWeb<S> {
-    /// Requests from browsers (with `Origin`) and every `OPTIONS`: CORS, then gRPC-Web.
-    browser: Cors<tonic_web::GrpcWebService<S>>,
-    /// Every other request: gRPC-Web translated, gRPC passed through.
-    web: tonic_web::GrpcWebService<S>,
+    /// Requests from browsers (with `Origin`) and every `OPTIONS`: CORS first.
+    browser: Cors<Dispatch<S>>,
+    /// Every other request.
+    plain: Dispatch<S>,
 }
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -242,7 +253,7 @@ where
     type Future = BoxFuture<Result<Response<Body>, Infallible>>;
 
     fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        // The one called is driven ready in `call`.
+        // The service called is driven ready in `call`.
         Poll::Ready(Ok(()))
     }
 
@@ -250,14 +261,235 @@ where
         if request.method() == Method::OPTIONS || request.headers().contains_key(header::ORIGIN) {
             Box::pin(self.browser.clone().oneshot(request))
         } else {
-            Box::pin(self.web.clone().oneshot(request))
+            self.plain.call(request)
         }
     }
+}
+
+/// The content types of gRPC-Web requests, as `tonic-web` recognises them.
+const GRPC_WEB_CONTENT_TYPES: [&str; 4] = [
+    "application/grpc-web",
+    "application/grpc-web+proto",
+    "application/grpc-web-text",
+    "application/grpc-web-text+proto",
+];
+
+/// Sends a gRPC-Web request to the translation that moves a trailers-only status into the
+/// trailers frame, and anything else (gRPC, which `tonic-web` passes through; HTTP/1.1 that is
+/// not gRPC-Web, which it refuses) to the plain translation.
+#[derive(Debug, Clone)]
+pub struct Dispatch<S> {
+    web: tonic_web::GrpcWebService<StatusInTrailers<S>>,
+    other: tonic_web::GrpcWebService<S>,
+}
+
+impl<S> Service<Request<Body>> for Dispatch<S>
+where
+    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<Result<Response<Body>, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        // The service called is driven ready in `call`.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let web = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|value| GRPC_WEB_CONTENT_TYPES.iter().any(|web| value == *web));
+        if web {
+            Box::pin(self.web.clone().oneshot(request))
+        } else {
+            Box::pin(self.other.clone().oneshot(request))
+        }
+    }
+}
+
+/// The headers of a gRPC status, moved into the trailers of a trailers-only answer.
+const STATUS_HEADERS: [&str; 3] = ["grpc-status", "grpc-message", "grpc-status-details-bin"];
+
+/// Inside the translation of a gRPC-Web call: an answer without a message (an error, a call
+/// shed or past its deadline: gRPC's trailers-only answer, its status in the headers) gets its
+/// status as trailers instead, which `tonic-web` writes as the body's trailers frame. So a
+/// gRPC-Web client reads the status and error details of every answer in the same place, the
+/// trailers frame, as gRPC-Web clients expect, and never depends on CORS exposing headers for
+/// them.
+#[derive(Debug, Clone)]
+pub struct StatusInTrailers<S> {
+    inner: S,
+}
+
+impl<S> Service<Request<Body>> for StatusInTrailers<S>
+where
+    S: Service<Request<Body>, Response = Response<Body>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<Result<Response<Body>, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let future = self.inner.call(request);
+        Box::pin(async move {
+            let Ok(response) = future.await;
+            Ok(status_in_trailers(response))
+        })
+    }
+}
+
+/// `response` with the status headers of a trailers-only answer moved into trailers (an answer
+/// with a body is left as it is: its status is in its trailers already).
+fn status_in_trailers(mut response: Response<Body>) -> Response<Body> {
+    if !response.headers().contains_key(STATUS_HEADERS[0]) {
+        return response;
+    }
+    let mut trailers = http::HeaderMap::new();
+    for name in STATUS_HEADERS {
+        if let Some(value) = response.headers_mut().remove(name) {
+            trailers.insert(name, value);
+        }
+    }
+    // A trailers-only answer has no message: its body is empty. A body of unknown size (the
+    // translation takes the size of the body it wraps for its own: an exact 0 would make the
+    // answer `content-length: 0`, without the trailers frame).
+    *response.body_mut() = Body::new(http_body_util::StreamBody::new(tokio_stream::once(Ok::<
+        _,
+        Infallible,
+    >(
+        Frame::<Bytes>::trailers(trailers),
+    ))));
+    response
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http_body_util::BodyExt as _;
+    use std::sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    };
+
+    /// [`GrpcWebLayer`] over a service that answers every call with a trailers-only
+    /// INVALID_ARGUMENT and counts the calls that reach it.
+    fn failing() -> (
+        GrpcWeb<
+            impl Service<
+                Request<Body>,
+                Response = Response<Body>,
+                Error = Infallible,
+                Future = impl Send,
+            > + Clone
+            + Send
+            + 'static,
+        >,
+        Arc<AtomicUsize>,
+    ) {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&calls);
+        let inner = tower::service_fn(move |_: Request<Body>| {
+            counted.fetch_add(1, Ordering::Relaxed);
+            async { Ok::<_, Infallible>(tonic::Status::invalid_argument("bad").into_http()) }
+        });
+        let origins = AllowedOrigins::parse("http://a.example").expect("an origin");
+        (GrpcWebLayer::new(&origins).layer(inner), calls)
+    }
+
+    fn request(method: Method, content_type: &str) -> Request<Body> {
+        let mut request = Request::new(Body::empty());
+        *request.method_mut() = method;
+        *request.uri_mut() = "/arbiter.v1.ArbiterService/ListLegalMoves"
+            .parse()
+            .expect("uri");
+        *request.version_mut() = http::Version::HTTP_2;
+        request.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_str(content_type).expect("value"),
+        );
+        request
+    }
+
+    /// A gRPC-Web answer without a message carries its status in the trailers frame of the
+    /// body, not in headers a browser may not be allowed to read; a gRPC answer is left as it
+    /// is.
+    #[tokio::test]
+    async fn a_grpc_web_error_carries_its_status_in_the_trailers_frame() {
+        let (service, _) = failing();
+        let response = service
+            .clone()
+            .oneshot(request(Method::POST, "application/grpc-web+proto"))
+            .await
+            .expect("infallible");
+        assert!(!response.headers().contains_key("grpc-status"));
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
+        assert_eq!(body[0], 0x80, "a trailers frame");
+        let text = String::from_utf8_lossy(&body[5..]).to_ascii_lowercase();
+        assert!(text.contains("grpc-status:3\r\n"), "{text}");
+        assert!(text.contains("grpc-message:bad\r\n"), "{text}");
+
+        let response = service
+            .oneshot(request(Method::POST, "application/grpc"))
+            .await
+            .expect("infallible");
+        assert_eq!(
+            response
+                .headers()
+                .get("grpc-status")
+                .map(HeaderValue::as_bytes),
+            Some(&b"3"[..])
+        );
+    }
+
+    /// A CORS preflight is answered before the services (and their metrics): it never reaches
+    /// them, allowed origin or not.
+    #[tokio::test]
+    async fn preflights_never_reach_the_services() {
+        let (service, calls) = failing();
+        for origin in ["http://a.example", "http://b.example"] {
+            let mut preflight = request(Method::OPTIONS, "text/plain");
+            preflight
+                .headers_mut()
+                .insert(header::ORIGIN, HeaderValue::from_static(origin));
+            preflight.headers_mut().insert(
+                header::ACCESS_CONTROL_REQUEST_METHOD,
+                HeaderValue::from_static("POST"),
+            );
+            let response = service
+                .clone()
+                .oneshot(preflight)
+                .await
+                .expect("infallible");
+            assert_eq!(
+                response
+                    .headers()
+                    .get(header::ACCESS_CONTROL_ALLOW_ORIGIN)
+                    .is_some(),
+                origin == "http://a.example",
+                "{origin}"
+            );
+        }
+        assert_eq!(calls.load(Ordering::Relaxed), 0);
+    }
 
     #[test]
     fn origins_are_read_as_a_browser_writes_them() {

@@ -62,8 +62,13 @@ use tokio_rustls::{
     },
 };
 
-/// The ALPN protocols offered: gRPC runs over HTTP/2 only.
-const ALPN_H2: &[u8] = b"h2";
+/// The ALPN protocol of HTTP/2, which gRPC runs over: offered first, so that a client offering
+/// both gets it.
+pub const ALPN_H2: &[u8] = b"h2";
+
+/// The ALPN protocol of HTTP/1.1, offered after `h2` for gRPC-Web from browsers that use it
+/// (and for clients that offer nothing else).
+pub const ALPN_HTTP1: &[u8] = b"http/1.1";
 
 /// The PEM files of the server's TLS identity and, for mutual TLS, of the CAs of its clients.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -406,7 +411,7 @@ fn build(files: &TlsFiles, contents: &Contents) -> Result<(Arc<ServerConfig>, Su
         _ => builder.with_no_client_auth(),
     };
     let mut config = builder.with_cert_resolver(Arc::new(SingleCertAndKey::from(certified)));
-    config.alpn_protocols = vec![ALPN_H2.to_vec()];
+    config.alpn_protocols = vec![ALPN_H2.to_vec(), ALPN_HTTP1.to_vec()];
     Ok((Arc::new(config), summary))
 }
 
@@ -584,6 +589,11 @@ mod tests {
 
     /// A client that trusts `ca`, offers ALPN h2 and presents `identity` if any.
     fn client(ca: &Ca, identity: Option<&Leaf>) -> TlsConnector {
+        client_offering(ca, identity, &[b"h2"])
+    }
+
+    /// A client that trusts `ca`, offers the ALPN protocols `alpn` and presents `identity` if any.
+    fn client_offering(ca: &Ca, identity: Option<&Leaf>, alpn: &[&[u8]]) -> TlsConnector {
         let mut roots = RootCertStore::empty();
         roots
             .add(CertificateDer::from_pem_slice(ca.pem.as_bytes()).expect("CA PEM"))
@@ -602,8 +612,33 @@ mod tests {
                 .expect("client certificate"),
             None => builder.with_no_client_auth(),
         };
-        config.alpn_protocols = vec![b"h2".to_vec()];
+        config.alpn_protocols = alpn.iter().map(|protocol| protocol.to_vec()).collect();
         TlsConnector::from(Arc::new(config))
+    }
+
+    /// gRPC-Web from browsers may come over HTTP/1.1 on TLS: ALPN offers it, after h2, so a
+    /// client offering both (a browser, a gRPC client offering both) still gets HTTP/2.
+    #[tokio::test]
+    async fn alpn_prefers_h2_and_offers_http1_for_grpc_web() {
+        let ca = Ca::new();
+        let dir = TempDir::new("alpn");
+        dir.write_leaf(&ca.leaf("localhost"));
+        let tls = Arc::new(ReloadingTls::load(dir.files(false)).expect("load"));
+        let (h2, http1): (&[u8], &[u8]) = (b"h2", b"http/1.1");
+        for (offered, agreed) in [
+            (&[http1, h2][..], h2),
+            (&[h2][..], h2),
+            (&[http1][..], http1),
+        ] {
+            let (client, _server) = connect(&tls, &client_offering(&ca, None, offered))
+                .await
+                .expect("handshake");
+            assert_eq!(
+                client.get_ref().1.alpn_protocol(),
+                Some(agreed),
+                "{offered:?}"
+            );
+        }
     }
 
     /// Both ends of a TLS connection over loopback TCP, the server's with an acceptor of

@@ -565,11 +565,16 @@ where
 {
     let accepted_at = Instant::now();
     let handshake_deadline = accepted_at + limits.handshake_timeout;
+    // The protocol ALPN chose, if any: then the first bytes need not tell.
+    let mut alpn = None;
     let io: Box<dyn Io> = match tls {
         None => Box::new(stream),
         Some(acceptor) => {
             match tokio::time::timeout_at(handshake_deadline, acceptor.accept(stream)).await {
-                Ok(Ok(stream)) => Box::new(stream),
+                Ok(Ok(stream)) => {
+                    alpn = stream.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
+                    Box::new(stream)
+                }
                 Ok(Err(error)) => {
                     tracing::debug!(%error, listener = name, peer = ?info.remote_addr, "TLS handshake failed");
                     return Closed::TlsError;
@@ -599,8 +604,10 @@ where
             }
         });
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-    if !limits.http1 {
+    if !limits.http1 || alpn.as_deref() == Some(crate::tls::ALPN_H2) {
         builder = builder.http2_only();
+    } else if alpn.as_deref() == Some(crate::tls::ALPN_HTTP1) {
+        builder = builder.http1_only();
     }
     builder
         .http1()
@@ -680,5 +687,77 @@ where
                 break going_away.map_or(Closed::Client, |(reason, _)| reason);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn watch(activity: &Arc<Activity>) -> WatchReads {
+        WatchReads {
+            inner: Box::new(tokio::io::duplex(64).0),
+            activity: Arc::clone(activity),
+            matched: 0,
+        }
+    }
+
+    /// The protocol is told from the first bytes as hyper-util's auto builder tells it: the
+    /// whole HTTP/2 preface (in any pieces) is HTTP/2, the first byte that differs HTTP/1.1.
+    #[tokio::test]
+    async fn the_first_bytes_tell_http2_from_http1() {
+        let activity = Arc::new(Activity::new(Instant::now()));
+        let mut reads = watch(&activity);
+        for piece in H2_PREFACE.chunks(5) {
+            assert_eq!(activity.protocol(), Protocol::Unknown);
+            reads.saw(piece);
+        }
+        assert_eq!(activity.protocol(), Protocol::Http2);
+        reads.saw(b"POST / HTTP/1.1\r\n");
+        assert_eq!(activity.protocol(), Protocol::Http2, "decided once");
+
+        for first in [&b"POST /a HTTP/1.1"[..], b"PRI * HTTP/1.1\r\n", b"OPTIONS"] {
+            let activity = Arc::new(Activity::new(Instant::now()));
+            watch(&activity).saw(first);
+            assert_eq!(activity.protocol(), Protocol::Http1, "{first:?}");
+        }
+    }
+
+    /// The handshake timeout: a connection's first request head (the HTTP/2 preface, or an
+    /// HTTP/1.1 request's headers) is timed from the connection's start; on HTTP/1.1 a later
+    /// request's head from its first byte, not from the end of the previous call (that wait is
+    /// the idle timeout's); HTTP/2 after its preface is never timed so.
+    #[tokio::test(start_paused = true)]
+    async fn request_heads_are_timed_from_their_first_byte() {
+        let timeout = Duration::from_secs(10);
+        let silent = Arc::new(Activity::new(Instant::now()));
+        tokio::time::advance(timeout).await;
+        assert!(silent.head_overdue(timeout), "nothing arrived");
+
+        let activity = Arc::new(Activity::new(Instant::now()));
+        let mut reads = watch(&activity);
+        reads.saw(b"POST /a HTTP/1.1\r\nHost: a\r\n");
+        tokio::time::advance(timeout / 2).await;
+        assert!(!activity.head_overdue(timeout));
+        let call = activity.start();
+        tokio::time::advance(timeout * 2).await;
+        assert!(!activity.head_overdue(timeout), "a call is in progress");
+        drop(call);
+        tokio::time::advance(timeout * 2).await;
+        assert!(
+            !activity.head_overdue(timeout),
+            "idle, no byte since the call"
+        );
+        reads.saw(b"POST /b");
+        tokio::time::advance(timeout - Duration::from_millis(1)).await;
+        assert!(!activity.head_overdue(timeout));
+        reads.saw(b" HTTP/1.1\r\n");
+        tokio::time::advance(Duration::from_millis(1)).await;
+        assert!(activity.head_overdue(timeout), "timed from its first byte");
+
+        let http2 = Arc::new(Activity::new(Instant::now()));
+        watch(&http2).saw(H2_PREFACE);
+        tokio::time::advance(timeout * 2).await;
+        assert!(!http2.head_overdue(timeout));
     }
 }

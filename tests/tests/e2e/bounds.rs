@@ -626,12 +626,11 @@ async fn connections_beyond_the_limit_are_refused_and_silent_ones_time_out() {
             .expect("the kernel accepts the connection");
         let ended = Arc::clone(&ended);
         readers.push(tokio::spawn(async move {
-            // Nothing is ever sent: the server can only close the connection. Until then it may
-            // send its own SETTINGS (at most a few hundred bytes are read).
+            // Nothing is ever sent: the server can only close the connection. (It sends nothing
+            // either: it waits for the first bytes, to tell HTTP/2 from HTTP/1.1.)
             let mut received = Vec::new();
             let _ = within("read", (&mut tcp).take(4096).read_to_end(&mut received)).await;
             ended.fetch_add(1, Ordering::SeqCst);
-            received.len()
         }));
     }
     settle("12 connections closed by the limit", || {
@@ -669,13 +668,9 @@ async fn connections_beyond_the_limit_are_refused_and_silent_ones_time_out() {
         "the 8 connections were held during the health check"
     );
     // Then the silent connections reach the handshake timeout.
-    let mut refused = 0;
     for reader in readers {
-        if within("reader", reader).await.expect("join") == 0 {
-            refused += 1;
-        }
+        within("reader", reader).await.expect("join");
     }
-    assert_eq!(refused, 12, "closed without a byte: those beyond the limit");
     assert_eq!(closed(&server, "handshake_timeout"), 8.0);
     assert_eq!(closed(&server, "limit"), 12.0);
     let text = server.scrape();

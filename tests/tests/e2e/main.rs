@@ -9,6 +9,7 @@ mod bounds;
 mod buf_curl;
 mod chess960;
 mod games;
+mod grpc_web;
 mod health;
 mod languages;
 mod limits;
