@@ -92,7 +92,8 @@ SHARED_TEST_ARGS := --include-ignored \
 	$(if $(wildcard $(ARBITER_CORPUS_DIR)/.),,--skip shared_corpus_) \
 	$(if $(wildcard $(ARBITER_UNWINNABLE_DIR)/.),,--skip shared_unwinnable_)
 
-cargo-test: tools browser-tools
+# The browser test of the example web page loads examples/web/dist/ (mk/web.mk).
+cargo-test: tools browser-tools web-example
 	@if [ -d "$(ARBITER_CORPUS_DIR)" ]; then \
 		echo "corpus tests (shared_corpus_*): run, ARBITER_CORPUS_DIR=$(ARBITER_CORPUS_DIR)"; \
 	else \
@@ -157,11 +158,13 @@ $(BUF): package.json package-lock.json
 
 clean:
 	$(CARGO) clean
-	rm -rf node_modules
+	rm -rf node_modules $(WEB_GEN) $(WEB_DIST)
 
 include mk/deploy.mk
 # Headless Chromium for the browser tests (mk/browser.mk).
 include mk/browser.mk
+# `make web-example`: the example page of examples/web/, built into examples/web/dist/ (mk/web.mk).
+include mk/web.mk
 # `make fuzz`: coverage-guided fuzzing of every reader and handler (mk/fuzz.mk; not part of `make
 # test`, which replays the saved corpora through crates/fuzz-targets instead).
 include mk/fuzz.mk

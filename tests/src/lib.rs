@@ -23,6 +23,7 @@
 //! | `tests/e2e/bounds.rs` | issue 10 under load and attack: abandoned work frees its worker, expired deadlines are DEADLINE_EXCEEDED, connection limit, handshake and idle timeouts, per-connection stream limit, stream limit and idle/stalled streams, SIGTERM under load, quiet overload (exact shed counts, summary log lines), the budget of request bytes in flight (refused with RESOURCE_EXHAUSTED, bytes given back, streams release per message, refused at startup below the message size) |
 //! | `tests/e2e/grpc_web.rs` | gRPC-Web on the gRPC port: every unary RPC through `buf curl --protocol grpcweb` (HTTP/1.1 and HTTP/2) as over gRPC, error details included; CORS origins; metrics of gRPC-Web calls; the connection bounds over HTTP/1.1 (cap, slow headers, idle, age, drain, message size) |
 //! | `tests/e2e/tls.rs` | TLS and mutual TLS with certificates made by `rcgen`, health-check over TLS, certificate rotation without a restart |
+//! | `tests/e2e/web_example.rs` | the example web page (`examples/web/dist/`) in headless Chromium against `arbiter serve` over gRPC-Web: the start position's 20 moves, a fixture game's verdict, INVALID_ARGUMENT with its field, refused without CORS |
 //!
 //! ## Which binary is tested
 //!
@@ -44,6 +45,8 @@
 //! The `browser_*` tests (the HTML report, examples/web) run Debian's `chromium`, found in
 //! `ARBITER_CHROMIUM` ([`browser::chromium`]); `make test` installs and sets it (mk/browser.mk),
 //! or says that they did not run. They are `#[ignore]`d, and fail when run without a browser.
+//! [`static_files::StaticFiles`] serves the pages they load from the test process itself, on an
+//! ephemeral loopback port; [`dom`] reads the DOM Chromium serialized.
 
 //! ## `buf curl`
 //!
@@ -55,8 +58,10 @@ pub mod binary;
 pub mod browser;
 pub mod buf;
 pub mod command;
+pub mod dom;
 pub mod pgn;
 pub mod server;
+pub mod static_files;
 
 use std::{future::Future, path::PathBuf, time::Duration};
 

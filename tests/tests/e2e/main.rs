@@ -18,3 +18,4 @@ mod reflection;
 mod report;
 mod rpc;
 mod tls;
+mod web_example;
