@@ -364,6 +364,10 @@ fn status_in_trailers(mut response: Response<Body>) -> Response<Body> {
             trailers.insert(name, value);
         }
     }
+    // The router's answer for an unknown service says `content-length: 0`: kept, it would end
+    // the answer before the trailers frame (HTTP/1.1: no status at all; HTTP/2: more than
+    // declared).
+    response.headers_mut().remove(http::header::CONTENT_LENGTH);
     // A trailers-only answer has no message: its body is empty. A body of unknown size (the
     // translation takes the size of the body it wraps for its own: an exact 0 would make the
     // answer `content-length: 0`, without the trailers frame).
@@ -408,6 +412,36 @@ mod tests {
         });
         let origins = AllowedOrigins::parse("http://a.example").expect("an origin");
         (GrpcWebLayer::new(&origins).layer(inner), calls)
+    }
+
+    /// Fresh review of issue 14: the router's UNIMPLEMENTED for an unknown service comes with
+    /// `content-length: 0`, which must not survive the move of the status into trailers.
+    #[tokio::test]
+    async fn an_unknown_service_gets_its_status_in_trailers_without_a_zero_length() {
+        let mut answer = tonic::Status::unimplemented("").into_http::<Body>();
+        answer.headers_mut().insert(
+            http::header::CONTENT_LENGTH,
+            http::HeaderValue::from_static("0"),
+        );
+        let response = status_in_trailers(answer);
+        assert!(
+            !response
+                .headers()
+                .contains_key(http::header::CONTENT_LENGTH)
+        );
+        assert!(!response.headers().contains_key("grpc-status"));
+        let trailers = response
+            .into_body()
+            .collect()
+            .await
+            .expect("a body")
+            .trailers()
+            .cloned()
+            .expect("a trailers frame");
+        assert_eq!(
+            trailers.get("grpc-status").map(|v| v.as_bytes()),
+            Some(&b"12"[..])
+        );
     }
 
     fn request(method: Method, content_type: &str) -> Request<Body> {
