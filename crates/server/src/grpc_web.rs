@@ -187,7 +187,9 @@ fn parse_origin(text: &str) -> Result<String, String> {
     let origin = match parsed.port_u16() {
         Some(port) if port == default_port => format!("{scheme}://{}", parsed.host()),
         Some(0) => return refuse("port 0"),
-        _ => format!("{scheme}://{authority}"),
+        // As a browser writes it: `:08080` is `:8080`.
+        Some(port) => format!("{scheme}://{}:{port}", parsed.host()),
+        None => format!("{scheme}://{}", parsed.host()),
     };
     if HeaderValue::from_str(&origin).is_err() {
         return refuse("not a header value");
@@ -533,13 +535,15 @@ mod tests {
         assert_eq!(
             AllowedOrigins::parse(
                 "http://127.0.0.1:8080, HTTPS://App.Example.com:443,http://a.example:80,\
-                 http://[::1]:3000,http://127.0.0.1:8080"
+                 http://[::1]:3000,http://127.0.0.1:8080,http://b.example:08080"
             ),
             Ok(AllowedOrigins::List(vec![
                 "http://127.0.0.1:8080".to_owned(),
                 "https://app.example.com".to_owned(),
                 "http://a.example".to_owned(),
                 "http://[::1]:3000".to_owned(),
+                // Fresh review of issue 14: a browser writes the port without leading zeros.
+                "http://b.example:8080".to_owned(),
             ]))
         );
         assert_eq!(
