@@ -744,7 +744,7 @@ fn write_rows<W: Write + ?Sized>(
 fn write_summary<W: Write + ?Sized>(out: &mut W, head: &ReportHead) -> io::Result<()> {
     let c = &head.counts;
     out.write_all(b"<h2 id=\"summary\">Summary</h2>\n<table class=\"counts\"><tbody>")?;
-    let [errors, disagreements, warned, _, draws, unfinished] = c.look_reasons;
+    let [_, _, _, _, draws, unfinished] = c.look_reasons;
     for (id, words, n) in [
         ("games", "Games", c.games),
         ("errors", "Games that could not be adjudicated", c.errors),
@@ -769,19 +769,25 @@ fn write_summary<W: Write + ?Sized>(out: &mut W, head: &ReportHead) -> io::Resul
         )?;
     }
     out.write_all(b"</tbody></table>\n")?;
-    let _ = (errors, disagreements, warned);
     if c.unproven > 0 {
-        writeln!(
-            out,
-            "<p class=\"unproven\">At analysis <code>{}</code> no loss by flag fall, resignation or second illegal move is proven: {} {} whether the opponent could still checkmate (FIDE Laws 6.9, 5.1.2, 7.5.5). Run with <code>--analysis full</code> to decide.</p>",
-            head.analysis,
-            c.unproven,
-            if c.unproven == 1 {
-                "loss stands without deciding"
-            } else {
-                "losses stand without deciding"
-            }
-        )?;
+        let losses = if c.unproven == 1 {
+            "loss stands"
+        } else {
+            "losses stand"
+        };
+        if head.analysis == "full" {
+            writeln!(
+                out,
+                "<p class=\"unproven\">{} {losses} by flag fall, resignation or second illegal move without deciding whether the opponent could still checkmate (FIDE Laws 6.9, 5.1.2, 7.5.5): the analysis ran out of its budget. Each is listed below (\u{201c}loss not proven\u{201d}).</p>",
+                c.unproven
+            )?;
+        } else {
+            writeln!(
+                out,
+                "<p class=\"unproven\">At analysis <code>{}</code> no loss by flag fall, resignation or second illegal move is proven: {} {losses} without deciding whether the opponent could still checkmate (FIDE Laws 6.9, 5.1.2, 7.5.5). Run with <code>--analysis full</code> to decide.</p>",
+                head.analysis, c.unproven
+            )?;
+        }
     }
     if c.by_outcome.is_empty() {
         return Ok(());
