@@ -104,3 +104,24 @@ pub async fn within<F: Future>(what: &str, future: F) -> F::Output {
         Err(_) => panic!("{what}: no answer within {CALL_TIMEOUT:?}"),
     }
 }
+
+/// Reads an HTTP/1.1 answer with a chunked body from `stream` to its last chunk (`0\r\n\r\n`),
+/// as text.
+///
+/// # Panics
+///
+/// When the stream fails or closes before the last chunk, or a read takes longer than
+/// [`CALL_TIMEOUT`].
+pub async fn read_chunked_answer<S: tokio::io::AsyncRead + Unpin>(stream: &mut S) -> String {
+    use tokio::io::AsyncReadExt as _;
+    let mut answer = Vec::new();
+    let mut chunk = [0; 4096];
+    while !answer.ends_with(b"0\r\n\r\n") {
+        let read = within("the answer", stream.read(&mut chunk))
+            .await
+            .expect("read");
+        assert_ne!(read, 0, "closed before the answer: {answer:?}");
+        answer.extend_from_slice(&chunk[..read]);
+    }
+    String::from_utf8_lossy(&answer).into_owned()
+}

@@ -965,16 +965,7 @@ async fn a_stalled_grpc_web_body_holds_request_bytes_until_its_deadline() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert_eq!(held(), 1005.0);
-    let mut answer = Vec::new();
-    let mut chunk = [0; 4096];
-    while !answer.ends_with(b"0\r\n\r\n") {
-        let read = within("the answer", tcp.read(&mut chunk))
-            .await
-            .expect("read");
-        assert_ne!(read, 0, "closed before the answer: {answer:?}");
-        answer.extend_from_slice(&chunk[..read]);
-    }
-    let text = String::from_utf8_lossy(&answer);
+    let text = arbiter_e2e::read_chunked_answer(&mut tcp).await;
     assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
     assert!(text.contains("grpc-status:4\r\n"), "{text}");
     assert!(

@@ -382,7 +382,7 @@ async fn a_rotated_certificate_is_served_to_new_connections_and_a_broken_one_is_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn grpc_web_is_answered_over_http1_on_tls() {
     use prost::Message as _;
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    use tokio::io::AsyncWriteExt as _;
     let pki = Pki::new("grpc-web");
     let server = Server::start_with(&[
         "--tls-cert",
@@ -415,16 +415,7 @@ async fn grpc_web_is_answered_over_http1_on_tls() {
     request.extend_from_slice(&u32::try_from(message.len()).expect("small").to_be_bytes());
     request.extend_from_slice(&message);
     tls.write_all(&request).await.expect("send");
-    let mut answer = Vec::new();
-    let mut chunk = [0; 4096];
-    while !answer.ends_with(b"0\r\n\r\n") {
-        let read = within("the answer", tls.read(&mut chunk))
-            .await
-            .expect("read");
-        assert_ne!(read, 0, "closed before the answer: {answer:?}");
-        answer.extend_from_slice(&chunk[..read]);
-    }
-    let text = String::from_utf8_lossy(&answer);
+    let text = arbiter_e2e::read_chunked_answer(&mut tls).await;
     assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
     assert!(text.contains("grpc-status:0\r\n"), "{text}");
 }
