@@ -703,6 +703,10 @@ def check_values_wiring(binary: Path) -> None:
         budget = changed["maxMessageBytes"] + 1_000_000
         changed["maxRequestBytesInFlight"] = budget
         expected["ARBITER_MAX_REQUEST_BYTES_IN_FLIGHT"] = str(budget)
+    if "maxAnswerBytesInFlight" in changed and "maxMessageBytes" in changed:
+        budget = changed["maxMessageBytes"] + 2_000_000
+        changed["maxAnswerBytesInFlight"] = budget
+        expected["ARBITER_MAX_ANSWER_BYTES_IN_FLIGHT"] = str(budget)
     # The CORS origins: a list in the chart, one comma-separated variable for the binary.
     origins = ["https://app.example.com", "http://127.0.0.1:8080"]
     expected["ARBITER_CORS_ALLOWED_ORIGINS"] = ",".join(origins)

@@ -156,6 +156,22 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1024..))]
     pub max_request_bytes_in_flight: u64,
 
+    /// Most bytes of answers that the process may hold built but not yet taken by their clients
+    /// (plus 1 KiB per such call). A call that arrives when there is no room is refused with
+    /// RESOURCE_EXHAUSTED before any work; an answer that finds no room takes it from the
+    /// answer whose client has taken nothing of its own for longest, if longer than
+    /// `--max-queue-wait` (that call's stream is reset), else waits at most `--max-queue-wait`
+    /// and is replaced by RESOURCE_EXHAUSTED. Must hold one largest answer: at least
+    /// `--max-message-bytes` + 5 + 1024.
+    #[arg(long, env = "ARBITER_MAX_ANSWER_BYTES_IN_FLIGHT", default_value_t = limits::DEFAULT_MAX_ANSWER_BYTES_IN_FLIGHT,
+          value_parser = clap::value_parser!(u64).range(1024..))]
+    pub max_answer_bytes_in_flight: u64,
+
+    /// A connection one of whose answers has waited this long for its client to take the next
+    /// piece (at most 16 KiB) is closed, with every call on it.
+    #[arg(long, env = "ARBITER_SLOW_READER_TIMEOUT", default_value = limits::DEFAULT_SLOW_READER_TIMEOUT, value_parser = parse_positive_duration)]
+    pub slow_reader_timeout: Duration,
+
     /// A stream that sends no request message for this long, or whose client reads no response
     /// for this long, is ended with DEADLINE_EXCEEDED.
     #[arg(long, env = "ARBITER_STREAM_IDLE_TIMEOUT", default_value = limits::DEFAULT_STREAM_IDLE_TIMEOUT, value_parser = parse_positive_duration)]
@@ -312,6 +328,19 @@ pub enum ServeArgsError {
         /// The smallest budget that holds one largest message, in bytes.
         needed: u64,
     },
+    /// The budget of answer bytes in flight cannot hold one answer of the largest size
+    /// sent: such an answer could never be sent.
+    #[error(
+        "--max-answer-bytes-in-flight ({budget} bytes) must be at least --max-message-bytes + \
+         1029 ({needed} bytes: one largest answer, its gRPC header and the 1 KiB kept per call), \
+         or a largest answer could never be sent; raise it or lower --max-message-bytes"
+    )]
+    AnswerBytesBelowMessageSize {
+        /// `--max-answer-bytes-in-flight`, in bytes.
+        budget: u64,
+        /// The smallest budget that holds one largest answer, in bytes.
+        needed: u64,
+    },
 }
 
 impl ServeArgs {
@@ -320,12 +349,20 @@ impl ServeArgs {
     /// # Errors
     ///
     /// [`ServeArgsError::RequestBytesBelowMessageSize`] when `--max-request-bytes-in-flight` is
-    /// below `--max-message-bytes` + 5.
+    /// below `--max-message-bytes` + 5; [`ServeArgsError::AnswerBytesBelowMessageSize`] when
+    /// `--max-answer-bytes-in-flight` is below `--max-message-bytes` + 1029.
     pub fn check(&self) -> Result<(), ServeArgsError> {
         let needed = u64::from(self.max_message_bytes) + 5;
         if self.max_request_bytes_in_flight < needed {
             return Err(ServeArgsError::RequestBytesBelowMessageSize {
                 budget: self.max_request_bytes_in_flight,
+                needed,
+            });
+        }
+        let needed = u64::from(self.max_message_bytes) + 5 + 1024;
+        if self.max_answer_bytes_in_flight < needed {
+            return Err(ServeArgsError::AnswerBytesBelowMessageSize {
+                budget: self.max_answer_bytes_in_flight,
                 needed,
             });
         }
@@ -678,6 +715,8 @@ mod tests {
         assert_eq!(args.max_inline_bytes, 512);
         assert_eq!(args.max_streams, 256);
         assert_eq!(args.max_request_bytes_in_flight, 8 * 1024 * 1024);
+        assert_eq!(args.max_answer_bytes_in_flight, 16 * 1024 * 1024);
+        assert_eq!(args.slow_reader_timeout, Duration::from_secs(20));
         assert_eq!(args.check(), Ok(()));
         assert_eq!(args.stream_idle_timeout, Duration::from_secs(60));
         assert_eq!(args.max_analyses, 1);

@@ -43,10 +43,15 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::{Status, body::Body, server::NamedService};
 use tower::{Layer, Service, ServiceExt as _};
 
-use crate::workers::{ShedReason, record_shed};
+use crate::{
+    delivery::Delivery,
+    workers::{ShedReason, record_shed},
+};
 
+pub mod answer_bytes;
 pub mod request_bytes;
 
+pub use answer_bytes::{AnswerBody, AnswerBytes};
 pub use request_bytes::{MessageBytes, RequestBytes};
 
 /// A call's admission: a share of the concurrency limit (unary calls) or of the stream limit
@@ -89,6 +94,7 @@ pub struct GuardLayer {
     stream_paths: Arc<[String]>,
     timeout: Duration,
     bytes: Option<RequestBytes>,
+    answers: Option<AnswerBytes>,
 }
 
 impl GuardLayer {
@@ -109,7 +115,17 @@ impl GuardLayer {
             stream_paths: stream_paths.into(),
             timeout,
             bytes: None,
+            answers: None,
         }
+    }
+
+    /// Bounds the answer bytes in flight by `budget`, shared by every service the layer wraps
+    /// (see [`answer_bytes`]; without it, answers are bounded only by the message size limit
+    /// and the deadline).
+    #[must_use]
+    pub fn with_answer_bytes(mut self, budget: AnswerBytes) -> Self {
+        self.answers = Some(budget);
+        self
     }
 
     /// Bounds the request bytes in flight by `budget`, shared by every service the layer wraps
@@ -150,6 +166,7 @@ impl<S> Layer<S> for GuardLayer {
             stream_paths: Arc::clone(&self.stream_paths),
             timeout: self.timeout,
             bytes: self.bytes.clone(),
+            answers: self.answers.clone(),
         }
     }
 }
@@ -163,6 +180,7 @@ pub struct Guard<S> {
     stream_paths: Arc<[String]>,
     timeout: Duration,
     bytes: Option<RequestBytes>,
+    answers: Option<AnswerBytes>,
 }
 
 impl<S: NamedService> NamedService for Guard<S> {
@@ -198,6 +216,19 @@ where
         } else {
             (&self.permits, ShedReason::ConcurrencyLimit, "calls")
         };
+        // An answer needs room in the answer budget once built: when there is none and none
+        // can be made, the call is refused before any work.
+        if let Some(answers) = &self.answers
+            && !answers.has_room()
+        {
+            record_shed(ShedReason::AnswerBytes);
+            return Box::pin(async move {
+                Ok(Status::resource_exhausted(
+                    "server overloaded: no room for answers (--max-answer-bytes-in-flight)",
+                )
+                .into_http())
+            });
+        }
         let Ok(permit) = Arc::clone(pool).try_acquire_owned() else {
             record_shed(reason);
             return Box::pin(async move {
@@ -219,10 +250,11 @@ where
             bytes,
         }));
         request.extensions_mut().insert(admission.clone());
+        let arrived = tokio::time::Instant::now();
         if stream && let Some(client) = client_timeout(request.headers()) {
             request
                 .extensions_mut()
-                .insert(CallDeadline(tokio::time::Instant::now() + client));
+                .insert(CallDeadline(arrived + client));
         }
         // A stream's handler returns at once; the stream bounds its own messages' work and idle
         // time, and its client's deadline ([`CallDeadline`], see `service`), so the deadline here
@@ -231,13 +263,35 @@ where
             client_timeout(request.headers())
                 .map_or(self.timeout, |client| client.min(self.timeout))
         });
+        // The deadline covers delivering the answer too (see [`crate::delivery`]): the
+        // transport's record of it, or one of the call's own where the transport keeps none.
+        let delivery = request
+            .extensions()
+            .get::<Arc<Delivery>>()
+            .cloned()
+            .unwrap_or_default();
+        let deadline = match timeout {
+            Some(timeout) => Some(arrived + timeout),
+            None => request.extensions().get::<CallDeadline>().map(|at| at.0),
+        };
+        if let Some(deadline) = deadline {
+            delivery.set_deadline(deadline);
+        }
+        let answers = self.answers.clone();
+        let answer = move |mut response: Response<Body>| {
+            if let Some(answers) = answers {
+                let body = std::mem::take(response.body_mut());
+                *response.body_mut() = Body::new(AnswerBody::new(body, answers, delivery));
+            }
+            response
+        };
         let inner = self.inner.clone();
         Box::pin(async move {
             let _admission = admission;
             let Some(timeout) = timeout else {
                 let Ok(mut response) = inner.oneshot(request).await;
                 client_faults_are_named(&mut response);
-                return Ok(response);
+                return Ok(answer(response));
             };
             let response = match tokio::time::timeout(timeout, inner.oneshot(request)).await {
                 Ok(Ok(mut response)) => {
@@ -251,7 +305,7 @@ where
                 ))
                 .into_http(),
             };
-            Ok(response)
+            Ok(answer(response))
         })
     }
 }

@@ -27,6 +27,7 @@
 pub mod adjudicate;
 pub mod adjudicate_cli;
 pub mod cli;
+pub mod delivery;
 pub mod grpc_web;
 pub mod guard;
 pub mod health;

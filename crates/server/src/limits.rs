@@ -42,6 +42,18 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: u32 = 4 * 1024 * 1024;
 /// unread request data in HTTP/2 flow-control windows, which the budget does not see.
 pub const DEFAULT_MAX_REQUEST_BYTES_IN_FLIGHT: u64 = 8 * 1024 * 1024;
 
+/// Default of `--max-answer-bytes-in-flight`: 16 MiB of answers built and not yet taken by
+/// their clients (four answers of the largest size, 4 MiB), plus 1 KiB per waiting call (see
+/// `guard::answer_bytes`). Clients that read take their answers within milliseconds and hold
+/// almost none of it; clients that stop reading lose their room to the others after
+/// `--max-queue-wait` (BENCHMARKS.md, "Answers a client does not read").
+pub const DEFAULT_MAX_ANSWER_BYTES_IN_FLIGHT: u64 = 16 * 1024 * 1024;
+
+/// Default of `--slow-reader-timeout`: longest a piece of an answer (at most 16 KiB) may wait
+/// for its client before the connection is closed. A client on a 100 kB/s link takes a piece
+/// in a fifth of a second.
+pub const DEFAULT_SLOW_READER_TIMEOUT: &str = "20s";
+
 /// Default of `--concurrency-limit`: unary calls admitted at once in the process (2,048).
 pub const DEFAULT_CONCURRENCY_LIMIT: u32 = 2048;
 

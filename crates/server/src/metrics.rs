@@ -15,6 +15,8 @@
 //! | `arbiter_moves_rejected_total` | counter | `reason` (`syntax`, `illegal`, `ambiguous`, `not_strict`) |
 //! | `arbiter_positions_validated_total` | counter | `valid` (`true`, `false`) |
 //! | `arbiter_tls_reloads_total` | counter | `result` (`ok`, `error`): certificate rotations by [`crate::tls::ReloadingTls::watch`] |
+//! | `arbiter_answer_bytes_in_flight` | gauge (bytes) | none: answers built and not yet taken ([`crate::guard::answer_bytes`]) |
+//! | `arbiter_answers_abandoned_total` | counter | `reason` (`deadline`, `evicted`, `slow_reader`; [`crate::delivery`]) |
 //! | `arbiter_build_info` | gauge, always 1 | `version` |
 //!
 //! `grpc_code` values are grpc-go's names of the status codes ([`code_name`]: `OK`, `Canceled`,
@@ -33,10 +35,15 @@
 //! its answer (the client reset the stream), and a call whose request body broke on the client's
 //! side (a reset or a closed connection, which tonic reports as `Internal` or `Unknown`) count as
 //! `Canceled`: a client going away is never a server error, and every started call is handled.
+//! A call whose answer the server cut short after building it (see [`crate::delivery`]) counts
+//! as `DeadlineExceeded` (its deadline passed before the client read it) or `ResourceExhausted`
+//! (its room in the answer budget went to another answer, or its connection was closed as a
+//! slow reader).
 //!
 //! A process has a single global recorder ([`install`]); the end-to-end tests scrape a real
 //! server process.
 
+use crate::delivery::{Abandoned, Delivery};
 use crate::guard::request_bytes::Framing;
 use std::{
     convert::Infallible,
@@ -502,6 +509,7 @@ where
             request_id = %request_id,
         );
         let span = call.span.clone();
+        let delivery = request.extensions().get::<Arc<Delivery>>().cloned();
         let (parts, body) = request.into_parts();
         let request = Request::from_parts(
             parts,
@@ -522,6 +530,7 @@ where
                 started,
                 sent: 0,
                 framing: Framing::START,
+                delivery: delivery.clone(),
             }));
             let Ok(mut response) = future.await;
             let Some(Pending { call, .. }) = unanswered.0.take() else {
@@ -547,6 +556,7 @@ where
                         started,
                         sent: 0,
                         framing: Framing::START,
+                        delivery,
                     }),
                 }),
             ))
@@ -617,12 +627,27 @@ struct Pending {
     /// messages of a stream into one frame).
     sent: u64,
     framing: Framing,
+    /// The delivery of the call's answer (see [`crate::delivery`]), when the transport keeps
+    /// one: it says why a call dropped before its status was cut short.
+    delivery: Option<Arc<Delivery>>,
 }
 
 impl Pending {
-    /// Records the call as `Canceled`: dropped before its status (the client went away).
+    /// Records a call dropped before its status: `DeadlineExceeded` when its deadline passed
+    /// before its answer was delivered (its stream was reset), `ResourceExhausted` when the
+    /// server gave its answer's room to others or closed its connection as a slow reader, else
+    /// `Canceled` (the client went away).
     fn cancel(self) {
-        self.call.finish(Code::Cancelled, self.started, self.sent);
+        let code = match self
+            .delivery
+            .as_ref()
+            .and_then(|delivery| delivery.cancelled())
+        {
+            Some(Abandoned::Deadline) => Code::DeadlineExceeded,
+            Some(Abandoned::Evicted | Abandoned::SlowReader) => Code::ResourceExhausted,
+            None => Code::Cancelled,
+        };
+        self.call.finish(code, self.started, self.sent);
     }
 }
 

@@ -17,7 +17,7 @@ use tower::Layer as _;
 use crate::{
     cli::ServeArgs,
     grpc_web::{AllowedOrigins, GrpcWebLayer},
-    guard::{GuardLayer, RequestBytes},
+    guard::{AnswerBytes, GuardLayer, RequestBytes},
     health::HealthReporter,
     limits::{Limits, usize_of},
     metrics::{MetricsError, MetricsLayer},
@@ -168,6 +168,7 @@ impl Bound {
                 let handle = crate::metrics::install()?;
                 // The series that count events exist at 0 before the first scrape can come.
                 crate::workers::describe_shed();
+                crate::delivery::describe();
                 crate::transport::describe_listener("grpc");
                 if health.is_some() {
                     crate::transport::describe_listener("health");
@@ -307,7 +308,11 @@ impl Bound {
             RequestBytes::new(args.max_request_bytes_in_flight, args.max_queue_wait)
                 .with_max_message(max_bytes)
                 .with_arrival_bound(args.request_timeout),
-        );
+        )
+        .with_answer_bytes(AnswerBytes::new(
+            args.max_answer_bytes_in_flight,
+            args.max_queue_wait,
+        ));
         crate::logging::set_access_log(args.access_log());
         let overload_task = tokio::spawn(crate::overload::summarise(OVERLOAD_LOG_INTERVAL));
 
@@ -436,6 +441,7 @@ fn connection_limits(args: &ServeArgs, max_connections: u32) -> ConnectionLimits
         connection_window: args.http2_connection_window_bytes,
         max_header_list_bytes: MAX_HEADER_LIST_BYTES,
         http1: true,
+        slow_reader_timeout: args.slow_reader_timeout,
     }
 }
 

@@ -61,7 +61,7 @@ use std::{
 use bytes::Bytes;
 use http::{Request, Response};
 use http_body::Frame;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::{
     io::{AsyncRead, AsyncWrite, ReadBuf},
     net::{TcpListener, TcpStream},
@@ -70,6 +70,8 @@ use tokio::{
 };
 use tonic::{Status, body::Body, transport::server::TcpConnectInfo};
 use tower::{Service, ServiceExt as _};
+
+use crate::delivery::{Abandoned, Registry, StreamExecutor};
 
 /// The HTTP/2 client connection preface (RFC 9113, 3.4): a connection whose first bytes are
 /// these speaks HTTP/2 (hyper-util's auto builder reads them the same way).
@@ -109,6 +111,9 @@ pub struct ConnectionLimits {
     pub max_header_list_bytes: u32,
     /// Whether HTTP/1.1 connections are served too (gRPC-Web from browsers); HTTP/2 only if not.
     pub http1: bool,
+    /// A connection one of whose answers has waited this long for the client to take a piece
+    /// of it is closed (`reason="slow_reader"`; see [`crate::delivery`]).
+    pub slow_reader_timeout: Duration,
 }
 
 /// Where new connections get their TLS configuration: called once per connection, so that a
@@ -147,11 +152,12 @@ enum Closed {
     FloodGuard,
     ProtocolError,
     Client,
+    SlowReader,
 }
 
 impl Closed {
     /// Every reason, for the series created at 0 when a listener starts.
-    const ALL: [Self; 10] = [
+    const ALL: [Self; 11] = [
         Self::Limit,
         Self::HandshakeTimeout,
         Self::TlsError,
@@ -162,6 +168,7 @@ impl Closed {
         Self::FloodGuard,
         Self::ProtocolError,
         Self::Client,
+        Self::SlowReader,
     ];
 
     fn label(self) -> &'static str {
@@ -176,6 +183,7 @@ impl Closed {
             Self::FloodGuard => "flood_guard",
             Self::ProtocolError => "protocol_error",
             Self::Client => "client",
+            Self::SlowReader => "slow_reader",
         }
     }
 
@@ -447,6 +455,8 @@ struct Activity {
     head_since: Mutex<Option<Instant>>,
     /// A [`Protocol`], as its number.
     protocol: AtomicU8,
+    /// The deliveries of the connection's calls (see [`crate::delivery`]).
+    deliveries: Registry,
 }
 
 impl Activity {
@@ -456,6 +466,7 @@ impl Activity {
             idle_since: Mutex::new(accepted_at),
             head_since: Mutex::new(Some(accepted_at)),
             protocol: AtomicU8::new(Protocol::Unknown as u8),
+            deliveries: Registry::default(),
         }
     }
 
@@ -533,6 +544,30 @@ impl http_body::Body for Tracked {
     }
 }
 
+/// How long after an HTTP/1.1 call's deadline its connection is closed if the call's answer is
+/// still undelivered: time for the call's own `DEADLINE_EXCEEDED` answer to go out first.
+const HTTP1_DEADLINE_GRACE: Duration = Duration::from_secs(1);
+
+/// Why the connection must close for its answers, if it must: one waited for the client
+/// longer than the slow-reader timeout (HTTP/2 and HTTP/1.1), or an HTTP/1.1 call's deadline
+/// passed before its answer was delivered (an HTTP/2 call's stream is reset alone, by its
+/// task: see [`crate::delivery::StreamExecutor`]). The deliveries cut short are counted.
+fn undelivered(activity: &Activity, limits: &ConnectionLimits) -> Option<Closed> {
+    if let Some((delivery, waited)) = activity.deliveries.longest_waiting()
+        && waited >= limits.slow_reader_timeout
+    {
+        delivery.cancel(Abandoned::SlowReader);
+        return Some(Closed::SlowReader);
+    }
+    if activity.protocol() == Protocol::Http1
+        && let Some(delivery) = activity.deliveries.any_overdue(HTTP1_DEADLINE_GRACE)
+    {
+        delivery.cancel(Abandoned::Deadline);
+        return Some(Closed::SlowReader);
+    }
+    None
+}
+
 /// `age` plus or minus up to 10 %, drawn anew for each connection, so that the connections of a
 /// replica (and replicas started together) do not all reconnect at the same moment.
 #[must_use]
@@ -598,12 +633,18 @@ where
             let mut request = request.map(Body::new);
             request.extensions_mut().insert(info.clone());
             let service = service.clone();
+            let calls = Arc::clone(&calls);
             async move {
+                // HTTP/2: the delivery of the task serving the stream (StreamExecutor), which
+                // resets the stream when it ends; HTTP/1.1: one the connection loop watches.
+                let delivery = crate::delivery::current().unwrap_or_default();
+                calls.deliveries.register(&delivery);
+                request.extensions_mut().insert(delivery);
                 let Ok(response) = service.oneshot(request).await;
                 Ok::<_, Infallible>(response.map(|inner| Body::new(Tracked { inner, _call: call })))
             }
         });
-    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    let mut builder = hyper_util::server::conn::auto::Builder::new(StreamExecutor);
     if !limits.http1 || alpn.as_deref() == Some(crate::tls::ALPN_H2) {
         builder = builder.http2_only();
     } else if alpn.as_deref() == Some(crate::tls::ALPN_HTTP1) {
@@ -667,7 +708,13 @@ where
                 connection.as_mut().graceful_shutdown();
                 going_away = Some((Closed::MaxAge, Some(Instant::now() + limits.max_age_grace)));
             }
-            _ = idle_ticks.tick(), if going_away.is_none() => {
+            _ = idle_ticks.tick() => {
+                if let Some(closed) = undelivered(&activity, &limits) {
+                    break closed;
+                }
+                if going_away.is_some() {
+                    continue;
+                }
                 // A later HTTP/1.1 request whose headers trickle in.
                 if !preface_pending && activity.head_overdue(limits.handshake_timeout) {
                     break Closed::HandshakeTimeout;

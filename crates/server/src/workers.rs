@@ -74,16 +74,21 @@ pub enum ShedReason {
     /// The call's work needed an analyzer run while the most calls allowed were already away
     /// from their worker for one (see the module documentation).
     AnalysisQueue,
+    /// The budget of answer bytes in flight had no room for the call's answer: none at all
+    /// when the call arrived, or none for its answer within `--max-queue-wait` (see
+    /// [`crate::guard::answer_bytes`]).
+    AnswerBytes,
 }
 
 impl ShedReason {
     /// Every reason, in declaration order (so `reason as usize` indexes it).
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::ConcurrencyLimit,
         Self::QueueTimeout,
         Self::StreamLimit,
         Self::RequestBytes,
         Self::AnalysisQueue,
+        Self::AnswerBytes,
     ];
 
     /// The `reason` label of `arbiter_calls_shed_total`.
@@ -95,6 +100,7 @@ impl ShedReason {
             Self::StreamLimit => "stream_limit",
             Self::RequestBytes => "request_bytes",
             Self::AnalysisQueue => "analysis_queue",
+            Self::AnswerBytes => "answer_bytes",
         }
     }
 }

@@ -18,15 +18,17 @@ fn shuffle(plies: usize) -> Vec<String> {
         .collect()
 }
 
-/// Flags that admit [`SLOW_PLIES`] moves in one call (the budget of request bytes in flight must
-/// hold one largest message and its header).
-const BIG: [&str; 6] = [
+/// Flags that admit [`SLOW_PLIES`] moves in one call (the budgets of request and answer bytes in
+/// flight must hold one largest message, its header and, for answers, the 1 KiB kept per call).
+const BIG: [&str; 8] = [
     "--max-moves",
     "2000000",
     "--max-message-bytes",
     "1000000000",
     "--max-request-bytes-in-flight",
     "1000000005",
+    "--max-answer-bytes-in-flight",
+    "1000001029",
 ];
 
 /// Plies of the slow call: real work of seconds (parse, play, describe

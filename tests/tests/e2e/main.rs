@@ -4,6 +4,7 @@
 //! more than running it); run one part with `cargo test -p arbiter-e2e --test e2e bounds::`.
 
 mod adjudicate_cli;
+mod answers;
 mod board;
 mod bounds;
 mod buf_curl;

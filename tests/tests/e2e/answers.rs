@@ -1,0 +1,394 @@
+//! Issue 26 item 1, "every byte held for a client is charged until it is gone", end to end:
+//! answers that a client does not read take room in the answer budget until they are gone, the
+//! call's deadline covers delivering its answer (the stream is reset with CANCEL), a connection
+//! whose answers do not drain is closed as a slow reader, and the budget's room goes to clients
+//! that read.
+//!
+//! The unreading client is the `h2` crate as a client that opens every stream with a
+//! flow-control window of 0 (SETTINGS_INITIAL_WINDOW_SIZE=0), answers PINGs and never sends a
+//! WINDOW_UPDATE until told to. The tests assert what the server does (statuses, resets,
+//! counters, gauges), never how fast.
+
+use std::time::{Duration, Instant};
+
+use arbiter_e2e::{sample, server::Server, within};
+use arbiter_proto::v1::{ApplyMovesRequest, ApplyMovesResponse};
+use bytes::{BufMut as _, Bytes, BytesMut};
+use tokio::sync::mpsc;
+
+/// Longest wait for a state the server must reach by itself.
+const SETTLE: Duration = Duration::from_secs(20);
+
+/// Knights out and back: a legal game of any length, whose ApplyMoves answer grows with it.
+fn shuffle(plies: usize) -> ApplyMovesRequest {
+    ApplyMovesRequest {
+        moves: ["Nf3", "Nf6", "Ng1", "Ng8"]
+            .iter()
+            .cycle()
+            .take(plies)
+            .map(|mv| (*mv).to_owned())
+            .collect(),
+        ..ApplyMovesRequest::default()
+    }
+}
+
+fn metric(server: &Server, series: &str) -> f64 {
+    sample(&server.scrape(), series).unwrap_or(0.0)
+}
+
+fn abandoned(server: &Server, reason: &str) -> f64 {
+    metric(
+        server,
+        &format!("arbiter_answers_abandoned_total{{reason=\"{reason}\"}}"),
+    )
+}
+
+fn answer_bytes(server: &Server) -> f64 {
+    metric(server, "arbiter_answer_bytes_in_flight")
+}
+
+async fn settle(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + SETTLE;
+    while !done() {
+        assert!(Instant::now() < deadline, "{what}: not within {SETTLE:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn grpc_frame<M: prost::Message>(message: &M) -> Bytes {
+    let body = message.encode_to_vec();
+    let mut frame = BytesMut::with_capacity(body.len() + 5);
+    frame.put_u8(0);
+    frame.put_u32(u32::try_from(body.len()).expect("small"));
+    frame.put_slice(&body);
+    frame.freeze()
+}
+
+/// How a call of [`Unreading`] ended.
+#[derive(Debug, PartialEq, Eq)]
+enum Ended {
+    /// The server reset the stream with this reason.
+    Reset(h2::Reason),
+    /// The answer ended with this `grpc-status` (in the trailers, or headers of a
+    /// trailers-only answer), after this many bytes of data.
+    Status(String, usize),
+    /// The connection went away.
+    ConnectionClosed,
+}
+
+/// An HTTP/2 client whose streams start with a flow-control window of `window` bytes and that
+/// takes back (WINDOW_UPDATE) only what [`Unreading::grant`] allows.
+struct Unreading {
+    send: h2::client::SendRequest<Bytes>,
+    authority: String,
+    /// Asks the connection task to set the initial window of every stream (a SETTINGS frame).
+    window: mpsc::UnboundedSender<u32>,
+}
+
+impl Unreading {
+    async fn connect(server: &Server, window: u32) -> Self {
+        let tcp = within("connect", tokio::net::TcpStream::connect(server.addr()))
+            .await
+            .expect("connect");
+        let (send, mut connection) = within(
+            "HTTP/2 handshake",
+            h2::client::Builder::new()
+                .initial_window_size(window)
+                .handshake::<_, Bytes>(tcp),
+        )
+        .await
+        .expect("HTTP/2 handshake");
+        let (window_tx, mut window_rx) = mpsc::unbounded_channel::<u32>();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = &mut connection => break,
+                    Some(size) = window_rx.recv() => {
+                        let _ = connection.set_initial_window_size(size);
+                    }
+                }
+            }
+        });
+        Self {
+            send,
+            authority: server.addr().to_string(),
+            window: window_tx,
+        }
+    }
+
+    /// Opens every stream's window to `size` bytes (the client starts reading).
+    fn grant(&self, size: u32) {
+        let _ = self.window.send(size);
+    }
+
+    /// Sends a call of `method` with `message` and the optional `grpc-timeout`; returns its
+    /// answer's head and body, unread.
+    async fn call<M: prost::Message>(
+        &self,
+        method: &str,
+        message: &M,
+        timeout: Option<&str>,
+    ) -> Result<h2::client::ResponseFuture, h2::Error> {
+        let mut request = http::Request::post(format!(
+            "http://{}/arbiter.v1.ArbiterService/{method}",
+            self.authority
+        ))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers");
+        if let Some(timeout) = timeout {
+            request = request.header("grpc-timeout", timeout);
+        }
+        let mut send = self.send.clone().ready().await?;
+        let (response, mut body) = send.send_request(request.body(()).expect("request"), false)?;
+        body.send_data(grpc_frame(message), true)?;
+        Ok(response)
+    }
+}
+
+/// Waits for the end of an answer, reading (and giving back the window of) whatever data
+/// arrives: the server's reset, its status, or the connection's end.
+async fn ending(response: h2::client::ResponseFuture) -> Ended {
+    let head = match response.await {
+        Ok(head) => head,
+        Err(error) => return reset_or_closed(&error),
+    };
+    if let Some(status) = head.headers().get("grpc-status") {
+        return Ended::Status(status.to_str().unwrap_or("?").to_owned(), 0);
+    }
+    let mut body = head.into_body();
+    let mut received = 0;
+    while let Some(chunk) = body.data().await {
+        match chunk {
+            Ok(chunk) => {
+                received += chunk.len();
+                let _ = body.flow_control().release_capacity(chunk.len());
+            }
+            Err(error) => return reset_or_closed(&error),
+        }
+    }
+    match body.trailers().await {
+        Ok(Some(trailers)) => Ended::Status(
+            trailers
+                .get("grpc-status")
+                .and_then(|status| status.to_str().ok())
+                .unwrap_or("?")
+                .to_owned(),
+            received,
+        ),
+        Ok(None) => Ended::Status("none".to_owned(), received),
+        Err(error) => reset_or_closed(&error),
+    }
+}
+
+fn reset_or_closed(error: &h2::Error) -> Ended {
+    match error.reason() {
+        Some(reason) if error.is_reset() && error.is_remote() => Ended::Reset(reason),
+        _ => Ended::ConnectionClosed,
+    }
+}
+
+/// The encoded size of the ApplyMoves answer to `request`, asked by a client that reads.
+async fn answer_size(server: &Server, request: ApplyMovesRequest) -> usize {
+    let mut client = server.client().await;
+    let answer: ApplyMovesResponse = within("ApplyMoves", client.apply_moves(request))
+        .await
+        .expect("answered")
+        .into_inner();
+    prost::Message::encoded_len(&answer)
+}
+
+/// Issue 26 item 1: a client that never reads its answers (window 0) held them past the request
+/// timeout, uncounted. Now the call's deadline covers delivering the answer: at the deadline
+/// each stream is reset with CANCEL (as grpc-go does), counted as abandoned (`deadline`), and
+/// the answer bytes held go back to 0. A client that reads is served meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unread_answers_are_reset_with_cancel_at_the_call_deadline() {
+    const CALLS: usize = 20;
+    let server = Server::start_with(&["--request-timeout", "2s", "--slow-reader-timeout", "60s"]);
+    let size = answer_size(&server, shuffle(200)).await;
+    let unreading = Unreading::connect(&server, 0).await;
+    let mut calls = Vec::new();
+    for _ in 0..CALLS {
+        calls.push(
+            unreading
+                .call("ApplyMoves", &shuffle(200), None)
+                .await
+                .expect("sent"),
+        );
+    }
+    // Every answer is built and held for the client, and counted.
+    settle("the unread answers are counted", || {
+        answer_bytes(&server) >= (CALLS * size) as f64
+    })
+    .await;
+    // A client that reads is served meanwhile, on another connection.
+    assert!(answer_size(&server, shuffle(200)).await == size);
+    for call in calls {
+        assert_eq!(
+            within("the reset", ending(call)).await,
+            Ended::Reset(h2::Reason::CANCEL)
+        );
+    }
+    assert_eq!(abandoned(&server, "deadline"), CALLS as f64);
+    settle("the answer bytes go back", || answer_bytes(&server) == 0.0).await;
+}
+
+/// Issue 26 item 1: the answer budget bounds what unread answers hold, and its room goes to the
+/// clients that read: with room for about ten answers, sixty unread ones never hold more than
+/// the budget (the later ones take the room of the earlier, which have waited for their client
+/// longer than `--max-queue-wait`, and those are reset: `evicted`; or they are refused,
+/// RESOURCE_EXHAUSTED), and a client that reads still gets its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_answer_budget_bounds_unread_answers_and_evicts_them_for_readers() {
+    const CALLS: usize = 60;
+    let probe = Server::start();
+    let size = answer_size(&probe, shuffle(200)).await;
+    drop(probe);
+    let budget = (10 * (size + 1024 + 5)).max(64 * 1024 + 1029);
+    let server = Server::start_with(&[
+        "--max-message-bytes",
+        "65536",
+        "--max-answer-bytes-in-flight",
+        &budget.to_string(),
+        "--max-queue-wait",
+        "200ms",
+        "--request-timeout",
+        "60s",
+        "--slow-reader-timeout",
+        "60s",
+    ]);
+    let unreading = Unreading::connect(&server, 0).await;
+    let mut calls = Vec::new();
+    let mut peak: f64 = 0.0;
+    for _ in 0..CALLS {
+        calls.push(
+            unreading
+                .call("ApplyMoves", &shuffle(200), None)
+                .await
+                .expect("sent"),
+        );
+        peak = peak.max(answer_bytes(&server));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(peak <= budget as f64, "{peak} bytes held, budget {budget}");
+    // A client that reads is served: its answer takes the room of one unread answer.
+    assert_eq!(answer_size(&server, shuffle(200)).await, size);
+    let evicted = abandoned(&server, "evicted");
+    let refused = metric(&server, "arbiter_calls_shed_total{reason=\"answer_bytes\"}");
+    assert!(evicted >= 1.0, "evicted {evicted}, refused {refused}");
+    // Every unread call ended one of the two ways, or still holds room.
+    unreading.grant(1 << 20);
+    let mut ends = std::collections::BTreeMap::new();
+    for call in calls {
+        let ended = within("an unread call", ending(call)).await;
+        let kind = match ended {
+            Ended::Reset(h2::Reason::CANCEL) => "reset",
+            Ended::Status(status, _) if status == "8" => "refused",
+            Ended::Status(status, bytes) if status == "0" && bytes == size + 5 => "read",
+            other => panic!("unexpected end {other:?}"),
+        };
+        *ends.entry(kind).or_insert(0) += 1;
+    }
+    assert_eq!(
+        ends.get("reset").copied().unwrap_or(0) as f64,
+        evicted,
+        "{ends:?}"
+    );
+    assert!(ends.get("read").copied().unwrap_or(0) <= 10, "{ends:?}");
+    settle("the answer bytes go back", || answer_bytes(&server) == 0.0).await;
+}
+
+/// Issue 26 item 1: a connection whose answer waits for its client longer than
+/// `--slow-reader-timeout` is closed and counted (`slow_reader`), whatever the call's deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_whose_answers_do_not_drain_is_closed_as_a_slow_reader() {
+    let server = Server::start_with(&[
+        "--slow-reader-timeout",
+        "1s",
+        "--handshake-timeout",
+        "2s",
+        "--request-timeout",
+        "60s",
+    ]);
+    let unreading = Unreading::connect(&server, 0).await;
+    let call = unreading
+        .call("ApplyMoves", &shuffle(200), None)
+        .await
+        .expect("sent");
+    assert_eq!(
+        within("the close", ending(call)).await,
+        Ended::ConnectionClosed
+    );
+    settle("the close is counted", || {
+        metric(
+            &server,
+            "arbiter_connections_closed_total{listener=\"grpc\",reason=\"slow_reader\"}",
+        ) == 1.0
+    })
+    .await;
+    assert_eq!(abandoned(&server, "slow_reader"), 1.0);
+    settle("the answer bytes go back", || answer_bytes(&server) == 0.0).await;
+}
+
+/// Issue 26 item 1: a client that grants a few KiB now and then gets its answer in part, then a
+/// reset with CANCEL at the call's deadline: a trickle does not hold an answer past it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trickling_reader_is_reset_at_the_call_deadline() {
+    let server = Server::start_with(&["--slow-reader-timeout", "60s"]);
+    let size = answer_size(&server, shuffle(1600)).await;
+    assert!(
+        size > 8 * 4096,
+        "the answer ({size} bytes) needs many grants"
+    );
+    let unreading = Unreading::connect(&server, 4096).await;
+    let response = unreading
+        .call("ApplyMoves", &shuffle(1600), Some("2S"))
+        .await
+        .expect("sent");
+    let head = within("the head", response).await.expect("a head");
+    let mut body = head.into_body();
+    let mut received = 0;
+    let ended = loop {
+        match within("a chunk", body.data()).await {
+            Some(Ok(chunk)) => {
+                received += chunk.len();
+                // A few KiB now and then.
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                let _ = body.flow_control().release_capacity(chunk.len());
+            }
+            Some(Err(error)) => break reset_or_closed(&error),
+            None => break Ended::Status("end".to_owned(), received),
+        }
+    };
+    assert_eq!(ended, Ended::Reset(h2::Reason::CANCEL));
+    assert!(received > 0 && received < size, "{received} of {size}");
+    assert_eq!(abandoned(&server, "deadline"), 1.0);
+}
+
+/// `--max-answer-bytes-in-flight` must hold one largest answer: below `--max-message-bytes`
+/// + 1029 the server refuses to start, as a command line error (exit status 64), and says why.
+#[test]
+fn an_answer_budget_below_the_message_size_is_refused_at_startup() {
+    let output = arbiter_e2e::command::run(
+        std::process::Command::new(arbiter_e2e::binary::arbiter()).args([
+            "serve",
+            "--grpc-addr",
+            "127.0.0.1:0",
+            "--metrics-addr",
+            "off",
+            "--health-addr",
+            "off",
+            "--max-message-bytes",
+            "100000",
+            "--max-answer-bytes-in-flight",
+            "100000",
+        ]),
+        Duration::from_secs(20),
+    );
+    assert_eq!(output.status.code(), Some(64));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--max-answer-bytes-in-flight") && stderr.contains("101029"),
+        "{stderr}"
+    );
+}
