@@ -378,8 +378,18 @@ fn game_start(game: &adjudicate::ReadGame) -> u32 {
     }
 }
 
-/// Responses an AdjudicateGames stream buffers before it waits for the client to read them.
-const STREAM_BUFFER: usize = 16;
+/// Answers of an AdjudicateGames stream that wait for the client in the stream's channel;
+/// with [`STREAM_BATCH`] in the hands of the stream's task, the most answers a stream has
+/// ready ahead of its reader (besides what the transport holds under the answer budget).
+const STREAM_BUFFER: usize = 4;
+
+/// Most answers a worker produces for a stream at once, before the stream's task hands them
+/// to the client.
+const STREAM_BATCH: usize = 8;
+
+/// Most bytes of answers (encoded) a worker produces for a stream at once: a batch ends after
+/// the answer that reaches it.
+const STREAM_BATCH_BYTES: usize = 64 * 1024;
 
 /// Why answering a stream message stopped early.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -388,82 +398,140 @@ enum StreamEnd {
     TooManyGames,
 }
 
-/// Answers one message of an AdjudicateGames stream: one response per game, in order, and
-/// whether the stream must end after them. Runs on a worker; it never waits for the client
-/// (the responses are sent by the stream's task), and stops between games once its call has
-/// ended.
-fn stream_message(
-    message: &AdjudicateGamesRequest,
-    first: Place,
-    limits: Limits,
-) -> (Vec<AdjudicateGamesResponse>, Option<StreamEnd>) {
-    let remaining = limits.max_games_per_stream.saturating_sub(first.index);
-    // A message that cannot hold games is answered by one error.
-    let single = |result| {
-        if remaining == 0 {
-            return (Vec::new(), Some(StreamEnd::TooManyGames));
-        }
-        let response = AdjudicateGamesResponse {
-            index: u32::try_from(first.index).unwrap_or(u32::MAX),
-            request_index: u32::try_from(first.request_index).unwrap_or(u32::MAX),
-            result: Some(result),
-            ..AdjudicateGamesResponse::default()
-        };
-        (vec![response], None)
-    };
-    let error = |error: ConvertError| {
-        adjudicate_games_response_error(convert::convert_error_to_wire(&error))
-    };
-    let notation = match Notation::from_wire(message.san_language, message.castling_notation, "") {
-        Ok(notation) => notation,
-        Err(e) => return single(error(e)),
-    };
-    match &message.source {
-        Some(adjudicate_games_request::Source::Game(game)) => {
-            let verdict = ReplayedGame::read(
-                game,
-                message.event.as_ref(),
-                message.claim_draw,
-                limits,
-                notation,
+/// The games of one AdjudicateGames message not answered yet: produced a batch at a time as
+/// the client reads the answers ([`MessageGames::next_batch`], on a worker), so that a message
+/// of thousands of games never has its answers built at once.
+enum MessageGames {
+    /// A message answered by one response (a game given as moves, or an error).
+    One(Option<Box<AdjudicateGamesResponse>>, Option<StreamEnd>),
+    /// The games of a PGN text, read one at a time.
+    Pgn {
+        games: Box<dyn Iterator<Item = adjudicate::ReadGame> + Send>,
+        settings: Settings,
+        /// Games the stream may still answer.
+        remaining: usize,
+        end: Option<StreamEnd>,
+    },
+}
+
+impl MessageGames {
+    /// The games of `message`, the first of which is the stream's `first`.
+    fn new(message: AdjudicateGamesRequest, first: Place, limits: Limits) -> Self {
+        let remaining = limits.max_games_per_stream.saturating_sub(first.index);
+        // A message that cannot hold games is answered by one error.
+        let single = |result| {
+            if remaining == 0 {
+                return Self::One(None, Some(StreamEnd::TooManyGames));
+            }
+            Self::One(
+                Some(Box::new(AdjudicateGamesResponse {
+                    index: u32::try_from(first.index).unwrap_or(u32::MAX),
+                    request_index: u32::try_from(first.request_index).unwrap_or(u32::MAX),
+                    result: Some(result),
+                    ..AdjudicateGamesResponse::default()
+                })),
+                None,
             )
-            .map(|replayed| replayed.adjudicate());
-            single(match verdict {
-                Ok(verdict) => {
-                    arbiter_proto::v1::adjudicate_games_response::Result::Verdict(verdict)
-                }
-                Err(e) => error(e),
-            })
-        }
-        Some(adjudicate_games_request::Source::Pgn(pgn)) => {
-            if let Err(e) = check_pgn_size(pgn.len(), limits, "pgn") {
-                return single(error(e));
-            }
-            if message.event.is_some() {
-                return single(error(ConvertError::new(
-                    "event",
-                    ErrorReason::InvalidValue,
-                    "an event is only accepted with game: PGN games infer theirs from their tags",
-                )));
-            }
-            let settings = Settings {
-                notation,
-                ..settings(limits, message.claim_draw)
+        };
+        let error = |error: ConvertError| {
+            adjudicate_games_response_error(convert::convert_error_to_wire(&error))
+        };
+        let notation =
+            match Notation::from_wire(message.san_language, message.castling_notation, "") {
+                Ok(notation) => notation,
+                Err(e) => return single(error(e)),
             };
-            let mut responses = Vec::new();
-            let mut end = None;
-            adjudicate::for_each_game(pgn.as_bytes(), &settings, first, |item| {
-                if item.at.game_index >= remaining {
-                    end = Some(StreamEnd::TooManyGames);
-                    return false;
+        match message.source {
+            Some(adjudicate_games_request::Source::Game(game)) => {
+                let verdict = ReplayedGame::read(
+                    &game,
+                    message.event.as_ref(),
+                    message.claim_draw,
+                    limits,
+                    notation,
+                )
+                .map(|replayed| replayed.adjudicate());
+                single(match verdict {
+                    Ok(verdict) => {
+                        arbiter_proto::v1::adjudicate_games_response::Result::Verdict(verdict)
+                    }
+                    Err(e) => error(e),
+                })
+            }
+            Some(adjudicate_games_request::Source::Pgn(pgn)) => {
+                if let Err(e) = check_pgn_size(pgn.len(), limits, "pgn") {
+                    return single(error(e));
                 }
-                responses.push(item.response());
-                // The call has ended: nobody reads the rest.
-                !arbiter_rules::interrupt::interrupted()
-            });
-            (responses, end)
+                if message.event.is_some() {
+                    return single(error(ConvertError::new(
+                        "event",
+                        ErrorReason::InvalidValue,
+                        "an event is only accepted with game: PGN games infer theirs from their tags",
+                    )));
+                }
+                let settings = Settings {
+                    notation,
+                    ..settings(limits, message.claim_draw)
+                };
+                let reader = arbiter_pgn::Reader::with_limits(
+                    std::io::Cursor::new(pgn.into_bytes()),
+                    settings.limits.reader_limits(),
+                );
+                let games =
+                    adjudicate::read_games_from(reader, first, arbiter_pgn::RawGame::default);
+                Self::Pgn {
+                    games: Box::new(games),
+                    settings,
+                    remaining,
+                    end: None,
+                }
+            }
+            None => single(error(ConvertError::missing("game", "a game or pgn"))),
         }
-        None => single(error(ConvertError::missing("game", "a game or pgn"))),
+    }
+
+    /// The next answers, at most [`STREAM_BATCH`] of them or [`STREAM_BATCH_BYTES`] (empty
+    /// once the message is answered). Runs on a worker; stops between games once its call has
+    /// ended.
+    fn next_batch(&mut self) -> Vec<AdjudicateGamesResponse> {
+        match self {
+            Self::One(response, _) => response
+                .take()
+                .map(|response| *response)
+                .into_iter()
+                .collect(),
+            Self::Pgn {
+                games,
+                settings,
+                remaining,
+                end,
+            } => {
+                let mut batch = Vec::new();
+                let mut bytes = 0;
+                while batch.len() < STREAM_BATCH
+                    && bytes < STREAM_BATCH_BYTES
+                    && end.is_none()
+                    && !arbiter_rules::interrupt::interrupted()
+                {
+                    let Some(game) = games.next() else { break };
+                    if game.at.game_index >= *remaining {
+                        *end = Some(StreamEnd::TooManyGames);
+                        break;
+                    }
+                    let response = game.adjudicate(settings).response();
+                    bytes += prost::Message::encoded_len(&response);
+                    batch.push(response);
+                }
+                batch
+            }
+        }
+    }
+
+    /// Why the stream must end after this message, if it must.
+    fn end(&self) -> Option<StreamEnd> {
+        match self {
+            Self::One(_, end) | Self::Pgn { end, .. } => *end,
+        }
     }
 }
 
@@ -500,11 +568,12 @@ impl Stream for ResponseStream {
 }
 
 /// The task behind one AdjudicateGames stream. It holds the stream's admission for its whole
-/// life (each message's request bytes go with that message's work, see [`answer_stream`]); reads
-/// the request messages (ending the stream after `times.idle` without one), answers
-/// each on a worker (at most `times.message` of work per message, interrupted when the client
-/// goes away), and sends the responses in order (ending the stream when the client reads none
-/// for `times.idle`: no thread ever waits for a client). The client's deadline, if it sent one,
+/// life (each message's request bytes until that message's last answer is sent, see
+/// [`answer_stream`]); reads the request messages, answers each a batch at a time on a worker
+/// (at most `times.message` of work per message, interrupted when the client goes away), and
+/// sends the answers in order as the client reads them. The stream ends when it makes no
+/// progress (no request message received and no answer taken by the client) for
+/// `times.idle`: no thread ever waits for a client. The client's deadline, if it sent one,
 /// ends the stream with DEADLINE_EXCEEDED wherever it is.
 async fn run_stream(
     inbound: Streaming<AdjudicateGamesRequest>,
@@ -535,9 +604,10 @@ async fn run_stream(
 /// when it ended cleanly or its client is gone, else the status to end it with.
 ///
 /// The request bytes of each message (under `--max-request-bytes-in-flight`, held by the
-/// stream's `admission`) are handed to the work on that message and given back when it has
-/// stopped, so that a long stream never holds more than the message being worked on and the
-/// one arriving (the request body is read only while the task waits for a message).
+/// stream's `admission`) are held until the message's last answer is handed to the client, so
+/// that what a message costs stays counted until it is answered; a long stream never holds
+/// more than the message being answered and the one arriving (the request body is read only
+/// while the task waits for a message).
 async fn answer_stream(
     mut inbound: Streaming<AdjudicateGamesRequest>,
     service: &Arbiter,
@@ -546,62 +616,80 @@ async fn answer_stream(
 ) -> Option<Status> {
     let (limits, times) = (service.limits, service.stream_times);
     let idle_secs = times.idle.as_secs_f64();
+    let no_progress = || {
+        Some(Status::deadline_exceeded(format!(
+            "no progress for {idle_secs} s (no request message received and no answer read): \
+             the stream is closed"
+        )))
+    };
     let mut first = Place::default();
     let mut draining = service.draining.clone();
+    let mut progress = tokio::time::Instant::now();
     loop {
         let received = tokio::select! {
             // A drain ends the stream between messages, even one whose next message is ready.
             biased;
             () = drained(&mut draining) => break Some(Status::unavailable(STREAM_DRAINED)),
-            received = tokio::time::timeout(times.idle, inbound.message()) => received,
+            received = tokio::time::timeout_at(progress + times.idle, inbound.message()) => received,
         };
         let message = match received {
             Ok(Ok(Some(message))) => message,
             Ok(Ok(None)) => break None,
             Ok(Err(status)) => break Some(status),
-            Err(_) => {
-                break Some(Status::deadline_exceeded(format!(
-                    "no request message for {idle_secs} s: the stream is closed (send messages more often, or open a stream when there are games)"
-                )));
-            }
+            Err(_) => break no_progress(),
         };
+        progress = tokio::time::Instant::now();
         let at = first;
         // The oldest complete message held is this one: every earlier one was taken so.
+        // Held until its last answer is handed over.
         let message_bytes = admission.and_then(Admission::take_message_bytes);
-        let work = service.workers.run_patiently(message_bytes, move || {
-            Ok(stream_message(&message, at, limits))
-        });
-        let answered = tokio::select! {
-            answered = tokio::time::timeout(times.message, work) => answered,
-            // Dropping the work interrupts it.
-            () = tx.closed() => return None,
-        };
-        let (responses, stop) = match answered {
-            Ok(Ok(answered)) => answered,
-            Ok(Err(status)) => break Some(status),
-            Err(_) => {
-                break Some(Status::deadline_exceeded(format!(
-                    "the games of request message {} took more than {} ms",
-                    first.request_index,
-                    times.message.as_millis()
-                )));
-            }
-        };
-        let count = responses.len();
-        for response in responses {
-            match tokio::time::timeout(times.idle, tx.send(response)).await {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) => return None, // the client is gone
+        let mut games = Some(MessageGames::new(message, at, limits));
+        let mut worked = Duration::ZERO;
+        let mut count = 0;
+        loop {
+            let Some(mut batch_games) = games.take() else {
+                break;
+            };
+            let started = tokio::time::Instant::now();
+            let work = service.workers.run_patiently((), move || {
+                let batch = batch_games.next_batch();
+                Ok((batch, batch_games))
+            });
+            let answered = tokio::select! {
+                answered = tokio::time::timeout(times.message.saturating_sub(worked), work) => answered,
+                // Dropping the work interrupts it.
+                () = tx.closed() => return None,
+            };
+            worked += started.elapsed();
+            let (batch, rest) = match answered {
+                Ok(Ok(answered)) => answered,
+                Ok(Err(status)) => return Some(status),
                 Err(_) => {
                     return Some(Status::deadline_exceeded(format!(
-                        "the client read no response for {idle_secs} s: the stream is closed"
+                        "the games of request message {} took more than {} ms",
+                        first.request_index,
+                        times.message.as_millis()
                     )));
                 }
+            };
+            if batch.is_empty() {
+                games = Some(rest);
+                break;
             }
+            for response in batch {
+                match tokio::time::timeout_at(progress + times.idle, tx.send(response)).await {
+                    Ok(Ok(())) => progress = tokio::time::Instant::now(),
+                    Ok(Err(_)) => return None, // the client is gone
+                    Err(_) => return no_progress(),
+                }
+                count += 1;
+            }
+            games = Some(rest);
         }
+        drop(message_bytes);
         first.index += count;
         first.request_index += 1;
-        if stop == Some(StreamEnd::TooManyGames) {
+        if games.and_then(|games| games.end()) == Some(StreamEnd::TooManyGames) {
             break Some(Status::resource_exhausted(format!(
                 "more than {} games on one stream: open another stream for the rest",
                 limits.max_games_per_stream

@@ -1,8 +1,8 @@
 //! Issue 26 item 1, "every byte held for a client is charged until it is gone", end to end:
 //! answers that a client does not read take room in the answer budget until they are gone, the
 //! call's deadline covers delivering its answer (the stream is reset with CANCEL), a connection
-//! whose answers do not drain is closed as a slow reader, and the budget's room goes to clients
-//! that read.
+//! whose answers do not drain is closed as a slow reader, the budget's room goes to clients that
+//! read, and an AdjudicateGames stream produces its answers as the client reads them.
 //!
 //! The unreading client is the `h2` crate as a client that opens every stream with a
 //! flow-control window of 0 (SETTINGS_INITIAL_WINDOW_SIZE=0), answers PINGs and never sends a
@@ -12,8 +12,10 @@
 use std::time::{Duration, Instant};
 
 use arbiter_e2e::{sample, server::Server, within};
-use arbiter_proto::v1::{ApplyMovesRequest, ApplyMovesResponse};
-use bytes::{BufMut as _, Bytes, BytesMut};
+use arbiter_proto::v1::{
+    AdjudicateGamesRequest, ApplyMovesRequest, ApplyMovesResponse, adjudicate_games_request,
+};
+use bytes::{Buf as _, BufMut as _, Bytes, BytesMut};
 use tokio::sync::mpsc;
 
 /// Longest wait for a state the server must reach by itself.
@@ -363,6 +365,98 @@ async fn a_trickling_reader_is_reset_at_the_call_deadline() {
     assert_eq!(ended, Ended::Reset(h2::Reason::CANCEL));
     assert!(received > 0 && received < size, "{received} of {size}");
     assert_eq!(abandoned(&server, "deadline"), 1.0);
+}
+
+/// The server's resident memory, in bytes (`VmRSS` of `/proc/PID/status`).
+fn rss_bytes(server: &Server) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).expect("status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().strip_suffix("kB"))
+        .and_then(|kb| kb.trim().parse::<u64>().ok())
+        .expect("VmRSS")
+        * 1024
+}
+
+/// A message of `games` short tagless games whose moves all carry a wrong `+`: many answers,
+/// each with warnings.
+fn warned_games(games: usize) -> AdjudicateGamesRequest {
+    let game = "1. e4+ e5+ 2. Nf3+ Nc6+ 3. Bb5+ a6+ 4. Ba4+ Nf6+ *\n\n";
+    AdjudicateGamesRequest {
+        source: Some(adjudicate_games_request::Source::Pgn(game.repeat(games))),
+        ..AdjudicateGamesRequest::default()
+    }
+}
+
+/// Issue 26 item 1: an AdjudicateGames message of thousands of games had all its answers built
+/// at once (tens of MB for a 1 MiB message) whether or not the client read them. Now answers are
+/// produced as the client reads: while the client reads nothing, the server's memory does not
+/// grow with the message's answers (under 12 MiB for 9,000 answers: 26 MB before), it holds a bounded number of
+/// answers (a few hundred KiB at most), and the message's request bytes stay charged; when it
+/// reads, every game is answered in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adjudicate_games_answers_are_produced_as_the_client_reads() {
+    const GAMES: usize = 9000;
+    let server = Server::start_with(&["--stream-idle-timeout", "60s"]);
+    let unreading = Unreading::connect(&server, 0).await;
+    let message = warned_games(GAMES);
+    let wire = prost::Message::encoded_len(&message);
+    let before = rss_bytes(&server);
+    let response = unreading
+        .call("AdjudicateGames", &message, None)
+        .await
+        .expect("sent");
+    settle("the message is charged", || {
+        metric(&server, "arbiter_request_bytes_in_flight") >= wire as f64
+    })
+    .await;
+    // Give the stream time to run ahead if it would.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let grown = rss_bytes(&server).saturating_sub(before);
+    eprintln!("RSS grew by {grown} bytes");
+    assert!(
+        grown < 12 << 20,
+        "the server's memory grew by {grown} bytes while the client read nothing"
+    );
+    let held = answer_bytes(&server);
+    assert!(
+        held <= 256.0 * 1024.0,
+        "{held} answer bytes held ahead of the reader"
+    );
+    assert!(metric(&server, "arbiter_request_bytes_in_flight") >= wire as f64);
+    // The client reads: every game, in order.
+    unreading.grant(1 << 20);
+    let head = within("the head", response).await.expect("a head");
+    let mut body = head.into_body();
+    let mut data = BytesMut::new();
+    let mut answers = 0;
+    while let Some(chunk) = within("a chunk", body.data()).await {
+        let chunk = chunk.expect("data");
+        let _ = body.flow_control().release_capacity(chunk.len());
+        data.extend_from_slice(&chunk);
+        while data.len() >= 5 {
+            let len = u32::from_be_bytes([data[1], data[2], data[3], data[4]]) as usize;
+            if data.len() < 5 + len {
+                break;
+            }
+            data.advance(5);
+            let answer: arbiter_proto::v1::AdjudicateGamesResponse =
+                prost::Message::decode(data.split_to(len)).expect("an answer");
+            assert_eq!(answer.index as usize, answers, "in order");
+            answers += 1;
+        }
+    }
+    let trailers = within("trailers", body.trailers())
+        .await
+        .expect("trailers")
+        .expect("some");
+    assert_eq!(trailers["grpc-status"], "0");
+    assert_eq!(answers, GAMES);
+    settle("the message's bytes go back", || {
+        metric(&server, "arbiter_request_bytes_in_flight") == 0.0 && answer_bytes(&server) == 0.0
+    })
+    .await;
 }
 
 /// `--max-answer-bytes-in-flight` must hold one largest answer: below `--max-message-bytes`
