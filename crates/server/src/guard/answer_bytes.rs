@@ -17,7 +17,9 @@
 //!   call would let the budget admit a handful of calls. A call that finds the budget empty is
 //!   refused at once, before any work (`RESOURCE_EXHAUSTED`); one whose answer, once built,
 //!   finds no room waits for it at most `--max-queue-wait` and is then answered
-//!   `RESOURCE_EXHAUSTED` instead (its answer is dropped). Both count in
+//!   `RESOURCE_EXHAUSTED` instead (its answer is dropped). Answers waiting for room are
+//!   memory too: at most the budget's worth of them wait at once (so built answers never hold
+//!   more than twice the budget), and one beyond that is refused at once. Both count in
 //!   `arbiter_calls_shed_total{reason="answer_bytes"}`;
 //! - **eviction**: when an answer needs room, the answer that has waited longest for its client
 //!   to take a piece, if it has waited longer than `--max-queue-wait`, gives its room up: its
@@ -73,6 +75,9 @@ pub struct AnswerBytes {
     max_wait: Duration,
     /// The deliveries of the answers holding room: the candidates for eviction.
     holders: Arc<Registry>,
+    /// Bytes of answers built and waiting for room (not charged to `permits` yet): bounded by
+    /// the budget's size too.
+    waiting: Arc<Semaphore>,
 }
 
 impl AnswerBytes {
@@ -96,6 +101,7 @@ impl AnswerBytes {
             total,
             max_wait,
             holders: Arc::new(Registry::default()),
+            waiting: Arc::new(Semaphore::new(total)),
         }
     }
 
@@ -141,6 +147,11 @@ impl AnswerBytes {
         if let Ok(permit) = Arc::clone(&self.permits).try_acquire_many_owned(bytes32) {
             return Some(Charge::new(permit));
         }
+        // An answer waiting for room is memory too: at most the budget's worth may wait at
+        // once, and an answer beyond that is refused at once.
+        let Ok(_waiting) = Arc::clone(&self.waiting).try_acquire_many_owned(bytes32) else {
+            return None;
+        };
         let wait = async {
             let acquire = Arc::clone(&self.permits).acquire_many_owned(bytes32);
             tokio::pin!(acquire);
