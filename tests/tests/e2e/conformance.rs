@@ -1,9 +1,9 @@
 //! Issue 26 item 5, end to end over raw HTTP/2 (the `h2` crate, so that the requests can break
 //! the gRPC protocol as no gRPC library would): a deadline that has already passed is
 //! DEADLINE_EXCEEDED and the call is not run, a malformed `grpc-timeout` is INTERNAL with HTTP
-//! 400, and a second message in a unary body is INTERNAL. Each test cites the server whose
-//! answer it follows (grpc-go, grpc-java); the gRPC-Web side of the same checks is in
-//! `grpc_web`.
+//! 400, a second message in a unary body is INTERNAL, and `application/grpc+json` is read as
+//! protobuf. Each test cites the server whose answer it follows (grpc-go, grpc-java); the
+//! gRPC-Web side of the same checks is in `grpc_web`.
 
 use arbiter_e2e::{sample, server::Server, within};
 use arbiter_proto::v1::{
@@ -317,4 +317,35 @@ async fn r_a_second_message_in_a_unary_body_is_internal() {
     assert_eq!(answer.content_type.as_deref(), Some("application/grpc"));
     let moves = ListLegalMovesResponse::decode(answer.messages[0].clone()).expect("decodes");
     assert_eq!(moves.moves.len(), 20);
+}
+
+/// Issue 26 item 5: `application/grpc+json` stays decoded as protobuf, as released grpc-go
+/// does: its server.go `(*Server).getCodec` falls back to the proto codec for a content
+/// subtype without a registered codec, and grpc-go registers none for `json`. A protobuf body
+/// is answered (content type `application/grpc`: tonic's, where grpc-go echoes the request's),
+/// and a JSON body is not protobuf (INVALID_ARGUMENT, as any undecodable message here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_json_content_is_read_as_protobuf_as_released_grpc_go_reads_it() {
+    let server = Server::start();
+    let json = [("content-type", "application/grpc+json")];
+    let answer = call(&server, "ListLegalMoves", &json, &[framed(&start_moves())]).await;
+    assert_eq!(answer.status.code(), Code::Ok, "{answer:?}");
+    assert_eq!(answer.content_type.as_deref(), Some("application/grpc"));
+    let moves = ListLegalMovesResponse::decode(answer.messages[0].clone()).expect("decodes");
+    assert_eq!(moves.moves.len(), 20);
+
+    let text = br#"{"position":{"fen":"startpos"}}"#;
+    let mut body = BytesMut::new();
+    body.put_u8(0);
+    body.put_u32(u32::try_from(text.len()).expect("small"));
+    body.put_slice(text);
+    let answer = call(&server, "ListLegalMoves", &json, &[body.freeze()]).await;
+    assert_eq!(answer.status.code(), Code::InvalidArgument, "{answer:?}");
+    assert!(
+        answer
+            .status
+            .message()
+            .starts_with("failed to decode Protobuf message"),
+        "{answer:?}"
+    );
 }
