@@ -270,19 +270,18 @@ where
                 client_faults_are_named(&mut response);
                 return Ok(response);
             };
-            let response =
-                match tokio::time::timeout_at(arrived + timeout, inner.oneshot(request)).await {
-                    Ok(Ok(mut response)) => {
-                        client_faults_are_named(&mut response);
-                        response
-                    }
-                    Ok(Err(never)) => match never {},
-                    Err(_) => Status::deadline_exceeded(format!(
-                        "call did not finish within {} ms",
-                        timeout.as_millis()
-                    ))
-                    .into_http(),
-                };
+            let response = match tokio::time::timeout(timeout, inner.oneshot(request)).await {
+                Ok(Ok(mut response)) => {
+                    client_faults_are_named(&mut response);
+                    response
+                }
+                Ok(Err(never)) => match never {},
+                Err(_) => Status::deadline_exceeded(format!(
+                    "call did not finish within {} ms",
+                    timeout.as_millis()
+                ))
+                .into_http(),
+            };
             Ok(response)
         })
     }
