@@ -224,6 +224,14 @@ impl Position {
 
     /// Writes the position as FEN, with castling rights as `KQkq` in standard mode and as X-FEN in
     /// Chess960 mode (`KQkq` where that names the outermost rook, the rook's file letter where not).
+    ///
+    /// The counters are written as the position holds them, and [`Position::play`] stops them
+    /// at the largest values the reader accepts ([`MAX_HALFMOVE_CLOCK`] plies, move
+    /// [`MAX_FULLMOVE_NUMBER`]), so that every FEN written reads back: after Black's move from
+    /// `8/3k4/8/8/8/R7/8/4K3 b - - 10000 100000` the FEN still ends `10000 100000`. The Laws
+    /// lose nothing by it: every halfmove clock from 150 ends the game alike (FIDE Laws 9.6.2),
+    /// and no game played from the initial position under the 75-move rule comes near 100,000
+    /// moves.
     #[must_use]
     pub fn to_fen(&self) -> String {
         self.to_fen_with(false)

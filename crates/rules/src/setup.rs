@@ -12,8 +12,9 @@ use crate::position::{CastlingMode, Position};
 use crate::types::{Color, File, Piece, Rank, Role, Square};
 
 /// Largest halfmove clock accepted: far above the 75-move rule (150 plies, FIDE Laws 9.6.2).
+/// Also the largest written: a clock that would pass it as moves are played stays at it.
 pub const MAX_HALFMOVE_CLOCK: u32 = 10_000;
-/// Largest fullmove number accepted.
+/// Largest fullmove number accepted, and written (it stays here as moves are played).
 pub const MAX_FULLMOVE_NUMBER: u32 = 100_000;
 
 /// A castling right as written (FEN castling field, the wire's castling flags), before the board

@@ -11,7 +11,9 @@
 //! in the trailers frame too ([`StatusInTrailers`]): a gRPC-Web client finds the status of every
 //! answer in the same place. A request that
 //! carries an `Origin` header, and every `OPTIONS` request, goes through CORS first; a CORS
-//! preflight is answered there and never reaches the metrics (no series, not even `unknown`).
+//! preflight is answered there and never reaches the metrics layer (no `grpc_server_*` series,
+//! not even `unknown`): it is counted in `arbiter_cors_preflights_total{outcome}` instead
+//! ([`PREFLIGHTS_COUNTER`]: `allowed` or `refused`).
 //! Requests without `Origin` (gRPC clients, `buf curl`) skip CORS, so a gRPC answer carries no
 //! CORS headers.
 //!
@@ -260,12 +262,44 @@ where
     }
 
     fn call(&mut self, request: Request<Body>) -> Self::Future {
-        if request.method() == Method::OPTIONS || request.headers().contains_key(header::ORIGIN) {
+        if request.method() == Method::OPTIONS {
+            let preflight = self.browser.clone().oneshot(request);
+            Box::pin(async move {
+                let Ok(answer) = preflight.await;
+                count_preflight(&answer);
+                Ok(answer)
+            })
+        } else if request.headers().contains_key(header::ORIGIN) {
             Box::pin(self.browser.clone().oneshot(request))
         } else {
             self.plain.call(request)
         }
     }
+}
+
+/// The counter of CORS preflights answered, by `outcome`: `allowed` (the answer carries
+/// `Access-Control-Allow-Origin`: the browser may send the call) or `refused` (it does not: an
+/// origin not listed in `--cors-allowed-origins`, or an `OPTIONS` request without `Origin`).
+/// Preflights never reach the metrics layer (no `grpc_server_*` series), so this is where they
+/// show. [`crate::metrics::install`] makes both series, at 0.
+pub const PREFLIGHTS_COUNTER: &str = "arbiter_cors_preflights_total";
+
+/// The `outcome` label values of [`PREFLIGHTS_COUNTER`].
+pub const PREFLIGHT_OUTCOMES: [&str; 2] = ["allowed", "refused"];
+
+/// Counts `answer`, the CORS layer's answer to an `OPTIONS` request (tower-http answers every
+/// `OPTIONS` request as a preflight and never passes it on), in [`PREFLIGHTS_COUNTER`].
+fn count_preflight<B>(answer: &Response<B>) {
+    let [allowed, refused] = PREFLIGHT_OUTCOMES;
+    let outcome = if answer
+        .headers()
+        .contains_key(header::ACCESS_CONTROL_ALLOW_ORIGIN)
+    {
+        allowed
+    } else {
+        refused
+    };
+    metrics::counter!(PREFLIGHTS_COUNTER, "outcome" => outcome).increment(1);
 }
 
 /// The content types of gRPC-Web requests, as `tonic-web` recognises them.
@@ -525,6 +559,48 @@ mod tests {
             );
         }
         assert_eq!(calls.load(Ordering::Relaxed), 0);
+    }
+
+    /// Issue 26 item 5: CORS preflights were in no metric. Each answer of the CORS layer to an
+    /// `OPTIONS` request is counted by outcome: `allowed` when it carries
+    /// `Access-Control-Allow-Origin`, `refused` otherwise (an origin not listed, or no
+    /// `Origin` at all).
+    #[tokio::test]
+    async fn preflights_are_counted_by_outcome() {
+        let (service, _) = failing();
+        let mut answers = Vec::new();
+        for origin in [
+            Some("http://a.example"),
+            Some("http://b.example"),
+            Some("http://a.example"),
+            None,
+        ] {
+            let mut preflight = request(Method::OPTIONS, "text/plain");
+            if let Some(origin) = origin {
+                preflight
+                    .headers_mut()
+                    .insert(header::ORIGIN, HeaderValue::from_static(origin));
+            }
+            preflight.headers_mut().insert(
+                header::ACCESS_CONTROL_REQUEST_METHOD,
+                HeaderValue::from_static("POST"),
+            );
+            answers.push(
+                service
+                    .clone()
+                    .oneshot(preflight)
+                    .await
+                    .expect("infallible"),
+            );
+        }
+        let recorder = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
+        let handle = recorder.handle();
+        metrics::with_local_recorder(&recorder, || answers.iter().for_each(count_preflight));
+        let text = handle.render();
+        for (outcome, count) in [("allowed", 2), ("refused", 2)] {
+            let line = format!("{PREFLIGHTS_COUNTER}{{outcome=\"{outcome}\"}} {count}");
+            assert!(text.lines().any(|l| l == line), "{line} in {text}");
+        }
     }
 
     #[test]

@@ -26,6 +26,12 @@
 //! status, so both are done here, as a layer that always answers with a gRPC response. The
 //! server's accept loop does not add tonic's `grpc-timeout` layer, so this is the only deadline
 //! and an expired one is always `DEADLINE_EXCEEDED`.
+//!
+//! Before admission, the layer checks what the gRPC protocol asks of a request and tonic lets
+//! pass (the private `protocol` module, issue 26): a malformed `grpc-timeout` is answered
+//! `INTERNAL` with HTTP 400 and a deadline that has already passed `DEADLINE_EXCEEDED`, neither
+//! running the handler, as grpc-go answers them; and a unary call's request body must hold
+//! exactly one message (a second one is `INTERNAL`, as grpc-java and grpc-go answer it).
 
 use std::{
     convert::Infallible,
@@ -49,6 +55,7 @@ use crate::{
 };
 
 pub mod answer_bytes;
+mod protocol;
 pub mod request_bytes;
 
 pub use answer_bytes::{AnswerBody, AnswerBytes};
@@ -207,6 +214,22 @@ where
     }
 
     fn call(&mut self, mut request: Request<Body>) -> Self::Future {
+        // The protocol's own checks come before admission (see [`protocol`]): a malformed
+        // `grpc-timeout` is INTERNAL, a deadline already passed DEADLINE_EXCEEDED, and neither
+        // takes a share of any limit nor runs the handler.
+        let arrived = tokio::time::Instant::now();
+        let client = match protocol::client_timeout(request.headers()) {
+            Ok(client) => client,
+            Err(malformed) => {
+                let answer = malformed.into_response();
+                return Box::pin(async move { Ok(answer) });
+            }
+        };
+        if let Some(client) = client.filter(Duration::is_zero) {
+            let answer = protocol::expired(client);
+            return Box::pin(async move { Ok(answer) });
+        }
+        let client_deadline = client.map(|client| (client, arrived + client));
         let stream = self
             .stream_paths
             .iter()
@@ -238,6 +261,12 @@ where
                 .into_http())
             });
         };
+        // A unary body holds one message: any byte after it ends the body with INTERNAL before
+        // the budget below sees it.
+        if !stream {
+            let body = std::mem::take(request.body_mut());
+            *request.body_mut() = protocol::one_message(body);
+        }
         // Only admitted calls read their bodies, so only they take request bytes.
         let bytes = self.bytes.as_ref().map(|budget| {
             let held = Arc::new(Mutex::new(request_bytes::Held::default()));
@@ -250,19 +279,14 @@ where
             bytes,
         }));
         request.extensions_mut().insert(admission.clone());
-        let arrived = tokio::time::Instant::now();
-        if stream && let Some(client) = client_timeout(request.headers()) {
-            request
-                .extensions_mut()
-                .insert(CallDeadline(arrived + client));
+        if stream && let Some((_, deadline)) = client_deadline {
+            request.extensions_mut().insert(CallDeadline(deadline));
         }
         // A stream's handler returns at once; the stream bounds its own messages' work and idle
         // time, and its client's deadline ([`CallDeadline`], see `service`), so the deadline here
         // covers unary calls only.
-        let timeout = (!stream).then(|| {
-            client_timeout(request.headers())
-                .map_or(self.timeout, |client| client.min(self.timeout))
-        });
+        let timeout =
+            (!stream).then(|| client.map_or(self.timeout, |client| client.min(self.timeout)));
         // The deadline covers delivering the answer too (see [`crate::delivery`]): the
         // transport's record of it, or one of the call's own where the transport keeps none.
         let delivery = request
@@ -288,6 +312,12 @@ where
         let inner = self.inner.clone();
         Box::pin(async move {
             let _admission = admission;
+            // A deadline that passed before the call could start (a few nanoseconds): not run.
+            if let Some((client, deadline)) = client_deadline
+                && tokio::time::Instant::now() >= deadline
+            {
+                return Ok(protocol::expired(client));
+            }
             let Some(timeout) = timeout else {
                 let Ok(mut response) = inner.oneshot(request).await;
                 client_faults_are_named(&mut response);
@@ -425,34 +455,9 @@ impl http_body::Body for RewriteClientFaults {
     }
 }
 
-/// Reads the `grpc-timeout` request header ("<up to 8 digits><unit>", unit one of H M S m u n).
-fn client_timeout(headers: &HeaderMap) -> Option<Duration> {
-    let value = headers.get("grpc-timeout")?.to_str().ok()?;
-    if value.len() < 2 || value.len() > 9 {
-        return None;
-    }
-    let (digits, unit) = value.split_at(value.len() - 1);
-    let amount: u64 = digits.parse().ok()?;
-    Some(match unit {
-        "H" => Duration::from_secs(amount.saturating_mul(3600)),
-        "M" => Duration::from_secs(amount.saturating_mul(60)),
-        "S" => Duration::from_secs(amount),
-        "m" => Duration::from_millis(amount),
-        "u" => Duration::from_micros(amount),
-        "n" => Duration::from_nanos(amount),
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn headers(value: &'static str) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        map.insert("grpc-timeout", HeaderValue::from_static(value));
-        map
-    }
 
     /// Issue 14: a gRPC-Web body that cannot be translated (malformed base64) is the client's
     /// fault: `tonic-web` says INTERNAL, which would page the operator; it is INVALID_ARGUMENT.
@@ -476,23 +481,6 @@ mod tests {
         map.insert("grpc-message", HeaderValue::from_static("internal error"));
         rewrite_client_faults(&mut map);
         assert_eq!(map["grpc-status"], "13", "a server fault stays INTERNAL");
-    }
-
-    #[test]
-    fn grpc_timeout_header_is_read() {
-        assert_eq!(client_timeout(&headers("5S")), Some(Duration::from_secs(5)));
-        assert_eq!(
-            client_timeout(&headers("250m")),
-            Some(Duration::from_millis(250))
-        );
-        assert_eq!(
-            client_timeout(&headers("2H")),
-            Some(Duration::from_secs(7200))
-        );
-        assert_eq!(client_timeout(&headers("S")), None);
-        assert_eq!(client_timeout(&headers("123456789S")), None);
-        assert_eq!(client_timeout(&headers("5x")), None);
-        assert_eq!(client_timeout(&HeaderMap::new()), None);
     }
 
     #[derive(Clone)]
@@ -541,6 +529,148 @@ mod tests {
         assert_eq!(grpc_status(&done), None);
         let Ok(after) = second.call(Request::new(Body::default())).await;
         assert_eq!(grpc_status(&after), None);
+    }
+
+    /// A service that counts the calls that reach it and answers each at once with OK, as a
+    /// small call answered without a worker does.
+    #[derive(Clone, Default)]
+    struct Counts(Arc<std::sync::atomic::AtomicUsize>);
+
+    impl Counts {
+        fn calls(&self) -> usize {
+            self.0.load(std::sync::atomic::Ordering::Relaxed)
+        }
+    }
+
+    impl Service<Request<Body>> for Counts {
+        type Response = Response<Body>;
+        type Error = Infallible;
+        type Future = BoxFuture<Result<Response<Body>, Infallible>>;
+
+        fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, _request: Request<Body>) -> Self::Future {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Box::pin(async { Ok(Response::new(Body::default())) })
+        }
+    }
+
+    /// A call of `path` (`/s` is the stream) with the `grpc-timeout` header `value`.
+    fn with_timeout(path: &str, value: &'static str) -> Request<Body> {
+        Request::builder()
+            .uri(path)
+            .header("grpc-timeout", value)
+            .body(Body::default())
+            .expect("request")
+    }
+
+    /// A unary call (`/u`) and a stream (`/s`), each admitted at most once at a time.
+    fn unary_and_stream(inner: Counts) -> (GuardLayer, Guard<Counts>) {
+        let layer = GuardLayer::new(1, 1, vec!["/s".to_owned()], Duration::from_secs(5));
+        let service = layer.layer(inner);
+        (layer, service)
+    }
+
+    /// Issue 26 item 5: `grpc-timeout: 0n` was answered OK (tokio's timeout polls the work
+    /// once before it reads the clock, and a small call is answered in that poll). grpc-go
+    /// answers DEADLINE_EXCEEDED without running the handler (its stream's context is done
+    /// before the handler reads the request); so does the guard, for unary calls and
+    /// AdjudicateGames streams, every unit, without taking a share of any limit.
+    #[tokio::test]
+    async fn r_a_deadline_of_zero_is_deadline_exceeded_and_never_runs() {
+        let counts = Counts::default();
+        let (layer, mut service) = unary_and_stream(counts.clone());
+        for path in ["/u", "/s"] {
+            for value in ["0n", "0u", "0m", "0S", "0M", "0H", "00000000n"] {
+                let Ok(response) = service.call(with_timeout(path, value)).await;
+                assert_eq!(grpc_status(&response), Some("4"), "{path} {value}");
+            }
+        }
+        assert_eq!(counts.calls(), 0);
+        assert_eq!((layer.available(), layer.available_streams()), (1, 1));
+        // With time left, the handler runs.
+        for path in ["/u", "/s"] {
+            let Ok(response) = service.call(with_timeout(path, "1S")).await;
+            assert_eq!(grpc_status(&response), None, "{path}");
+        }
+        assert_eq!(counts.calls(), 2);
+    }
+
+    /// Issue 26 item 5: a deadline that passes between the call's arrival and its start (1 ns,
+    /// on tokio's paused clock advanced by 1 µs) is DEADLINE_EXCEEDED too, and never runs.
+    #[tokio::test(start_paused = true)]
+    async fn r_a_deadline_that_passes_before_the_call_starts_never_runs() {
+        let counts = Counts::default();
+        let (_layer, mut service) = unary_and_stream(counts.clone());
+        for path in ["/u", "/s"] {
+            let pending = service.call(with_timeout(path, "1n"));
+            tokio::time::advance(Duration::from_micros(1)).await;
+            let Ok(response) = pending.await;
+            assert_eq!(grpc_status(&response), Some("4"), "{path}");
+        }
+        assert_eq!(counts.calls(), 0);
+    }
+
+    /// Issue 26 item 5: a malformed `grpc-timeout` was silently replaced by the server's own
+    /// deadline. grpc-go (internal/transport/http2_server.go, `operateHeaders`) aborts such a
+    /// stream before any handler with HTTP 400 and INTERNAL "malformed grpc-timeout: ..."; so
+    /// does the guard, for unary calls and streams.
+    #[tokio::test]
+    async fn r_a_malformed_grpc_timeout_is_internal_with_http_400_and_never_runs() {
+        let counts = Counts::default();
+        let (layer, mut service) = unary_and_stream(counts.clone());
+        for path in ["/u", "/s"] {
+            for value in ["", "S", "5x", "5s", "+5S", "123456789S"] {
+                let Ok(response) = service.call(with_timeout(path, value)).await;
+                assert_eq!(response.status(), http::StatusCode::BAD_REQUEST, "{value}");
+                assert_eq!(grpc_status(&response), Some("13"), "{path} {value:?}");
+                let message = message(&response);
+                assert!(
+                    message.starts_with("malformed grpc-timeout: "),
+                    "{value:?}: {message}"
+                );
+            }
+        }
+        assert_eq!(counts.calls(), 0);
+        assert_eq!((layer.available(), layer.available_streams()), (1, 1));
+    }
+
+    /// Issue 26 item 5: a unary request body holding two messages was answered from the
+    /// first (tonic's `Grpc::unary` decodes one message and drops the rest while it looks for
+    /// trailers). As grpc-java (`ServerCalls.UnaryServerCallListener.onMessage`: INTERNAL
+    /// "Too many requests") and grpc-go's main branch (`serverStream.RecvMsg`: INTERNAL
+    /// "cardinality violation") answer, the body ends with INTERNAL, and neither message is
+    /// charged to the request-byte budget. A stream's body may hold any number.
+    #[tokio::test]
+    async fn r_a_second_message_in_a_unary_body_is_internal_and_holds_no_bytes() {
+        let budget = RequestBytes::new(1000, Duration::from_secs(5));
+        let kept = ReadsBody::default();
+        let mut service = budgeted(&budget, vec!["/s".to_owned()], kept.clone());
+        let Ok(response) = service.call(Request::new(grpc_body(2, 95))).await;
+        assert_eq!(grpc_status(&response), Some("13"));
+        assert_eq!(message(&response), protocol::SECOND_MESSAGE);
+        assert_eq!(
+            budget.available(),
+            1000,
+            "nothing charged while the call lives"
+        );
+        let Ok(one) = service.call(Request::new(grpc_body(1, 95))).await;
+        assert_eq!(grpc_status(&one), None);
+        let stream = Request::builder()
+            .uri("/s")
+            .body(grpc_body(2, 95))
+            .expect("request");
+        let Ok(two) = service.call(stream).await;
+        assert_eq!(grpc_status(&two), None);
+    }
+
+    /// The `grpc-message` of a trailers-only answer, percent-decoded.
+    fn message(response: &Response<Body>) -> String {
+        Status::from_header_map(response.headers())
+            .map(|status| status.message().to_owned())
+            .unwrap_or_default()
     }
 
     /// A service that keeps the admission of each call, as the stream handler moves it into the

@@ -17,6 +17,7 @@
 //! | `arbiter_tls_reloads_total` | counter | `result` (`ok`, `error`): certificate rotations by [`crate::tls::ReloadingTls::watch`] |
 //! | `arbiter_answer_bytes_in_flight` | gauge (bytes) | none: answers built and not yet taken ([`crate::guard::answer_bytes`]) |
 //! | `arbiter_answers_abandoned_total` | counter | `reason` (`deadline`, `evicted`, `slow_reader`; [`crate::delivery`]) |
+//! | `arbiter_cors_preflights_total` | counter | `outcome` (`allowed`, `refused`): CORS preflights of gRPC-Web, answered before this layer ([`crate::grpc_web::PREFLIGHTS_COUNTER`]) |
 //! | `arbiter_build_info` | gauge, always 1 | `version` |
 //!
 //! `grpc_code` values are grpc-go's names of the status codes ([`code_name`]: `OK`, `Canceled`,
@@ -108,7 +109,8 @@ pub fn parse_metrics_addr(text: &str) -> Result<Option<SocketAddr>, String> {
 pub const ANALYSES_RUNNING_GAUGE: &str = "arbiter_analyses_running";
 
 /// Installs the process-wide Prometheus recorder (with explicit histogram buckets, so that
-/// histograms render as histograms) and sets `arbiter_build_info{version}` to 1.
+/// histograms render as histograms), sets `arbiter_build_info{version}` to 1, and describes the
+/// metrics recorded outside a call (the gauges of analyses, the CORS preflights at 0).
 ///
 /// # Errors
 ///
@@ -132,6 +134,15 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
          for a worker again); beyond --max-analyses + 16 x --workers calls are refused"
     );
     metrics::gauge!(crate::workers::ANALYSIS_CALLS_GAUGE).set(0.0);
+    metrics::describe_counter!(
+        crate::grpc_web::PREFLIGHTS_COUNTER,
+        "CORS preflights (OPTIONS) of gRPC-Web answered, by outcome: allowed (the answer carries \
+         Access-Control-Allow-Origin) or refused (an origin not in --cors-allowed-origins, or no \
+         Origin); preflights are not gRPC calls and are in no grpc_server_* series"
+    );
+    for outcome in crate::grpc_web::PREFLIGHT_OUTCOMES {
+        metrics::counter!(crate::grpc_web::PREFLIGHTS_COUNTER, "outcome" => outcome).increment(0);
+    }
     metrics_process::Collector::default().describe();
     Ok(handle)
 }

@@ -577,6 +577,104 @@ async fn cors_allows_exactly_the_configured_origins() {
     }
 }
 
+/// Issue 26 item 5: CORS preflights appeared in no metric (they are answered before the
+/// metrics layer, and are no gRPC calls). They are counted in
+/// `arbiter_cors_preflights_total{outcome}`, both outcomes at 0 from the start: `allowed` when
+/// the answer lets the browser send its call, `refused` for an origin not listed or an
+/// `OPTIONS` request without `Origin`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r_cors_preflights_are_counted_by_outcome() {
+    let server = Server::start_with(&["--cors-allowed-origins", "http://a.example"]);
+    let preflights = |text: &str, outcome: &str| {
+        sample(
+            text,
+            &format!("arbiter_cors_preflights_total{{outcome=\"{outcome}\"}}"),
+        )
+    };
+    let text = server.scrape();
+    assert_eq!(preflights(&text, "allowed"), Some(0.0), "{text}");
+    assert_eq!(preflights(&text, "refused"), Some(0.0), "{text}");
+    assert!(
+        text.contains("# HELP arbiter_cors_preflights_total CORS preflights"),
+        "{text}"
+    );
+    let mut http1 = Http1::connect(&server).await;
+    for origin in ["http://a.example", "http://b.example", "http://a.example"] {
+        let answer = http1.preflight(origin).await;
+        assert_eq!(answer.status, StatusCode::OK, "{origin}");
+    }
+    let bare = http1
+        .request(
+            "OPTIONS",
+            &format!("/{SERVICE}/ListLegalMoves"),
+            &[],
+            Bytes::new(),
+        )
+        .await;
+    assert_eq!(bare.header("access-control-allow-origin"), None);
+    let text = server.scrape();
+    assert_eq!(preflights(&text, "allowed"), Some(2.0), "{text}");
+    assert_eq!(preflights(&text, "refused"), Some(2.0), "{text}");
+    assert!(
+        !text.contains("grpc_server_started_total{"),
+        "a preflight is no gRPC call: {text}"
+    );
+}
+
+/// Issue 26 item 5: a gRPC-Web call is translated before the guard, so it gets the same
+/// protocol checks as a gRPC call (see `conformance`): a second message in a unary body is
+/// INTERNAL (as grpc-java's `ServerCalls` and grpc-go's `serverStream.RecvMsg` answer), a
+/// malformed `grpc-timeout` INTERNAL with HTTP 400 and a deadline of 0 DEADLINE_EXCEEDED (as
+/// grpc-go answers both), each with its status in the trailers frame.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r_grpc_web_calls_get_the_protocol_checks_of_grpc_calls() {
+    let server = Server::start();
+    let mut http1 = Http1::connect(&server).await;
+    let one = frame(&start_moves());
+    let two = http1
+        .request(
+            "POST",
+            &format!("/{SERVICE}/ListLegalMoves"),
+            &[("content-type", GRPC_WEB), ("x-grpc-web", "1")],
+            [one.clone(), one].concat().into(),
+        )
+        .await;
+    assert_eq!(two.status, StatusCode::OK);
+    assert_eq!(two.grpc_status(), Some(13), "{two:?}");
+    assert!(
+        two.trailer("grpc-message")
+            .is_some_and(|message| message.starts_with("cardinality%20violation")),
+        "{two:?}"
+    );
+    assert!(two.messages.is_empty());
+
+    let mut http1 = Http1::connect(&server).await;
+    let malformed = http1
+        .call("ListLegalMoves", &start_moves(), &[("grpc-timeout", "5x")])
+        .await;
+    assert_eq!(malformed.status, StatusCode::BAD_REQUEST);
+    assert_eq!(malformed.grpc_status(), Some(13), "{malformed:?}");
+    assert!(
+        malformed
+            .trailer("grpc-message")
+            .is_some_and(|message| message.starts_with("malformed%20grpc-timeout")),
+        "{malformed:?}"
+    );
+
+    let mut http1 = Http1::connect(&server).await;
+    let expired = http1
+        .call("ListLegalMoves", &start_moves(), &[("grpc-timeout", "0n")])
+        .await;
+    assert_eq!(expired.status, StatusCode::OK);
+    assert_eq!(expired.grpc_status(), Some(4), "{expired:?}");
+
+    let text = server.scrape();
+    for (code, count) in [("Internal", 2.0), ("DeadlineExceeded", 1.0)] {
+        let method = format!("{SERVICE}/ListLegalMoves");
+        assert_eq!(handled(&text, &method, code), count, "{code}");
+    }
+}
+
 /// The value of `name{labels}` in `text`, 0 when absent.
 fn value(text: &str, series: &str) -> f64 {
     sample(text, series).unwrap_or(0.0)

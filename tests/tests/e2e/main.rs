@@ -9,6 +9,7 @@ mod board;
 mod bounds;
 mod buf_curl;
 mod chess960;
+mod conformance;
 mod games;
 mod grpc_web;
 mod health;

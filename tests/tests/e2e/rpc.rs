@@ -472,6 +472,51 @@ async fn apply_moves_plays_a_sequence() {
     assert!(none.moves.is_empty());
 }
 
+/// Issue 26 item 5: FEN counters beyond the clamp were written clamped without a word. The
+/// contract now says so (arbiter.proto, "FEN counters"): as moves are played, the halfmove
+/// clock stays at 10000 and the fullmove number at 100000 once reached, in the FEN and the
+/// status of the answer, and the answer reads back as a request.
+#[tokio::test]
+async fn r_fen_counters_stay_at_their_bounds_as_the_contract_says() {
+    let server = Server::start();
+    let mut client = server.client().await;
+    let answer = within(
+        "ApplyMoves",
+        client.apply_moves(ApplyMovesRequest {
+            position: fen("4k3/8/8/8/8/8/8/R3K3 w Q - 9999 99999"),
+            moves: strings(&["Ra2", "Kd7", "Ra3", "Kd6"]),
+            ..ApplyMovesRequest::default()
+        }),
+    )
+    .await
+    .expect("OK")
+    .into_inner();
+    let end = "8/8/3k4/8/8/R7/8/4K3 w - - 10000 100000";
+    assert_eq!(answer.fen, end);
+    let status = answer.status.expect("a status");
+    assert_eq!(
+        (status.halfmove_clock, status.fullmove_number),
+        (10_000, 100_000)
+    );
+    let validated = within(
+        "ValidatePosition",
+        client.validate_position(ValidatePositionRequest {
+            position: fen(end),
+            ..ValidatePositionRequest::default()
+        }),
+    )
+    .await
+    .expect("OK")
+    .into_inner();
+    assert!(validated.valid, "{validated:?}");
+    assert_eq!(validated.fen, end);
+    let board = validated.board.expect("a board");
+    assert_eq!(
+        (board.halfmove_clock, board.fullmove_number),
+        (10_000, 100_000)
+    );
+}
+
 #[tokio::test]
 async fn apply_moves_pinpoints_the_first_illegal_ply() {
     let server = Server::start();

@@ -222,3 +222,50 @@ fn the_start_position_of_each_mode_has_its_own_constructor() {
     assert_eq!(chess960.chess960_number(), Some(518));
     assert_eq!(Position::chess960(518), Some(chess960));
 }
+
+/// Issue 26 item 5: FEN counters beyond the clamp were written clamped without a word. The
+/// halfmove clock stops at 10,000 and the fullmove number at 100,000 (`MAX_HALFMOVE_CLOCK`,
+/// `MAX_FULLMOVE_NUMBER`: the largest values the FEN reader accepts, so that every position
+/// written reads back). Nothing the Laws use is lost: every halfmove clock from 150 ends the
+/// game alike (9.6.2), and no game played from the initial position under the 75-move rule
+/// comes near 100,000 moves. The exact FEN at each step: reaching the bound, then staying there.
+#[test]
+fn r_fen_counters_stop_at_the_largest_values_the_reader_accepts() {
+    assert_eq!(
+        (
+            arbiter_rules::MAX_HALFMOVE_CLOCK,
+            arbiter_rules::MAX_FULLMOVE_NUMBER
+        ),
+        (10_000, 100_000)
+    );
+    let mut position = Position::from_fen("4k3/8/8/8/8/8/8/R3K3 w Q - 9999 99999").expect("FEN");
+    for (uci, fen) in [
+        // The clock reaches its bound; White's move leaves the move number.
+        ("a1a2", "4k3/8/8/8/8/8/R7/4K3 b - - 10000 99999"),
+        // The clock stays at its bound; Black's move makes the move number reach its own.
+        ("e8d7", "8/3k4/8/8/8/8/R7/4K3 w - - 10000 100000"),
+        ("a2a3", "8/3k4/8/8/8/R7/8/4K3 b - - 10000 100000"),
+        // Both stay: 10,001 plies and move 100,001 are written as the bounds.
+        ("d7d6", "8/8/3k4/8/8/R7/8/4K3 w - - 10000 100000"),
+    ] {
+        let m = position.parse_uci(uci).expect("a legal move");
+        position = position.play(&m);
+        assert_eq!(position.to_fen(), fen, "after {uci}");
+        assert_eq!(
+            (position.halfmove_clock(), position.fullmove_number()),
+            (10_000, if uci == "a1a2" { 99_999 } else { 100_000 })
+        );
+        assert_eq!(
+            Position::from_fen(fen).map(|read| read.to_fen()).as_deref(),
+            Ok(fen),
+            "reads back"
+        );
+    }
+    // A pawn move still resets the clock from its bound.
+    let position = Position::from_fen("8/8/3k4/8/8/8/P7/4K3 w - - 10000 100000").expect("FEN");
+    let m = position.parse_uci("a2a4").expect("legal");
+    assert_eq!(
+        position.play(&m).to_fen(),
+        "8/8/3k4/8/P7/8/8/4K3 b - - 0 100000"
+    );
+}

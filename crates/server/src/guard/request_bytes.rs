@@ -301,7 +301,7 @@ impl Framing {
     /// Reads the first bytes of `data` that belong to the current message, up to its end:
     /// returns how many, and whether the message ended with them. At least one byte is read
     /// when `data` is not empty.
-    fn consume(&mut self, data: &[u8]) -> (usize, bool) {
+    pub(crate) fn consume(&mut self, data: &[u8]) -> (usize, bool) {
         let mut used = 0;
         loop {
             match self {
