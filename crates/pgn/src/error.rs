@@ -24,9 +24,10 @@ pub struct PgnError {
     pub kind: ErrorKind,
     /// For an error the [`crate::Reader`] met in the middle of a game: the lines it skipped
     /// after it, from the error's line to the line where the game ends, so that reading
-    /// resumes where the next game starts. `None` for an error found once the whole game was
-    /// read (an unterminated comment, a bad `FEN` tag, an illegal move, ...), which skips
-    /// nothing.
+    /// resumes where the next game starts. For a comment or variation never closed: the lines
+    /// it ran over, from its `{` or `(` to the game's end (games without tags after it among
+    /// them). `None` for an error that skipped nothing (a game without movetext, a bad `FEN`
+    /// tag, an illegal move, ...).
     pub skipped: Option<SkippedLines>,
 }
 
@@ -43,7 +44,8 @@ impl PgnError {
 }
 
 /// The lines of the input a [`crate::Reader`] skipped after an error in the middle of a game:
-/// the rest of the game, not read as movetext or tags. The game ends where it would have ended
+/// the rest of the game, not read as movetext or tags (or the lines an unclosed comment or
+/// variation ran over, to the game's end). The game ends where it would have ended
 /// without the error (the same rule that tells one game from the next): at its termination
 /// marker outside comments and variations (the next line, or a `[` after the marker on its
 /// line, starts the next game), at a line starting with `[` after movetext, at a tag section

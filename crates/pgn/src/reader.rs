@@ -1603,29 +1603,38 @@ impl<R: BufRead> Reader<R> {
                 )),
             ));
         }
+        // A comment or variation left open ran to the game's end, taking every line after it
+        // (games without tags included): the error names them as skipped.
         if self.scan.in_comment {
             let (line, column) = self.scan.comment_at;
-            return Err(self.error(
+            return Err(self.ran_to_the_end(
                 game,
                 line,
                 column,
-                ErrorKind::Syntax(
-                    "unterminated comment: '{' without '}' (PGN standard 8.2.5)".to_string(),
-                ),
+                "unterminated comment: '{' without '}' (PGN standard 8.2.5)",
             ));
         }
         if self.scan.depth > 0 {
             let (line, column) = self.scan.variation_at;
-            return Err(self.error(
+            return Err(self.ran_to_the_end(
                 game,
                 line,
                 column,
-                ErrorKind::Syntax(
-                    "unterminated variation: '(' without ')' (PGN standard 8.2.5)".to_string(),
-                ),
+                "unterminated variation: '(' without ')' (PGN standard 8.2.5)",
             ));
         }
         Ok(())
+    }
+
+    /// The error of a comment or variation opened at `line:column` and never closed: its
+    /// lines, to the game's end, are skipped.
+    fn ran_to_the_end(&self, game: &RawGame, line: u32, column: u32, what: &str) -> PgnError {
+        let mut error = self.error(game, line, column, ErrorKind::Syntax(what.to_owned()));
+        error.skipped = Some(SkippedLines {
+            first: line,
+            last: self.scan.last_line.max(line),
+        });
+        error
     }
 
     fn no_movetext(&self, game: &RawGame) -> PgnError {

@@ -178,13 +178,13 @@ fn unterminated_comment_and_variation() {
     let results = read_all(b"1. e4 (1. d4 d5\n\n[Event \"b\"]\n\n1. c4 *\n");
     assert_eq!(
         results[0].as_ref().unwrap_err(),
-        "line 1:7: unterminated variation: '(' without ')' (PGN standard 8.2.5)"
+        "line 1:7: unterminated variation: '(' without ')' (PGN standard 8.2.5); line 1 skipped to the end of the game"
     );
     assert_eq!(results[1].as_ref().unwrap().tag("Event"), Some("b"));
     let results = read_all(b"1. e4 {never closed\n");
     assert_eq!(
         results[0].as_ref().unwrap_err(),
-        "line 1:7: unterminated comment: '{' without '}' (PGN standard 8.2.5)"
+        "line 1:7: unterminated comment: '{' without '}' (PGN standard 8.2.5); line 1 skipped to the end of the game"
     );
 }
 
@@ -480,7 +480,7 @@ fn r_an_unterminated_comment_does_not_swallow_the_next_game() {
     let error = games[0].1.as_ref().expect("unterminated");
     assert_eq!(
         error.to_string(),
-        "line 4:17: unterminated comment: '{' without '}' (PGN standard 8.2.5)"
+        "line 4:17: unterminated comment: '{' without '}' (PGN standard 8.2.5); line 4 skipped to the end of the game"
     );
     assert_eq!((games[0].0.line, tag(&games[0].0, "Event")), (1, "A"));
     let (second, error) = &games[1];

@@ -250,6 +250,42 @@ fn r_bad_games_with_and_without_tags_each_skip_only_themselves() {
     );
 }
 
+/// A comment or variation never closed runs to the game's end (a line starting a tag section,
+/// or the end of the input), and the games without tags after it are in it: the error names the
+/// lines it ran over, so that they are not lost without a word.
+#[test]
+fn r_an_unclosed_comment_or_variation_names_the_lines_it_ran_over() {
+    for (opened, kind) in [("{oops", "comment"), ("(1. d4", "variation")] {
+        let input = format!(
+            "1. e4 e5 *\n\n1. e4 {opened}\n\n1. d4 d5 *\n\n1. c4 c5 *\n\n[Event \"E\"]\n\n1. Nf3 *\n"
+        );
+        let records = records(ReaderLimits::default(), input.as_bytes());
+        assert_eq!(records.len(), 3, "{kind}: {records:?}");
+        assert_eq!(
+            (
+                records[0].1.is_none(),
+                records[2].1.is_none(),
+                records[2].0.line
+            ),
+            (true, true, 9),
+            "{kind}"
+        );
+        let error = records[1].1.as_ref().expect("unterminated");
+        assert!(
+            error.to_string().ends_with(&format!(
+                "unterminated {kind}: '{}' without '{}' (PGN standard 8.2.5); lines 3-7 skipped to the end of the game",
+                &opened[..1],
+                if kind == "comment" { "}" } else { ")" }
+            )),
+            "{error}"
+        );
+        assert_eq!(
+            (error.line, error.column, error.skipped),
+            (3, 7, Some(SkippedLines { first: 3, last: 7 }))
+        );
+    }
+}
+
 /// An input error while a bad game is skipped comes after that game's error, which names the
 /// lines skipped before it; reading then ends.
 #[test]
