@@ -322,6 +322,9 @@ struct Scan {
     /// The game's text is in an encoding the reader does not read (UTF-16, UTF-32): it is
     /// skipped without looking for termination markers.
     not_text: bool,
+    /// A tag pair of the section is named `Event` (ASCII case-insensitive), its value read or
+    /// not: a second `[Event` line starts the next game.
+    event_named: bool,
 }
 
 /// The name of the first tag pair when `line` holds tag pairs and nothing else (PGN standard
@@ -738,13 +741,6 @@ impl<R: BufRead> Reader<R> {
         self.failed.is_some()
     }
 
-    /// Whether the tag section read so far has a tag named `name` (ASCII case-insensitive).
-    fn has_tag(&self, name: &[u8]) -> bool {
-        self.tag_spans
-            .iter()
-            .any(|span| self.tag_arena[span.name.0..span.name.1].eq_ignore_ascii_case(name))
-    }
-
     fn error(&self, game: &RawGame, line: u32, column: u32, kind: ErrorKind) -> PgnError {
         PgnError::new(line, column, game.index, kind)
     }
@@ -985,7 +981,7 @@ impl<R: BufRead> Reader<R> {
                 // before has no movetext (PGN standard 8.2).
                 return Step::NoMovetext;
             }
-            if is_event_tag_line(line) && self.has_tag(b"Event") {
+            if self.scan.event_named && is_event_tag_line(line) {
                 // A second `[Event "` line in a tag section, without the blank line between: the
                 // next game's tag section, never merged into this one (its players would get the
                 // next game's result).
@@ -1107,6 +1103,9 @@ impl<R: BufRead> Reader<R> {
                 ));
             }
             let name = (name_start, i);
+            // Noted before the value is read: a pair whose value is broken still names the
+            // section's Event tag (the game is then skipped up to the next `[Event` line).
+            self.scan.event_named |= line[name_start..i].eq_ignore_ascii_case(b"Event");
             let name_text = String::from_utf8_lossy(&line[name_start..i]).into_owned();
             while i < n && is_space(line[i]) {
                 i += 1;

@@ -250,6 +250,28 @@ fn r_bad_games_with_and_without_tags_each_skip_only_themselves() {
     );
 }
 
+/// A broken Event tag pair still names the section's Event tag: a second `[Event` line right
+/// after it starts the next game, as after a good one; a broken tag of another name does not.
+#[test]
+fn r_a_broken_event_tag_line_ends_at_the_next_event_line() {
+    let event = records(
+        ReaderLimits::default(),
+        b"[Event Broken]\n[Event \"B\"]\n\n1. e4 e5 *\n",
+    );
+    assert_eq!(event.len(), 2, "{event:?}");
+    assert_eq!(error_of(&event[0]), ("syntax", 1, 8, Some((1, 1))));
+    assert_eq!(
+        (event[1].0.tag("Event"), event[1].0.line, sans(&event[1].0)),
+        (Some("B"), 2, vec!["e4", "e5"])
+    );
+    let site = records(
+        ReaderLimits::default(),
+        b"[Site Broken]\n[Event \"B\"]\n\n1. e4 e5 *\n",
+    );
+    assert_eq!(site.len(), 1, "{site:?}");
+    assert_eq!(error_of(&site[0]), ("syntax", 1, 7, Some((1, 4))));
+}
+
 /// A comment or variation never closed runs to the game's end (a line starting a tag section,
 /// or the end of the input), and the games without tags after it are in it: the error names the
 /// lines it ran over, so that they are not lost without a word.
