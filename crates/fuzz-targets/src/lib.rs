@@ -16,14 +16,14 @@
 //! | [`fen`] | (none) | the FEN text, read in all four modes (standard/Chess960, `Validation::STRICT`/`PERFT_SUITE`) |
 //! | [`san`] | bits 0-3: position of [`POSITIONS`]; bits 4-6: language (mod 7); bit 7: strict | the SAN text |
 //! | [`uci`] | bits 0-3: position of [`POSITIONS`] | the UCI text (also read as SAN-or-UCI) |
-//! | [`pgn_read`] | (none) | PGN bytes, read with the default limits and with tight ones |
+//! | [`pgn_read`] | (none) | PGN bytes, read with the default limits and with tight ones, whole and by the chunks of `arbiter adjudicate -j` (which must agree) |
 //! | [`pgn_adjudicate`], [`pgn_adjudicate_full`] | bits 0-1: output format; bit 2: claim draws; bits 3-5: language | PGN bytes, as `arbiter adjudicate` reads a file |
 //! | [`rpc`], [`rpc_full`] | handler (mod 6) of [`RPC_HANDLERS`] | the protobuf request message; for `AdjudicateGames`, the gRPC request body (5-byte frame headers and messages) |
 
 use std::io;
 use std::time::Duration;
 
-use arbiter_pgn::{RawGame, Reader, ReaderLimits};
+use arbiter_pgn::{PgnError, RawGame, Reader, ReaderLimits, Splitter};
 use arbiter_proto::convert::Notation;
 use arbiter_proto::v1::arbiter_service_server::ArbiterService as _;
 use arbiter_proto::v1::{
@@ -246,7 +246,9 @@ pub fn uci(data: &[u8]) {
 }
 
 /// The PGN reader alone: every game of the input, with the default limits and with tight ones
-/// (so that every limit is reached).
+/// (so that every limit is reached). The lines an error skipped end where the next game starts,
+/// and reading by the chunks of `arbiter adjudicate -j` ([`Splitter`], cutting wherever it can)
+/// gives the games and errors of reading the whole input.
 pub fn pgn_read(data: &[u8]) {
     let tight = ReaderLimits {
         max_game_bytes: 512,
@@ -256,15 +258,60 @@ pub fn pgn_read(data: &[u8]) {
         max_variation_depth: 2,
     };
     for limits in [ReaderLimits::default(), tight] {
-        let mut reader = Reader::with_limits(data, limits);
-        let mut game = RawGame::default();
-        loop {
-            match reader.read_game(&mut game) {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(error) => {
-                    let _ = error.to_string();
+        let whole = read_items(Reader::with_limits(data, limits), 0);
+        for (item, next) in whole
+            .iter()
+            .zip(whole.iter().skip(1).map(Some).chain([None]))
+        {
+            let Err(error) = item else { continue };
+            let _ = error.to_string();
+            // After an error in the middle of a game, the lines skipped run from the error's
+            // line to the game's end, and the next game starts at or after that line.
+            if let Some(skipped) = error.skipped {
+                assert_eq!(skipped.first, error.line, "{error}");
+                assert!(skipped.first <= skipped.last, "{error}");
+                if let Some(Ok(game)) = next {
+                    assert!(
+                        game.line >= skipped.last,
+                        "{error}, next game at {}",
+                        game.line
+                    );
                 }
+            }
+        }
+        // `arbiter adjudicate -j`: reading by chunks is reading the whole input.
+        let mut splitter = Splitter::new(data, &limits, 0);
+        let mut chunked = Vec::new();
+        while let Some(chunk) = splitter.next_chunk(Vec::new()) {
+            let base = chunked.len();
+            chunked.extend(read_items(Reader::of_chunk(&chunk, limits), base));
+        }
+        if let Some((first_line, rest)) = splitter.into_rest() {
+            let base = chunked.len();
+            let reader = Reader::with_limits(rest, limits).starting_at_line(first_line);
+            chunked.extend(read_items(reader, base));
+        }
+        assert!(chunked == whole, "reading by chunks differs");
+    }
+}
+
+/// Every game and error of `reader`, numbered from `base`.
+fn read_items<R: io::BufRead>(
+    mut reader: Reader<R>,
+    base: usize,
+) -> Vec<Result<RawGame, PgnError>> {
+    let mut items = Vec::new();
+    loop {
+        let mut game = RawGame::default();
+        match reader.read_game(&mut game) {
+            Ok(true) => {
+                game.index += base;
+                items.push(Ok(game));
+            }
+            Ok(false) => return items,
+            Err(mut error) => {
+                error.game += base;
+                items.push(Err(error));
             }
         }
     }

@@ -6,10 +6,13 @@ use thiserror::Error;
 /// An error in one game of a PGN input, with its position in the input.
 ///
 /// `Display` gives `line L:C: message`, e.g.
-/// `line 12:5: ply 23 (Nf3): the knight on d2 is pinned against the king on e1 by the bishop on b4 (FIDE Laws 3.9.2)`.
+/// `line 12:5: ply 23 (Nf3): the knight on d2 is pinned against the king on e1 by the bishop on b4 (FIDE Laws 3.9.2)`,
+/// and for a read error after which the reader skipped the rest of the game, the lines it
+/// skipped: `line 3:7: ')' closes no variation (PGN standard 8.2.5); lines 3-5 skipped to the
+/// end of the game`.
 /// Lines and columns are 1-based; columns count characters (not bytes) of the decoded line.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("line {line}:{column}: {kind}")]
+#[error("line {line}:{column}: {kind}{}", skipped.map_or_else(String::new, |s| format!("; {s}")))]
 pub struct PgnError {
     /// The 1-based line of the input where the problem is (for a tag, the tag's line).
     pub line: u32,
@@ -19,6 +22,13 @@ pub struct PgnError {
     pub game: usize,
     /// What went wrong.
     pub kind: ErrorKind,
+    /// For an error the [`crate::Reader`] met in the middle of a game: the lines it skipped
+    /// after it, from the error's line to the line where the game ends, so that reading
+    /// resumes where the next game starts. For a comment or variation never closed: the lines
+    /// it ran over, from its `{` or `(` to the game's end (games without tags after it among
+    /// them). `None` for an error that skipped nothing (a game without movetext, a bad `FEN`
+    /// tag, an illegal move, ...).
+    pub skipped: Option<SkippedLines>,
 }
 
 impl PgnError {
@@ -28,8 +38,29 @@ impl PgnError {
             column,
             game,
             kind,
+            skipped: None,
         }
     }
+}
+
+/// The lines of the input a [`crate::Reader`] skipped after an error in the middle of a game:
+/// the rest of the game, not read as movetext or tags (or the lines an unclosed comment or
+/// variation ran over, to the game's end). The game ends where it would have ended
+/// without the error (the same rule that tells one game from the next): at its termination
+/// marker outside comments and variations (the next line, or a `[` after the marker on its
+/// line, starts the next game), at a line starting with `[` after movetext, at a tag section
+/// after a blank line, at a second `[Event` line, at a line of Seven Tag Roster pairs inside an
+/// unclosed comment, or at the end of the input.
+///
+/// `Display` gives `lines 3-5 skipped to the end of the game` (or `line 3 skipped ...`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+#[error("{} skipped to the end of the game", if first == last { format!("line {first}") } else { format!("lines {first}-{last}") })]
+pub struct SkippedLines {
+    /// The 1-based first line skipped: the error's line (the part of it after the error).
+    pub first: u32,
+    /// The 1-based last line skipped, at least `first`: the game's last line that is not blank
+    /// (the line of its termination marker, or the last line before the next game's start).
+    pub last: u32,
 }
 
 /// What went wrong in a game. [`ErrorKind::name`] gives a short machine-readable category.

@@ -4,7 +4,8 @@
 //!
 //! - [`Reader`]: a streaming reader of PGN import format over any [`std::io::BufRead`], one game
 //!   in memory at a time, every size bounded by [`ReaderLimits`], UTF-8 or Windows-1252 decoded per
-//!   game, errors with `line:column`, recovery at the next game.
+//!   game, errors with `line:column`; after an error in the middle of a game, the rest of the game is
+//!   skipped (the lines are in the error) and reading resumes where the next game starts.
 //! - [`replay`]: the main line of a [`RawGame`] checked move by move under the rules (standard
 //!   chess or Chess960, from the `FEN` tag when present); the first illegal move is reported with
 //!   its position in the input, its ply, its text and the rules' reason.
@@ -53,7 +54,7 @@ mod split;
 pub mod verdict;
 mod writer;
 
-pub use error::{ErrorKind, PgnError, ReadWarning, WarningKind};
+pub use error::{ErrorKind, PgnError, ReadWarning, SkippedLines, WarningKind};
 pub use reader::{
     DEFAULT_MAX_GAME_BYTES, DEFAULT_MAX_PLIES, Encoding, MoveText, Nag, RawGame, Reader,
     ReaderLimits, SanToken, glyph_nag,

@@ -6,7 +6,7 @@ use std::ops::Deref;
 
 use arbiter_rules::MAX_MOVE_TEXT_LEN;
 
-use crate::error::{ErrorKind, PgnError, ReadWarning, WarningKind};
+use crate::error::{ErrorKind, PgnError, ReadWarning, SkippedLines, WarningKind};
 use crate::split::{Chunk, ChunkText};
 
 /// The default bound on the plies of one game (10,000), the one default of every door: the
@@ -19,12 +19,14 @@ pub const DEFAULT_MAX_PLIES: u32 = 10_000;
 pub const DEFAULT_MAX_GAME_BYTES: u32 = 1 << 20;
 
 /// Bounds on what one game may hold. Exceeding one is an error for that game only: the reader
-/// skips the rest of it and goes on with the next game.
+/// skips the rest of it ([`PgnError::skipped`]) and goes on with the next game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReaderLimits {
     /// Bytes of one game (tag section and movetext, line terminators counted as one byte each).
-    /// Default 1 MiB. Also bounds the length of a single line, so memory stays bounded even for
-    /// input without line breaks.
+    /// Default 1 MiB. Also bounds the reader's memory for a single line: a longer line is read
+    /// in pieces of at most this many bytes (its game is too large), so memory stays bounded
+    /// even for input without line breaks, and the skip after the error still reads it to its
+    /// end.
     pub max_game_bytes: usize,
     /// Tag pairs of one game. Default 256.
     pub max_tags: usize,
@@ -240,9 +242,18 @@ struct TagSpan {
 /// (PGN standard 6). A UTF-8 byte order mark is skipped; lines may end with LF, CRLF or CR.
 ///
 /// Each tag value is decoded as UTF-8 when valid, otherwise as Windows-1252
-/// ([`RawGame::encoding`]). Every size is bounded by [`ReaderLimits`]; after an error in a game the
-/// reader skips to the next game (the next line starting with `[` after an empty line, or a line
-/// starting with `[Event "`), so one bad game never ends the stream. Only an I/O error does.
+/// ([`RawGame::encoding`]). Every size is bounded by [`ReaderLimits`].
+///
+/// After an error in the middle of a game (a syntax error, a limit), the reader goes on reading
+/// the game without keeping anything of it, by the very rules that end a game without an error,
+/// and skips it to its end: its termination marker outside comments and variations (what
+/// follows, movetext or a tag section, is the next game), a line starting with `[` after
+/// movetext, a tag section after a blank line, a second `[Event` line, a line of Seven Tag
+/// Roster pairs inside an unclosed comment, or the end of the input. The error names the lines
+/// it skipped ([`PgnError::skipped`]), so one bad game never costs another game, with or
+/// without tags, and never ends the stream. Only an I/O error does. Text in another encoding
+/// (UTF-16, UTF-32) is not read as movetext at all: it is skipped up to the next line that
+/// starts a tag section.
 ///
 /// Move numbers are not checked against the moves; a `1-0` inside a variation is ignored.
 #[derive(Debug)]
@@ -253,10 +264,29 @@ pub struct Reader<R> {
     line_no: u32,
     line_ascii: bool,
     line_utf8: bool,
-    line_overflow: bool,
+    /// `line` is a piece of a line longer than [`ReaderLimits::max_game_bytes`] that does not
+    /// end it (see `read_line`).
+    line_continues: bool,
+    /// Nothing but spaces of the current line has been read yet: its next piece is read as the
+    /// start of a line.
+    line_fresh: bool,
+    /// `line` starts at the line's first byte (column 1).
+    piece_starts_line: bool,
+    /// The characters of the line before the piece in `line`, for columns.
+    column_base: u32,
+    /// The characters of the line up to the end of the piece in `line`.
+    next_column_base: u32,
+    /// The bytes of a long line's piece after its last space, carried over to the next piece so
+    /// that no token is cut in two.
+    carry: Vec<u8>,
     pending: bool,
     skip_lf: bool,
-    skipping: bool,
+    /// The first error of the game being read: the rest of the game is skipped.
+    failed: Option<PgnError>,
+    /// The line where the game being skipped had its error.
+    skip_from: u32,
+    /// An I/O error met while skipping a game, reported after that game's error.
+    deferred: Option<PgnError>,
     finished: bool,
     next_index: usize,
     tag_arena: Vec<u8>,
@@ -285,6 +315,16 @@ struct Scan {
     /// A `[` after the termination marker on the same line, at this byte: the next game's tag
     /// section starts there.
     next_game_at: Option<usize>,
+    /// The rest of the current line is not movetext: a `%` line, or a `;` comment reached.
+    line_ignored: bool,
+    /// The last line of the game that is not blank (the last line skipped after an error).
+    last_line: u32,
+    /// The game's text is in an encoding the reader does not read (UTF-16, UTF-32): it is
+    /// skipped without looking for termination markers.
+    not_text: bool,
+    /// A tag pair of the section is named `Event` (ASCII case-insensitive), its value read or
+    /// not: a second `[Event` line starts the next game.
+    event_named: bool,
 }
 
 /// The name of the first tag pair when `line` holds tag pairs and nothing else (PGN standard
@@ -352,8 +392,8 @@ pub(crate) fn starts_tag_section(line: &[u8]) -> bool {
 }
 
 /// A line of tag pairs whose first is `Event` (any letter case): in a tag section that already
-/// has an Event tag, the next game's; after a read error, where reading resumes.
-pub(crate) fn is_event_tag_line(line: &[u8]) -> bool {
+/// has an Event tag, the next game's.
+fn is_event_tag_line(line: &[u8]) -> bool {
     // Most tag lines are not: the first letter of the name decides before the whole line is
     // parsed.
     let name = line
@@ -557,10 +597,17 @@ impl<R: BufRead> Reader<R> {
             line_no: 0,
             line_ascii: true,
             line_utf8: true,
-            line_overflow: false,
+            line_continues: false,
+            line_fresh: true,
+            piece_starts_line: true,
+            column_base: 0,
+            next_column_base: 0,
+            carry: Vec::new(),
             pending: false,
             skip_lf: false,
-            skipping: false,
+            failed: None,
+            skip_from: 0,
+            deferred: None,
             finished: false,
             next_index: 0,
             tag_arena: Vec::new(),
@@ -612,59 +659,63 @@ impl<R: BufRead> Reader<R> {
 
     fn read_one(&mut self, game: &mut RawGame) -> Result<bool, PgnError> {
         game.clear();
+        if let Some(error) = self.deferred.take() {
+            return Err(error);
+        }
         if self.finished {
             return Ok(false);
         }
-        if self.skipping {
-            self.resync()?;
-            if self.finished {
-                return Ok(false);
-            }
-        }
         self.scan = Scan::default();
+        self.failed = None;
         self.tag_arena.clear();
         self.tag_spans.clear();
         loop {
             if self.pending {
+                // The line (or what is left of it) is read again as the start of the next game.
                 self.pending = false;
-            } else if !self.next_line()? {
-                break;
+                self.line_fresh = true;
+            } else {
+                match self.next_line() {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(error) if self.failed.is_some() => {
+                        // The game being skipped ends here, with its own error; the I/O error
+                        // comes next.
+                        self.deferred = Some(error);
+                        return self.finish(game).map(|()| true);
+                    }
+                    Err(error) => return Err(error),
+                }
             }
             let line = std::mem::take(&mut self.line);
-            let outcome = self.process_line(&line, game);
+            let step = self.process_line(&line, game);
             self.line = line;
-            match outcome {
-                Ok(Step::Continue) => {}
-                Ok(Step::NextGameStarts) => {
+            match step {
+                Step::Continue => {}
+                Step::NextGameStarts | Step::CommentCutByNextGame => {
+                    // The line starts the next game: read it again, skip nothing. (`finish`
+                    // reports an unterminated comment.)
                     self.pending = true;
                     return self.finish(game).map(|()| true);
                 }
-                Ok(Step::GameEnds) => return self.finish(game).map(|()| true),
-                Ok(Step::CommentCutByNextGame) => {
-                    // `finish` reports the unterminated comment; the line is read again as the
-                    // start of the next game, so nothing is skipped.
-                    self.pending = true;
-                    return self.finish(game).map(|()| true);
-                }
-                Ok(Step::GameEndsBeforeTags(at)) => {
+                Step::GameEnds => return self.finish(game).map(|()| true),
+                Step::GameEndsBeforeTags(at) => {
                     // Read the line again for the next game from the `[` on: the bytes before
                     // it become spaces, so that columns stay those of the input.
                     self.line[..at].fill(b' ');
                     self.pending = true;
                     return self.finish(game).map(|()| true);
                 }
-                Ok(Step::ChunkEnds) => break,
-                Ok(Step::NoMovetext) => {
+                Step::ChunkEnds => break,
+                Step::NoMovetext => {
                     // The tag line starts the next game: read it again, skip nothing.
                     self.pending = true;
+                    if self.failed.is_some() {
+                        // A tag section with an error, skipped up to here.
+                        return self.finish(game).map(|()| true);
+                    }
                     let _ = self.decode_tags(game);
                     return Err(self.no_movetext(game));
-                }
-                Err(e) => {
-                    self.skipping = true;
-                    // The error record keeps the game's identity: its tags read so far.
-                    let _ = self.decode_tags(game);
-                    return Err(e);
                 }
             }
         }
@@ -675,11 +726,19 @@ impl<R: BufRead> Reader<R> {
         self.finish(game).map(|()| true)
     }
 
-    /// Whether the tag section read so far has a tag named `name` (ASCII case-insensitive).
-    fn has_tag(&self, name: &[u8]) -> bool {
-        self.tag_spans
-            .iter()
-            .any(|span| self.tag_arena[span.name.0..span.name.1].eq_ignore_ascii_case(name))
+    /// Notes the game's first error: the game goes on being read, by the same rules, but
+    /// nothing more of it is kept or checked, up to its end ([`Reader::finish`] reports it with
+    /// the lines skipped).
+    fn fail(&mut self, error: PgnError) {
+        if self.failed.is_none() {
+            self.skip_from = self.line_no;
+            self.failed = Some(error);
+        }
+    }
+
+    /// The game had an error: the rest of it is being skipped.
+    fn skipping(&self) -> bool {
+        self.failed.is_some()
     }
 
     fn error(&self, game: &RawGame, line: u32, column: u32, kind: ErrorKind) -> PgnError {
@@ -695,7 +754,7 @@ impl<R: BufRead> Reader<R> {
         )
     }
 
-    /// The 1-based character column of byte offset `at` of the current line.
+    /// The 1-based character column of byte offset `at` of the current piece of a line.
     fn column(&self, line: &[u8], at: usize) -> u32 {
         let at = at.min(line.len());
         let chars = if self.line_ascii {
@@ -710,7 +769,9 @@ impl<R: BufRead> Reader<R> {
                 .map(|chunk| chunk.valid().chars().count() + chunk.invalid().len())
                 .sum()
         };
-        u32::try_from(chars + 1).unwrap_or(u32::MAX)
+        u32::try_from(chars + 1)
+            .unwrap_or(u32::MAX)
+            .saturating_add(self.column_base)
     }
 
     /// The character at byte offset `at` of the current line: a UTF-8 sequence when one starts
@@ -739,11 +800,24 @@ impl<R: BufRead> Reader<R> {
         }
     }
 
+    /// Reads the next line into `self.line`, without its terminator, or of a line longer than
+    /// [`ReaderLimits::max_game_bytes`] its next piece: at most that many bytes, cut after its
+    /// last space or tab when it has one, so that no token is cut in two (the rest is carried
+    /// over to the next piece). Such a line makes its game too large, and only a game being
+    /// skipped reads on past its first piece: memory stays bounded, and the skip still sees the
+    /// termination marker at the line's end. `Ok(false)` at the end of the input.
     fn read_line(&mut self) -> io::Result<bool> {
         self.line.clear();
-        self.line_overflow = false;
-        let cap = self.limits.max_game_bytes;
-        let mut any = false;
+        let continued = std::mem::take(&mut self.line_continues);
+        if continued {
+            self.line.append(&mut self.carry);
+            self.column_base = self.next_column_base;
+        } else {
+            self.column_base = 0;
+        }
+        let cap = self.limits.max_game_bytes.max(1);
+        // A piece after a full one is delivered even when empty: it ends the line.
+        let mut any = continued;
         loop {
             let buf = match self.inner.fill_buf() {
                 Ok(buf) => buf,
@@ -761,66 +835,84 @@ impl<R: BufRead> Reader<R> {
                 }
             }
             any = true;
-            let (chunk, used, done) = match memchr::memchr2(b'\n', b'\r', buf) {
-                Some(i) => {
-                    self.skip_lf = buf[i] == b'\r';
-                    (&buf[..i], i + 1, true)
-                }
-                None => (buf, buf.len(), false),
-            };
             let room = cap.saturating_sub(self.line.len());
-            if chunk.len() > room {
-                self.line_overflow = true;
-            }
-            self.line.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            self.inner.consume(used);
-            if done {
-                break;
+            match memchr::memchr2(b'\n', b'\r', buf) {
+                Some(i) if i <= room => {
+                    self.skip_lf = buf[i] == b'\r';
+                    self.line.extend_from_slice(&buf[..i]);
+                    self.inner.consume(i + 1);
+                    break;
+                }
+                _ => {
+                    let taken = buf.len().min(room);
+                    self.line.extend_from_slice(&buf[..taken]);
+                    self.inner.consume(taken);
+                    if self.line.len() >= cap {
+                        self.line_continues = true;
+                        break;
+                    }
+                }
             }
         }
         if !any {
             return Ok(false);
         }
-        self.line_no += 1;
-        // A byte-order mark starts the file, or a line where files were joined (`cat a.pgn
-        // b.pgn`, each with its own mark).
-        if self.line.starts_with(&[0xef, 0xbb, 0xbf]) {
-            self.line.drain(..3);
+        self.piece_starts_line = !continued;
+        if !continued {
+            self.line_no += 1;
+            self.line_fresh = true;
+            // A byte-order mark starts the file, or a line where files were joined (`cat a.pgn
+            // b.pgn`, each with its own mark).
+            if self.line.starts_with(&[0xef, 0xbb, 0xbf]) {
+                self.line.drain(..3);
+            }
+        }
+        if self.line_continues {
+            if let Some(space) = self.line.iter().rposition(|&c| is_space(c))
+                && space + 1 < self.line.len()
+            {
+                self.carry.extend_from_slice(&self.line[space + 1..]);
+                self.line.truncate(space + 1);
+            }
+            let chars = self
+                .line
+                .utf8_chunks()
+                .map(|chunk| chunk.valid().chars().count() + chunk.invalid().len())
+                .sum::<usize>();
+            self.next_column_base = self
+                .column_base
+                .saturating_add(u32::try_from(chars).unwrap_or(u32::MAX));
         }
         self.line_ascii = self.line.is_ascii();
         self.line_utf8 = self.line_ascii || std::str::from_utf8(&self.line).is_ok();
         Ok(true)
     }
 
-    /// Skips the rest of a game that had an error, up to the next line that starts a game.
-    fn resync(&mut self) -> Result<(), PgnError> {
-        let mut after_blank = false;
-        loop {
-            if !self.next_line()? {
-                self.finished = true;
-                self.skipping = false;
-                return Ok(());
-            }
-            let line = &self.line;
-            let tag_after_blank = after_blank && line.trim_ascii_start().first() == Some(&b'[');
-            // Not any tag of the roster here: the broken game's own tag section goes on.
-            if tag_after_blank || is_event_tag_line(line) {
-                self.pending = true;
-                self.skipping = false;
-                return Ok(());
-            }
-            after_blank = line.iter().all(|&c| is_space(c));
+    /// Reads one line (or a piece of a long one) of the game, and says whether the game goes
+    /// on. The one place that decides where a game ends, for a game read and for a game being
+    /// skipped after an error alike ([`PgnError::skipped`]).
+    fn process_line(&mut self, line: &[u8], game: &mut RawGame) -> Step {
+        if !self.line_fresh {
+            return self.line_rest(line, game);
         }
-    }
-
-    fn process_line(&mut self, line: &[u8], game: &mut RawGame) -> Result<Step, PgnError> {
         let blank = line.iter().all(|&c| is_space(c));
+        if blank && self.line_continues {
+            // Spaces that begin a line longer than a piece: the line starts in a later piece.
+            if self.scan.started {
+                self.scan.bytes = self.scan.bytes.saturating_add(line.len());
+            }
+            return Step::Continue;
+        }
+        self.line_fresh = false;
+        self.scan.line_ignored = false;
+        let escape = self.piece_starts_line && line.first() == Some(&b'%');
         if !self.scan.started {
-            if blank || (line.first() == Some(&b'%')) {
-                return Ok(Step::Continue);
+            if blank || escape {
+                self.scan.line_ignored = true;
+                return Step::Continue;
             }
             if self.next_chunk_line == Some(self.line_no) {
-                return Ok(Step::ChunkEnds);
+                return Step::ChunkEnds;
             }
             self.scan.started = true;
             game.index = self.next_index;
@@ -828,24 +920,26 @@ impl<R: BufRead> Reader<R> {
             self.next_index += 1;
             // UTF-32 and UTF-16 (a byte-order mark, or three NUL bytes / one NUL byte beside
             // each ASCII character) are not PGN encodings: said plainly, each by its name,
-            // rather than as a stray character.
+            // rather than as a stray character. Their lines are not read as movetext (they are
+            // no ASCII): the game is skipped up to the next line that starts a tag section.
             let nul_bytes = line.iter().filter(|&&b| b == 0).count();
             if line.starts_with(&[0xff, 0xfe, 0, 0])
                 || line.starts_with(&[0, 0, 0xfe, 0xff])
                 || (nul_bytes >= 3 && nul_bytes * 3 >= line.len() * 2)
             {
-                return Err(self.syntax_at(
+                self.scan.not_text = true;
+                self.fail(self.syntax_at(
                     game,
                     line,
                     0,
                     "the input looks like UTF-32 (a byte-order mark FF FE 00 00 or 00 00 FE FF, or three NUL bytes beside each character): PGN is read as UTF-8 or Windows-1252; convert it first, e.g. with 'iconv -f UTF-32 -t UTF-8'".to_owned(),
                 ));
-            }
-            if line.starts_with(&[0xff, 0xfe])
+            } else if line.starts_with(&[0xff, 0xfe])
                 || line.starts_with(&[0xfe, 0xff])
                 || (nul_bytes >= 2 && nul_bytes * 3 >= line.len())
             {
-                return Err(self.syntax_at(
+                self.scan.not_text = true;
+                self.fail(self.syntax_at(
                     game,
                     line,
                     0,
@@ -853,63 +947,117 @@ impl<R: BufRead> Reader<R> {
                 ));
             }
         }
-        self.scan.bytes += line.len() + 1;
-        if self.line_overflow || self.scan.bytes > self.limits.max_game_bytes {
-            return Err(self.error(
-                game,
-                self.line_no,
-                1,
-                ErrorKind::Limit {
-                    what: "game size in bytes",
-                    limit: self.limits.max_game_bytes,
-                },
-            ));
-        }
+        self.scan.bytes = self
+            .scan
+            .bytes
+            .saturating_add(line.len() + usize::from(!self.line_continues));
         // (A `}` on the line closes the comment there: its tag pair is quoted, `;` included.)
         if self.scan.in_comment && !line.contains(&b'}') && starts_tag_section(line) {
             // A `{` never closed would swallow every game after it: a line that holds tag
             // pairs and nothing else (not the words of a comment), the first of the Seven Tag
             // Roster, ends the game (its comment unterminated) and starts the next one.
-            return Ok(Step::CommentCutByNextGame);
+            return Step::CommentCutByNextGame;
         }
-        if !self.scan.in_comment && line.first() == Some(&b'%') {
-            return Ok(Step::Continue);
+        if !self.scan.in_comment && escape {
+            self.scan.line_ignored = true;
+            self.scan.last_line = self.line_no;
+            return Step::Continue;
         }
         if blank {
-            if !self.scan.movetext && !self.tag_spans.is_empty() {
+            if !self.scan.movetext && (!self.tag_spans.is_empty() || self.skipping()) {
                 self.scan.blank_after_tags = true;
             }
-            return Ok(Step::Continue);
+            return Step::Continue;
         }
         let first = line.iter().position(|&c| !is_space(c)).unwrap_or(0);
-        if !self.scan.in_comment && line[first] == b'[' {
+        let tag_line = !self.scan.in_comment && line[first] == b'[';
+        if tag_line {
             if self.scan.movetext {
                 // A game without a termination marker, ended by the next tag section.
-                return Ok(Step::NextGameStarts);
+                return Step::NextGameStarts;
             }
             if self.scan.blank_after_tags {
                 // A tag section after a tag section and a blank line: a new game, and the one
                 // before has no movetext (PGN standard 8.2).
-                return Ok(Step::NoMovetext);
+                return Step::NoMovetext;
             }
-            if is_event_tag_line(line) && self.has_tag(b"Event") {
+            if self.scan.event_named && is_event_tag_line(line) {
                 // A second `[Event "` line in a tag section, without the blank line between: the
                 // next game's tag section, never merged into this one (its players would get the
                 // next game's result).
-                return Ok(Step::NoMovetext);
+                return Step::NoMovetext;
             }
-            self.parse_tags(line, first, game)?;
-            return Ok(Step::Continue);
+        }
+        // The line is the game's (a line that starts the next game is never counted in the
+        // size of the game before it).
+        self.scan.last_line = self.line_no;
+        if !self.skipping() && (self.line_continues || self.scan.bytes > self.limits.max_game_bytes)
+        {
+            self.fail(self.size_error(game, line));
+        }
+        if tag_line {
+            if !self.skipping()
+                && let Err(error) = self.parse_tags(line, first, game)
+            {
+                self.fail(error);
+            }
+            self.scan.line_ignored = true;
+            return Step::Continue;
         }
         self.scan.movetext = true;
-        self.parse_movetext(line, first, game)?;
+        if !self.scan.not_text {
+            self.parse_movetext(line, first, game);
+        }
+        self.movetext_step()
+    }
+
+    /// A piece of a line longer than [`ReaderLimits::max_game_bytes`], after the piece that
+    /// began the line (see `read_line`): the line goes on as it began (movetext, a tag line, a
+    /// `%` line, a `;` comment). Its game is too large: it is being skipped.
+    fn line_rest(&mut self, line: &[u8], game: &mut RawGame) -> Step {
+        if !self.scan.started {
+            // The rest of a `%` line between games.
+            return Step::Continue;
+        }
+        self.scan.bytes = self
+            .scan
+            .bytes
+            .saturating_add(line.len() + usize::from(!self.line_continues));
+        self.scan.last_line = self.line_no;
+        if !self.skipping() {
+            // The game started after the line's start (on a termination marker's line).
+            self.fail(self.size_error(game, line));
+        }
+        if self.scan.movetext && !self.scan.line_ignored && !self.scan.not_text {
+            self.parse_movetext(line, 0, game);
+        }
+        self.movetext_step()
+    }
+
+    /// Whether the game goes on after a line of movetext: it ends at its termination marker
+    /// (outside a comment) at the end of the line, or where a tag section starts after the
+    /// marker on the same line.
+    fn movetext_step(&self) -> Step {
         if let Some(at) = self.scan.next_game_at {
-            return Ok(Step::GameEndsBeforeTags(at));
+            return Step::GameEndsBeforeTags(at);
         }
-        if self.scan.result_done && !self.scan.in_comment {
-            return Ok(Step::GameEnds);
+        if self.scan.result_done && !self.scan.in_comment && !self.line_continues {
+            return Step::GameEnds;
         }
-        Ok(Step::Continue)
+        Step::Continue
+    }
+
+    /// The game is larger than [`ReaderLimits::max_game_bytes`] with the piece `line`.
+    fn size_error(&self, game: &RawGame, line: &[u8]) -> PgnError {
+        self.error(
+            game,
+            self.line_no,
+            self.column(line, 0),
+            ErrorKind::Limit {
+                what: "game size in bytes",
+                limit: self.limits.max_game_bytes,
+            },
+        )
     }
 
     fn parse_tags(
@@ -955,6 +1103,9 @@ impl<R: BufRead> Reader<R> {
                 ));
             }
             let name = (name_start, i);
+            // Noted before the value is read: a pair whose value is broken still names the
+            // section's Event tag (the game is then skipped up to the next `[Event` line).
+            self.scan.event_named |= line[name_start..i].eq_ignore_ascii_case(b"Event");
             let name_text = String::from_utf8_lossy(&line[name_start..i]).into_owned();
             while i < n && is_space(line[i]) {
                 i += 1;
@@ -1052,13 +1203,11 @@ impl<R: BufRead> Reader<R> {
         }
     }
 
+    /// Reads the movetext of `line` from byte `i` on. After the game's first error (noted with
+    /// [`Reader::fail`]) it goes on through the line by the same rules, keeping nothing, only
+    /// to follow comments, variations and the termination marker that ends the game.
     #[allow(clippy::too_many_lines)]
-    fn parse_movetext(
-        &mut self,
-        line: &[u8],
-        mut i: usize,
-        game: &mut RawGame,
-    ) -> Result<(), PgnError> {
+    fn parse_movetext(&mut self, line: &[u8], mut i: usize, game: &mut RawGame) {
         let n = line.len();
         while i < n {
             if self.scan.in_comment {
@@ -1086,7 +1235,8 @@ impl<R: BufRead> Reader<R> {
                 }
                 b';' => {
                     game.comments += 1;
-                    return Ok(());
+                    self.scan.line_ignored = true;
+                    return;
                 }
                 _ => {}
             }
@@ -1094,20 +1244,27 @@ impl<R: BufRead> Reader<R> {
                 // `... 0-1 [Event "B"]`: the marker ended this game, the tag section on the same
                 // line starts the next one (never an error that swallows it).
                 self.scan.next_game_at = Some(i);
-                return Ok(());
+                return;
             }
             if self.scan.result_done {
-                let ch = self.char_at(line, i).escape_debug();
-                return Err(self.syntax_at(
-                    game,
-                    line,
-                    i,
-                    format!(
-                        "unexpected '{ch}' after the game termination marker (PGN standard 8.2.6)"
-                    ),
-                ));
+                if !self.skipping() {
+                    let ch = self.char_at(line, i).escape_debug();
+                    self.fail(self.syntax_at(
+                        game,
+                        line,
+                        i,
+                        format!(
+                            "unexpected '{ch}' after the game termination marker (PGN standard 8.2.6)"
+                        ),
+                    ));
+                }
+                // Skipped, up to a tag section that may start on this line.
+                i += 1;
+                continue;
             }
             let mainline = self.scan.depth == 0;
+            // What the main line holds is kept only while the game has no error.
+            let kept = mainline && !self.skipping();
             match c {
                 b'(' => {
                     if self.scan.depth == 0 {
@@ -1115,8 +1272,9 @@ impl<R: BufRead> Reader<R> {
                         game.variations += 1;
                     }
                     self.scan.depth += 1;
-                    if self.scan.depth > self.limits.max_variation_depth {
-                        return Err(self.error(
+                    if self.scan.depth > self.limits.max_variation_depth && !self.skipping() {
+                        // Skipped, the depth still counted to find the variations' end.
+                        self.fail(self.error(
                             game,
                             self.line_no,
                             self.column(line, i),
@@ -1129,15 +1287,16 @@ impl<R: BufRead> Reader<R> {
                     i += 1;
                 }
                 b')' => {
-                    if self.scan.depth == 0 {
-                        return Err(self.syntax_at(
+                    if self.scan.depth > 0 {
+                        self.scan.depth -= 1;
+                    } else if !self.skipping() {
+                        self.fail(self.syntax_at(
                             game,
                             line,
                             i,
                             "')' closes no variation (PGN standard 8.2.5)".to_string(),
                         ));
                     }
-                    self.scan.depth -= 1;
                     i += 1;
                 }
                 b'$' => {
@@ -1152,15 +1311,20 @@ impl<R: BufRead> Reader<R> {
                         i += 1;
                     }
                     let Some(value) = u8::try_from(value).ok().filter(|_| i > digits) else {
-                        return Err(self.syntax_at(
-                            game,
-                            line,
-                            start,
-                            "a NAG is '$' and a number from 0 to 255 (PGN standard 8.2.4)"
-                                .to_string(),
-                        ));
+                        if !self.skipping() {
+                            self.fail(
+                                self.syntax_at(
+                                    game,
+                                    line,
+                                    start,
+                                    "a NAG is '$' and a number from 0 to 255 (PGN standard 8.2.4)"
+                                        .to_string(),
+                                ),
+                            );
+                        }
+                        continue;
                     };
-                    if mainline {
+                    if kept {
                         game.nags.push(Nag {
                             ply: game.moves.len() as u32,
                             value,
@@ -1172,7 +1336,7 @@ impl<R: BufRead> Reader<R> {
                     while i < n && matches!(line[i], b'!' | b'?') {
                         i += 1;
                     }
-                    if mainline && let Some(value) = mark_nag(&line[start..i]) {
+                    if kept && let Some(value) = mark_nag(&line[start..i]) {
                         game.nags.push(Nag {
                             ply: game.moves.len() as u32,
                             value,
@@ -1230,14 +1394,15 @@ impl<R: BufRead> Reader<R> {
                             }
                         }
                         _ if token.starts_with(b"0-0") || token == b"0000" => {
-                            i = self.move_token(line, start, i, game)?;
+                            i = self.move_token(line, start, i, game);
                         }
                         _ if token.iter().all(u8::is_ascii_digit) => {
                             // A move number without a period.
                         }
+                        _ if self.skipping() => {}
                         _ => {
                             let text = String::from_utf8_lossy(token);
-                            return Err(self.syntax_at(
+                            self.fail(self.syntax_at(
                                 game,
                                 line,
                                 start,
@@ -1253,7 +1418,7 @@ impl<R: BufRead> Reader<R> {
                     while i < n && is_token_char(line[i]) {
                         i += 1;
                     }
-                    i = self.move_token(line, start, i, game)?;
+                    i = self.move_token(line, start, i, game);
                 }
                 _ => {
                     // `½-½` (UTF-8, or Windows-1252 0xBD) is the draw's termination marker.
@@ -1268,7 +1433,7 @@ impl<R: BufRead> Reader<R> {
                         continue;
                     }
                     if let Some((len, nag)) = self.glyph_at(line, i) {
-                        if mainline {
+                        if kept {
                             match nag {
                                 Ok(value) => game.nags.push(Nag {
                                     ply: game.moves.len() as u32,
@@ -1285,17 +1450,23 @@ impl<R: BufRead> Reader<R> {
                         i += len;
                         continue;
                     }
-                    let ch = self.char_at(line, i).escape_debug();
-                    return Err(self.syntax_at(
-                        game,
-                        line,
-                        i,
-                        format!("unexpected '{ch}' in the movetext (PGN standard 8.2)"),
-                    ));
+                    if !self.skipping() {
+                        let ch = self.char_at(line, i).escape_debug();
+                        self.fail(self.syntax_at(
+                            game,
+                            line,
+                            i,
+                            format!("unexpected '{ch}' in the movetext (PGN standard 8.2)"),
+                        ));
+                    }
+                    // A whole character (a UTF-8 sequence, or one Windows-1252 byte).
+                    i += utf8_text_at(line, i)
+                        .chars()
+                        .next()
+                        .map_or(1, char::len_utf8);
                 }
             }
         }
-        Ok(())
     }
 
     fn set_result(&mut self, game: &mut RawGame, result: &str) {
@@ -1304,15 +1475,9 @@ impl<R: BufRead> Reader<R> {
         self.scan.result_done = true;
     }
 
-    /// Records the move token `line[start..end]` (main line only) and the `!`/`?` marks glued to
-    /// it; returns the offset after them.
-    fn move_token(
-        &mut self,
-        line: &[u8],
-        start: usize,
-        end: usize,
-        game: &mut RawGame,
-    ) -> Result<usize, PgnError> {
+    /// Records the move token `line[start..end]` (main line only, while the game has no error)
+    /// and the `!`/`?` marks glued to it; returns the offset after them.
+    fn move_token(&mut self, line: &[u8], start: usize, end: usize, game: &mut RawGame) -> usize {
         let mut token = &line[start..end];
         let n = line.len();
         let mut i = end;
@@ -1334,7 +1499,7 @@ impl<R: BufRead> Reader<R> {
         }
         if matches!(token, b"e.p." | b"ep" | b"e.p") {
             // "exd6 e.p.": the en passant remark belongs to the previous move.
-            return Ok(i);
+            return i;
         }
         // "-+", "-/+", "N": an evaluation glyph or the novelty sign, not a move (looked up only
         // for tokens that can be one: a move starts with a letter other than a lone `N`).
@@ -1343,16 +1508,16 @@ impl<R: BufRead> Reader<R> {
             .then(|| std::str::from_utf8(token).ok().and_then(glyph_nag))
             .flatten()
         {
-            if self.scan.depth == 0 {
+            if self.scan.depth == 0 && !self.skipping() {
                 game.nags.push(Nag {
                     ply: game.moves.len() as u32,
                     value,
                 });
             }
-            return Ok(i);
+            return i;
         }
-        if self.scan.depth > 0 {
-            return Ok(i);
+        if self.scan.depth > 0 || self.skipping() {
+            return i;
         }
         // "Qxf7#+-", "e4=": an ASCII evaluation glyph glued to the move; the move is read
         // without it and the glyph kept as its NAG (an annotation never costs a verdict).
@@ -1362,7 +1527,7 @@ impl<R: BufRead> Reader<R> {
         };
         let null = matches!(token, b"--" | b"Z0" | b"0000" | b"@@@@");
         let Some(text) = MoveText::from_bytes(token) else {
-            return Err(self.syntax_at(
+            self.fail(self.syntax_at(
                 game,
                 line,
                 start,
@@ -1371,9 +1536,10 @@ impl<R: BufRead> Reader<R> {
                     String::from_utf8_lossy(token).escape_debug()
                 ),
             ));
+            return i;
         };
         if game.moves.len() >= self.limits.max_plies {
-            return Err(self.error(
+            self.fail(self.error(
                 game,
                 self.line_no,
                 self.column(line, start),
@@ -1382,6 +1548,7 @@ impl<R: BufRead> Reader<R> {
                     limit: self.limits.max_plies,
                 },
             ));
+            return i;
         }
         let ply = game.moves.len() as u32 + 1;
         game.moves.push(SanToken {
@@ -1397,12 +1564,22 @@ impl<R: BufRead> Reader<R> {
         if let Some(value) = mark_nag(&line[marks..i]) {
             game.nags.push(Nag { ply, value });
         }
-        Ok(i)
+        i
     }
 
     /// Completes the game: decodes the tags, checks that comments and variations are closed and
     /// that there is movetext.
+    /// After an error in the middle of the game, that error, with the lines skipped since.
     fn finish(&mut self, game: &mut RawGame) -> Result<(), PgnError> {
+        if let Some(mut error) = self.failed.take() {
+            // The error record keeps the game's identity: its tags read before the error.
+            let _ = self.decode_tags(game);
+            error.skipped = Some(SkippedLines {
+                first: self.skip_from,
+                last: self.scan.last_line.max(self.skip_from),
+            });
+            return Err(error);
+        }
         self.decode_tags(game)?;
         if !self.scan.movetext && !game.tags.is_empty() {
             return Err(self.no_movetext(game));
@@ -1425,29 +1602,38 @@ impl<R: BufRead> Reader<R> {
                 )),
             ));
         }
+        // A comment or variation left open ran to the game's end, taking every line after it
+        // (games without tags included): the error names them as skipped.
         if self.scan.in_comment {
             let (line, column) = self.scan.comment_at;
-            return Err(self.error(
+            return Err(self.ran_to_the_end(
                 game,
                 line,
                 column,
-                ErrorKind::Syntax(
-                    "unterminated comment: '{' without '}' (PGN standard 8.2.5)".to_string(),
-                ),
+                "unterminated comment: '{' without '}' (PGN standard 8.2.5)",
             ));
         }
         if self.scan.depth > 0 {
             let (line, column) = self.scan.variation_at;
-            return Err(self.error(
+            return Err(self.ran_to_the_end(
                 game,
                 line,
                 column,
-                ErrorKind::Syntax(
-                    "unterminated variation: '(' without ')' (PGN standard 8.2.5)".to_string(),
-                ),
+                "unterminated variation: '(' without ')' (PGN standard 8.2.5)",
             ));
         }
         Ok(())
+    }
+
+    /// The error of a comment or variation opened at `line:column` and never closed: its
+    /// lines, to the game's end, are skipped.
+    fn ran_to_the_end(&self, game: &RawGame, line: u32, column: u32, what: &str) -> PgnError {
+        let mut error = self.error(game, line, column, ErrorKind::Syntax(what.to_owned()));
+        error.skipped = Some(SkippedLines {
+            first: line,
+            last: self.scan.last_line.max(line),
+        });
+        error
     }
 
     fn no_movetext(&self, game: &RawGame) -> PgnError {

@@ -12,23 +12,24 @@
 //! new game at `L`:
 //!
 //! - `L` starts with `[`, holds tag pairs and nothing else, the first one of the Seven Tag
-//!   Roster (PGN standard 8.1.1, any letter case), and has no `}`;
-//! - the line before `L` is blank (spaces and tabs only); or it holds no `[` at all, starts
-//!   with neither `%` nor a byte-order mark, and `L`'s first tag is `Event`;
-//! - the lines since the last line that meets the two conditions above, `L` included, fit
-//!   within [`ReaderLimits::max_game_bytes`], so that `L` cannot be the line that makes a game
-//!   too large (the reader would skip it with that game). At a line that meets the two
-//!   conditions either a game starts or the reader skips from there to a later start, so no
-//!   game read after it began before it.
+//!   Roster (PGN standard 8.1.1, any letter case), has no `}`, and is read whole (at most
+//!   [`ReaderLimits::max_game_bytes`] and 4,096 bytes);
+//! - the line before `L` is blank (spaces and tabs only), or it holds no `[` at all and starts
+//!   with neither `%` nor a byte-order mark.
 //!
 //! Then the reader of the whole input is in one of these states when it comes to `L`, and each
 //! starts a game at `L`: between games; in movetext, which a tag line ends (the game without a
 //! termination marker); in a brace comment, which a line of Seven Tag Roster pairs without `}`
-//! cuts; in a tag section after a blank line (the game without movetext, PGN standard 8.2); or
-//! skipping a game with an error, which ends at a `[` line after a blank line or at an `[Event`
-//! line (an error on the blank line itself could only be the size limit). A line before `L` with a `[`
-//! could start a tag section on that line (after a termination marker), and `L` would then
-//! belong to it; such places are not cut.
+//! cuts; in a tag section after a blank line (the game without movetext, PGN standard 8.2).
+//! A game with an error is read on to its end by the same rules, keeping nothing (see
+//! [`PgnError::skipped`](crate::PgnError::skipped)), so it ends at `L` too; and the reader
+//! decides whether a line starts the next game before it counts the line in a game's size, so
+//! `L` is never the line that makes the game before it too large. After a plain line (no `[`)
+//! the reader is in movetext or between games, whatever came before. A line before `L` with a
+//! `[` could start a tag section on that line (after a termination marker), and `L` would then
+//! belong to it; such places are not cut. (Where else a game may end, at a termination marker,
+//! depends on comments and variations the splitter does not follow: it cuts at tag lines
+//! only.)
 //!
 //! The chunk before the cut ends with `L` itself, so that its reader sees what the whole
 //! input's reader sees there (the next game's line in a "no movetext" error, the end of an open
@@ -39,7 +40,7 @@
 
 use std::io::{self, BufRead};
 
-use crate::reader::{ReaderLimits, is_event_tag_line, is_space, starts_tag_section};
+use crate::reader::{ReaderLimits, starts_tag_section};
 
 /// The longest cut line `L` in bytes (tag lines are short; a longer one is not cut before).
 const MAX_CUT_LINE: usize = 4096;
@@ -71,17 +72,6 @@ pub struct Chunk {
     pub io_error: Option<String>,
 }
 
-/// What the line before a possible cut is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Before {
-    /// No line (the input's first), or one after which a cut is not sure.
-    Unsure,
-    /// Spaces and tabs only.
-    Blank,
-    /// Text without `[` that starts with neither `%` nor a byte-order mark.
-    Plain,
-}
-
 /// Cuts a PGN input into [`Chunk`]s of about `target` bytes or [`CHUNK_LINES`] lines, whichever
 /// comes first, at lines where a game surely starts (see the module documentation). Memory: one
 /// chunk, at most `target` bytes plus twice [`ReaderLimits::max_game_bytes`] plus one read of the
@@ -102,10 +92,6 @@ pub struct Splitter<R> {
     /// Where the line before the one at `scanned` is in `buf` (start, end), when it is there
     /// and not the line of a cut; it is looked at only before a line that starts with `[`.
     previous: Option<(usize, usize)>,
-    /// Bytes of the lines since the last line where a game surely started, that line included,
-    /// each counted with one terminator byte (as the reader counts a game's size): at least the
-    /// size of the game the reader is in.
-    since_start: usize,
     eof: bool,
     io_error: Option<String>,
     done: bool,
@@ -128,7 +114,6 @@ impl<R: BufRead> Splitter<R> {
             first_line: 1,
             lines: 0,
             previous: None,
-            since_start: 0,
             eof: false,
             io_error: None,
             done: false,
@@ -147,23 +132,11 @@ impl<R: BufRead> Splitter<R> {
             while let Some((end, next)) = self.line_at(self.scanned) {
                 let start = self.scanned;
                 let line = &self.buf[start..end];
-                let size = line.len() + 1;
-                if self.starts_game_unless_too_large(line) {
-                    // The game the reader is in stays within its size limit with this line, so
-                    // the line is not taken as the one that made it too large (and skipped with
-                    // it).
-                    let fits = self.since_start + line.len() < self.max_line;
-                    let enough =
-                        start >= self.target || self.lines + 1 - self.first_line >= CHUNK_LINES;
-                    if fits && enough {
-                        return Some(self.cut(start, next, spare));
-                    }
-                    // Either a game starts here, or the game before ends here too large and the
-                    // reader skips to a later start: no game read after this line began before
-                    // it, even when the line is not a sure start.
-                    self.since_start = 0;
+                if self.starts_game(line)
+                    && (start >= self.target || self.lines + 1 - self.first_line >= CHUNK_LINES)
+                {
+                    return Some(self.cut(start, next, spare));
                 }
-                self.since_start = self.since_start.saturating_add(size);
                 self.previous = Some((start, end));
                 self.scanned = next;
                 self.lines += 1;
@@ -221,33 +194,26 @@ impl<R: BufRead> Splitter<R> {
         }
     }
 
-    /// Whether a game surely starts at `line`, after the lines looked at so far, unless the
-    /// game before reaches its size limit with `line` (the reader then skips `line` with it).
-    fn starts_game_unless_too_large(&self, line: &[u8]) -> bool {
+    /// Whether a game surely starts at `line`, after the lines looked at so far.
+    fn starts_game(&self, line: &[u8]) -> bool {
         line.first() == Some(&b'[')
-            && line.len() <= MAX_CUT_LINE
+            && line.len() <= MAX_CUT_LINE.min(self.max_line)
             && !line.contains(&b'}')
-            && match self.previous.map_or(Before::Unsure, |(start, end)| {
-                self.kind_of(&self.buf[start..end])
-            }) {
-                Before::Unsure => false,
-                Before::Blank => starts_tag_section(line),
-                // A game skipped after an error ends only at an `[Event` line when no blank line
-                // came before.
-                Before::Plain => is_event_tag_line(line),
-            }
+            && self
+                .previous
+                .is_some_and(|(start, end)| self.sure_after(&self.buf[start..end]))
+            && starts_tag_section(line)
     }
 
-    fn kind_of(&self, line: &[u8]) -> Before {
-        if line.len() > self.max_line || line.first() == Some(&b'[') {
-            Before::Unsure
-        } else if line.iter().all(|&c| is_space(c)) {
-            Before::Blank
-        } else if matches!(line.first(), Some(b'%' | 0xef)) || line.contains(&b'[') {
-            Before::Unsure
-        } else {
-            Before::Plain
-        }
+    /// Whether after `line`, whatever came before it, the reader is between games, in movetext,
+    /// in a comment, or in a tag section after a blank line: a line read whole (at most
+    /// [`ReaderLimits::max_game_bytes`]) without `[` (which could open a tag section after a
+    /// termination marker), and not a `%` line or a line with a byte-order mark (which the
+    /// reader reads past, as if the line were not there).
+    fn sure_after(&self, line: &[u8]) -> bool {
+        line.len() <= self.max_line
+            && !line.contains(&b'[')
+            && !matches!(line.first(), Some(b'%' | 0xef))
     }
 
     /// Hands out the text before `next` (the cut line included) and keeps the cut line, which
@@ -266,7 +232,6 @@ impl<R: BufRead> Splitter<R> {
         };
         self.first_line = cut_line;
         self.lines = cut_line;
-        self.since_start = next - start;
         self.scanned = next - start;
         // The cut line is a tag line: no cut right after it.
         self.previous = None;
@@ -443,26 +408,38 @@ mod tests {
         ] {
             assert_cut_into(input, limits, 1, why);
         }
-        // A game that may have reached its size limit by the `[Event` line: the reader of the
-        // whole input then skips that line with the game (here the limit is passed on it).
+        // A tag line longer than a game may be is read in pieces: not cut before.
+        let limits = ReaderLimits {
+            max_game_bytes: 16,
+            ..ReaderLimits::default()
+        };
+        assert_cut_into(
+            "1. e4 *\n\n[Event \"a long event name\"]\n\n1. d4 *\n",
+            limits,
+            1,
+            "a long tag line",
+        );
+    }
+
+    /// Issue 26, item 3: the line that passes a game's size limit used to be skipped with the
+    /// game, even when it started the next one (here the `[Event` line takes the first game to
+    /// 40 bytes), so the splitter did not cut there. The reader now decides whether a line
+    /// starts a game before it counts its bytes, and the splitter cuts there.
+    #[test]
+    fn r_a_tag_line_that_would_pass_the_size_limit_starts_the_next_game() {
         let limits = ReaderLimits {
             max_game_bytes: 30,
             ..ReaderLimits::default()
         };
         let input = "[Site \"x\"]\n1. e4 e5 2. d4\n\n[Event \"b\"]\n1. d4 *\n";
-        let (chunked, chunks) = by_chunks(input.as_bytes(), limits, 0);
-        assert_eq!(chunks, 1);
+        assert_cut_into(input, limits, 2, "a cut before the [Event line");
         let read = whole(input.as_bytes(), limits);
-        assert_eq!(chunked, read);
-        assert_eq!(
-            read.len(),
-            1,
-            "the game at the [Event line was skipped: {read:?}"
-        );
+        assert_eq!(read.len(), 2, "{read:?}");
+        assert!(read.iter().all(|item| item.starts_with("Ok(")), "{read:?}");
     }
 
-    /// Each state the reader of the whole input can be in when an `[Event` line comes: the
-    /// chunk before the cut ends as that reader ends the game there.
+    /// Each state the reader of the whole input can be in when a tag line comes: the chunk
+    /// before the cut ends as that reader ends the game there.
     #[test]
     fn a_cut_keeps_how_the_game_before_it_ends() {
         let limits = ReaderLimits::default();
@@ -483,6 +460,18 @@ mod tests {
             (
                 "1. e4 Ke3 ?? garbage\nmore\n[Event \"b\"]\n\n1. d4 *\n",
                 "an error",
+            ),
+            (
+                "1. e4 ) e5\nmore\n[Site \"b\"]\n\n1. d4 *\n",
+                "an error, then any tag of the roster after movetext",
+            ),
+            (
+                "[Event \"a\"]\n[Bad tag\nplain\n[White \"b\"]\n\n1. d4 *\n",
+                "an error in a tag section, then movetext",
+            ),
+            (
+                "[Event \"a\"]\n[Bad tag\n\n[White \"b\"]\n\n1. d4 *\n",
+                "an error in a tag section, then a blank line",
             ),
             (
                 "; a comment line\n\n[Event \"b\"]\n\n1. d4 *\n",
@@ -527,7 +516,10 @@ mod tests {
     }
 
     /// A game beyond the size limit does not end the cutting: the review of issue 13's `-j`
-    /// found no cut after the first one (the size counted from the last cut only).
+    /// found no cut after the first one (the size counted from the last cut only). The reader
+    /// skips a game beyond the limit to its end by the rules of any game (issue 26, item 3), so
+    /// the tag line right after it is a cut too: each huge game is a chunk of its own, and the
+    /// games between are cut two by two (168 bytes, the first cut at 100 or more).
     #[test]
     fn cutting_goes_on_after_a_game_beyond_the_size_limit() {
         let limits = ReaderLimits {
@@ -537,7 +529,7 @@ mod tests {
         let huge = format!("[Event \"H\"]\n\n1. e4 {{{}}} e5 1-0\n\n", "x".repeat(300));
         let input = format!("{huge}{}{huge}{}", GAME.repeat(20), GAME.repeat(20));
         let (chunked, chunks) = by_chunks(input.as_bytes(), limits, 100);
-        assert_eq!(chunks, 21, "cuts go on after each huge game");
+        assert_eq!(chunks, 1 + 10 + 1 + 10, "cuts go on after each huge game");
         let read = whole(input.as_bytes(), limits);
         assert_eq!(chunked, read);
         assert!(read[0].contains("game size in bytes"), "{}", read[0]);
@@ -564,9 +556,11 @@ mod tests {
         assert!(splitter.into_rest().is_some());
     }
 
+    /// Games whose tag lines follow lines holding a `[` (a clock comment), where a tag section
+    /// could have begun after a termination marker: no line to cut at.
     #[test]
-    fn games_neither_apart_nor_with_event_tags_are_read_in_one_piece_within_the_bound() {
-        let game = "[Site \"x\"]\n\n1. e4 e5 1-0\n";
+    fn games_without_a_sure_start_are_read_in_one_piece_within_the_bound() {
+        let game = "[Site \"x\"]\n1. e4 { [%clk 0:00:10] } e5 1-0\n";
         let input = game.repeat(200);
         let limits = ReaderLimits {
             max_game_bytes: 100,
@@ -582,7 +576,8 @@ mod tests {
     }
 
     /// Lines that put the reader in every state: tag sections, movetext, open comments and
-    /// variations, errors, escapes, byte-order marks, long lines.
+    /// variations, errors (and the skips after them), escapes, byte-order marks, long lines
+    /// (longer than the small limits' 64 bytes: read in pieces).
     const LINES: &[&str] = &[
         "[Event \"x\"]",
         "[event \"y\"] ; note",
@@ -617,6 +612,18 @@ mod tests {
         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
         "\u{0}[\u{0}E",
         "Caf\u{e9} 1. e4",
+        "1. e4 ) e5 *",
+        "1. e4 $300 e5 1-0",
+        "1. e4 Nf3xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx e5 *",
+        "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 *",
+        "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 1-0 [Site \"z\"]",
+        "; a comment line longer than sixty-four bytes, with a marker at its end *",
+        "% an escape line longer than sixty-four bytes, with a marker at its end *",
+        "{ an open comment longer than sixty-four bytes, with a marker after it 1-0",
+        "[Event \"an event name that makes the tag line longer than sixty-four bytes\"]",
+        "((((",
+        ")))) *",
+        "1. e4 1-0 junk [Event \"j\"]",
     ];
 
     fn input_of(lines: &[(usize, u8)], last_terminated: bool) -> Vec<u8> {
@@ -648,7 +655,13 @@ mod tests {
         ) {
             let input = input_of(&lines, last_terminated);
             let limits = if small {
-                ReaderLimits { max_game_bytes: 64, max_tags: 3, ..ReaderLimits::default() }
+                ReaderLimits {
+                    max_game_bytes: 64,
+                    max_tags: 3,
+                    max_plies: 4,
+                    max_variation_depth: 3,
+                    ..ReaderLimits::default()
+                }
             } else {
                 ReaderLimits::default()
             };

@@ -13,7 +13,8 @@
 //!    position, fivefold repetition, the 75-move rule). Each is a section with the players, the
 //!    event, the declared and the adjudicated result with the FIDE article and the explanation,
 //!    a board of the position the game ended in, and, where a mating line is the evidence, the
-//!    line in SAN and the board after the mate. An error gives its line:column and the tags. The
+//!    line in SAN and the board after the mate. An error gives its line:column, the lines the
+//!    reader skipped after it (a read error in the middle of a game) and the tags. The
 //!    first [`ReportHead::max_boards`] such games are drawn; the rest are rows of a table;
 //! 4. every other game as one row of a table ([`game_row`]);
 //! 5. a signature block for the printed page.
@@ -235,7 +236,8 @@ fn players(raw: &RawGame) -> String {
     format!("{} – {}", name("White"), name("Black"))
 }
 
-/// The section of a game that could not be adjudicated: where and why, and its tags.
+/// The section of a game that could not be adjudicated: where and why, the lines the reader
+/// skipped after a read error, and its tags.
 fn error_body(section: &mut String, raw: &RawGame, error: &PgnError) {
     let _ = write!(
         section,
@@ -244,6 +246,12 @@ fn error_body(section: &mut String, raw: &RawGame, error: &PgnError) {
         error.column,
         escape(&cut(&error.kind.to_string(), 4 * MAX_TAG_CHARS))
     );
+    if let Some(skipped) = error.skipped {
+        let _ = write!(
+            section,
+            "<p class=\"error-skipped\">{skipped}; reading resumed at the next game</p>"
+        );
+    }
     tags_table(section, raw);
 }
 
@@ -459,10 +467,13 @@ fn look_row(
         Err(error) => (
             "error".to_owned(),
             format!(
-                "line {}:{}: {}",
+                "line {}:{}: {}{}",
                 error.line,
                 error.column,
-                cut(&error.kind.to_string(), MAX_TAG_CHARS)
+                cut(&error.kind.to_string(), MAX_TAG_CHARS),
+                error
+                    .skipped
+                    .map_or_else(String::new, |skipped| format!("; {skipped}"))
             ),
         ),
     };
@@ -1120,6 +1131,42 @@ mod tests {
             ]
         );
         assert!(board_fens(&look.section).is_empty());
+    }
+
+    /// Issue 26, item 3: a read error in the middle of a game names the lines the reader
+    /// skipped to the game's end, in the section and in the row.
+    #[test]
+    fn r_a_read_error_names_the_lines_skipped() {
+        let (raw, verdict) = game(&with_tags("[Event \"E\"]", "1. e4 ) e5\n2. Nf3 *"));
+        let skipped = look(0, &raw, &verdict, SanLanguage::English).expect("a look");
+        let document = roxmltree::Document::parse(&skipped.section).unwrap();
+        let text_of = |class: &str| {
+            document
+                .descendants()
+                .find(|node| node.attribute("class") == Some(class))
+                .and_then(|node| node.text())
+                .map(str::to_owned)
+        };
+        assert_eq!(text_of("error-place").as_deref(), Some("line 4:7"));
+        assert_eq!(
+            text_of("error-skipped").as_deref(),
+            Some("lines 4-5 skipped to the end of the game; reading resumed at the next game")
+        );
+        assert!(
+            skipped.row.contains(
+                "line 4:7: &#39;)&#39; closes no variation (PGN standard 8.2.5); lines 4-5 skipped to the end of the game"
+            ),
+            "{}",
+            skipped.row
+        );
+        // An error found once the whole game was read skipped nothing, and says nothing of it.
+        let (raw, verdict) = game(&with_tags("[Event \"E\"]", "1. e4 e5 2. Ke3 *"));
+        let illegal = look(0, &raw, &verdict, SanLanguage::English).expect("a look");
+        assert!(
+            !illegal.section.contains("error-skipped"),
+            "{}",
+            illegal.section
+        );
     }
 
     /// PGN tags are the input's words: markup in them is text on the page, never markup.

@@ -1150,6 +1150,11 @@ mod tests {
             "[Event \"R\"]\r\n[Result \"0-1\"]\r\n\r\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 0-1\r\n\r\n",
             "; a comment between games\n\n",
             "[Event \"R\"] [Round \"1\"]\n1. d4 d5 1-0 [Event \"glued\"]\n\n1. c4 *\n",
+            // Reader errors, each game skipped to its end and the games without tags after it
+            // read (issue 26, item 3).
+            "1. e4 ) e5\n2. Nf3 *\n\n1. d4 d5 *\n\n",
+            "[Event \"R\"]\n\n1. e4 $300 e5 *\n1. c4 c5 *\n\n",
+            "[Event \"R\"]\n[Bad tag\n\n1. e4 e5 *\n\n1. g3 g6 *\n\n",
         ];
         let mut pgn = String::new();
         for i in 0..copies {
@@ -1164,13 +1169,13 @@ mod tests {
     fn workers_write_the_records_of_one_reader_byte_for_byte() {
         let settings = Settings::default();
         // Three times the chunk size: several chunks.
-        let round = mixed_round(4_000);
+        let round = mixed_round(5_000);
         assert!(round.len() > 3 * CHUNK_BYTES);
-        // Games neither apart nor with Event tags, beyond the splitter's bound for a small
-        // game size limit: read by the splitter thread in batches.
+        // Games whose tag lines follow lines with a `[` (a clock comment), beyond the splitter's
+        // bound for a small game size limit: read by the splitter thread in batches.
         let mut small = Settings::default();
         small.limits.max_pgn_bytes = 2_000;
-        let uncut = "[Site \"S\"]\n\n1. e4 e5 1-0\n".repeat(8_000);
+        let uncut = "[Site \"S\"]\n1. e4 { [%clk 0:00:10] } e5 1-0\n".repeat(8_000);
         for (pgn, settings) in [(&round, &settings), (&uncut, &small)] {
             for format in [OutputFormat::Jsonl, OutputFormat::Table, OutputFormat::Pgn] {
                 let mut one = Vec::new();

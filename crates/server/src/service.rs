@@ -888,6 +888,44 @@ mod tests {
         );
     }
 
+    /// Issue 26, item 3: the reader skips a game with an error to its end by the rule this
+    /// check counts games with (a termination marker, then movetext or a tag section), not to
+    /// the next tag section. A bad game followed by a game without tags is two games here, as
+    /// it is two records on the stream; a bad game alone is its own error, naming the lines
+    /// skipped in the message and the ErrorInfo metadata.
+    #[test]
+    fn r_a_bad_game_is_counted_as_one_game_and_names_the_lines_skipped() {
+        use tonic_types::StatusExt as _;
+        let status = unary("1. e4 ) e5\n2. Nf3 *\n\n1. d4 d5 *\n").expect_err("two games");
+        assert!(
+            status
+                .message()
+                .contains("holds 2 games (starting at lines 1, 4)"),
+            "{}",
+            status.message()
+        );
+        let status = unary("1. e4 ) e5\n2. Nf3 *\n").expect_err("a stray ')'");
+        assert_eq!(
+            status.message(),
+            "pgn: line 1:7: ')' closes no variation (PGN standard 8.2.5); lines 1-2 skipped to the end of the game"
+        );
+        let info = status.get_details_error_info().expect("ErrorInfo");
+        assert_eq!(
+            (
+                info.reason.as_str(),
+                info.metadata.get("skipped_first_line").map(String::as_str),
+                info.metadata.get("skipped_last_line").map(String::as_str)
+            ),
+            ("INVALID_PGN", Some("1"), Some("2"))
+        );
+        // An illegal move skips nothing: no such metadata.
+        let info = unary("1. e4 e5 2. Ke3 *\n")
+            .expect_err("illegal")
+            .get_details_error_info()
+            .expect("ErrorInfo");
+        assert_eq!(info.metadata.get("skipped_first_line"), None);
+    }
+
     /// Issue 12, a fresh reviewer's report (F3, F4): the cause and article of a refused position
     /// reached only the statuses of some RPCs. A bad `FEN` tag through AdjudicateGame now
     /// carries them in its ErrorInfo like an illegal move, and ValidatePosition answers an

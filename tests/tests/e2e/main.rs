@@ -18,6 +18,7 @@ mod limits;
 mod metrics;
 mod reflection;
 mod report;
+mod resync;
 mod rpc;
 mod tls;
 mod web_example;

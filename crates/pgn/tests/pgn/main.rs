@@ -4,4 +4,5 @@
 mod corpus;
 mod reader;
 mod replay;
+mod resync;
 mod writer;

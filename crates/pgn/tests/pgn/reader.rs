@@ -167,7 +167,7 @@ fn syntax_errors_give_line_and_column_and_the_next_game_is_read() {
     let results = read_all(input);
     assert_eq!(
         results[0].as_ref().unwrap_err(),
-        "line 3:17: ')' closes no variation (PGN standard 8.2.5)"
+        "line 3:17: ')' closes no variation (PGN standard 8.2.5); lines 3-4 skipped to the end of the game"
     );
     assert_eq!(results[1].as_ref().unwrap().tag("Event"), Some("b"));
     assert_eq!(results.len(), 2);
@@ -178,13 +178,13 @@ fn unterminated_comment_and_variation() {
     let results = read_all(b"1. e4 (1. d4 d5\n\n[Event \"b\"]\n\n1. c4 *\n");
     assert_eq!(
         results[0].as_ref().unwrap_err(),
-        "line 1:7: unterminated variation: '(' without ')' (PGN standard 8.2.5)"
+        "line 1:7: unterminated variation: '(' without ')' (PGN standard 8.2.5); line 1 skipped to the end of the game"
     );
     assert_eq!(results[1].as_ref().unwrap().tag("Event"), Some("b"));
     let results = read_all(b"1. e4 {never closed\n");
     assert_eq!(
         results[0].as_ref().unwrap_err(),
-        "line 1:7: unterminated comment: '{' without '}' (PGN standard 8.2.5)"
+        "line 1:7: unterminated comment: '{' without '}' (PGN standard 8.2.5); line 1 skipped to the end of the game"
     );
 }
 
@@ -193,7 +193,7 @@ fn text_after_the_result_is_an_error() {
     let results = read_all(b"1. e4 1-0 e5\n");
     assert_eq!(
         results[0].as_ref().unwrap_err(),
-        "line 1:11: unexpected 'e' after the game termination marker (PGN standard 8.2.6)"
+        "line 1:11: unexpected 'e' after the game termination marker (PGN standard 8.2.6); line 1 skipped to the end of the game"
     );
 }
 
@@ -202,18 +202,18 @@ fn unexpected_characters() {
     let results = read_all("1. e4 é5 *\n".as_bytes());
     assert_eq!(
         results[0].as_ref().unwrap_err(),
-        "line 1:7: unexpected 'é' in the movetext (PGN standard 8.2)"
+        "line 1:7: unexpected 'é' in the movetext (PGN standard 8.2); line 1 skipped to the end of the game"
     );
     // Control characters are escaped, not echoed to the terminal.
     let results = read_all(b"1. e4 \x00 *\n");
     assert_eq!(
         results[0].as_ref().unwrap_err(),
-        "line 1:7: unexpected '\\0' in the movetext (PGN standard 8.2)"
+        "line 1:7: unexpected '\\0' in the movetext (PGN standard 8.2); line 1 skipped to the end of the game"
     );
     let results = read_all(b"[Event x]\n\n*\n");
     assert_eq!(
         results[0].as_ref().unwrap_err(),
-        "line 1:8: expected '\"' to open the value of tag 'Event' (PGN standard 8.1.1)"
+        "line 1:8: expected '\"' to open the value of tag 'Event' (PGN standard 8.1.1); lines 1-3 skipped to the end of the game"
     );
 }
 
@@ -231,7 +231,7 @@ fn limits_end_only_the_offending_game() {
                 ..ReaderLimits::default()
             },
             b"[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 *".to_vec(),
-            "line 3:17: number of plies exceeds the limit of 3",
+            "line 3:17: number of plies exceeds the limit of 3; line 3 skipped to the end of the game",
         ),
         (
             ReaderLimits {
@@ -239,7 +239,7 @@ fn limits_end_only_the_offending_game() {
                 ..ReaderLimits::default()
             },
             b"[Event \"x\"]\n[Site \"y\"]\n\n1. e4 *".to_vec(),
-            "line 2:1: number of tag pairs exceeds the limit of 1",
+            "line 2:1: number of tag pairs exceeds the limit of 1; lines 2-4 skipped to the end of the game",
         ),
         (
             ReaderLimits {
@@ -247,7 +247,7 @@ fn limits_end_only_the_offending_game() {
                 ..ReaderLimits::default()
             },
             b"[Event \"toolong\"]\n\n1. e4 *".to_vec(),
-            "line 1:1: tag value length in bytes exceeds the limit of 5",
+            "line 1:1: tag value length in bytes exceeds the limit of 5; lines 1-3 skipped to the end of the game",
         ),
         (
             ReaderLimits {
@@ -255,7 +255,7 @@ fn limits_end_only_the_offending_game() {
                 ..ReaderLimits::default()
             },
             b"[Event \"x\"]\n\n1. e4 (1. d4 (1. c4 (1. Nf3))) *".to_vec(),
-            "line 3:21: variation nesting depth exceeds the limit of 2",
+            "line 3:21: variation nesting depth exceeds the limit of 2; line 3 skipped to the end of the game",
         ),
         (
             ReaderLimits {
@@ -263,7 +263,7 @@ fn limits_end_only_the_offending_game() {
                 ..ReaderLimits::default()
             },
             b"[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 *".to_vec(),
-            "line 3:1: game size in bytes exceeds the limit of 40",
+            "line 3:1: game size in bytes exceeds the limit of 40; line 3 skipped to the end of the game",
         ),
         (
             // A single line longer than the limit is never held in memory whole.
@@ -272,7 +272,7 @@ fn limits_end_only_the_offending_game() {
                 ..ReaderLimits::default()
             },
             [b"[Event \"x\"]\n\n".as_slice(), &b"e4 ".repeat(1000), b"*"].concat(),
-            "line 3:1: game size in bytes exceeds the limit of 40",
+            "line 3:1: game size in bytes exceeds the limit of 40; line 3 skipped to the end of the game",
         ),
     ];
     for (limits, mut input, expected) in cases {
@@ -480,7 +480,7 @@ fn r_an_unterminated_comment_does_not_swallow_the_next_game() {
     let error = games[0].1.as_ref().expect("unterminated");
     assert_eq!(
         error.to_string(),
-        "line 4:17: unterminated comment: '{' without '}' (PGN standard 8.2.5)"
+        "line 4:17: unterminated comment: '{' without '}' (PGN standard 8.2.5); line 4 skipped to the end of the game"
     );
     assert_eq!((games[0].0.line, tag(&games[0].0, "Event")), (1, "A"));
     let (second, error) = &games[1];
@@ -543,7 +543,7 @@ fn games_are_neither_joined_nor_split_by_missing_blank_lines_brackets_or_comment
     let error = games[0].1.as_ref().expect("stray marker");
     assert_eq!(
         error.to_string(),
-        "line 3:14: unexpected '0' after the game termination marker (PGN standard 8.2.6)"
+        "line 3:14: unexpected '0' after the game termination marker (PGN standard 8.2.6); line 3 skipped to the end of the game"
     );
     assert_eq!((games[0].0.line, tag(&games[0].0, "Event")), (1, "a"));
     assert_eq!(tag(&games[1].0, "Event"), "b");
@@ -695,7 +695,7 @@ fn unicode_and_ascii_annotation_glyphs_are_nags_not_errors() {
     let results = read_all("1. e4 é5 *\n".as_bytes());
     assert_eq!(
         results[0].as_ref().unwrap_err(),
-        "line 1:7: unexpected 'é' in the movetext (PGN standard 8.2)"
+        "line 1:7: unexpected 'é' in the movetext (PGN standard 8.2); line 1 skipped to the end of the game"
     );
 }
 

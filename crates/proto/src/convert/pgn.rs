@@ -95,11 +95,13 @@ pub fn pgn_error_cause(error: &PgnError) -> Option<(&'static str, Option<&'stati
 }
 
 /// The in-band wire form of a PGN error on `field` (a stream's error response, a CLI record),
-/// with the rules' cause and article where they decided ([`pgn_error_cause`]).
+/// with the rules' cause and article where they decided ([`pgn_error_cause`]) and the lines the
+/// reader skipped after it ([`PgnError::skipped`]).
 #[must_use]
 pub fn pgn_error_to_wire(error: &PgnError, field: &str) -> v1::GameError {
     let (ply, text) = error_move(error).unwrap_or((0, ""));
     let (cause, article) = pgn_error_cause(error).unwrap_or(("", None));
+    let skipped = error.skipped.map_or((0, 0), |s| (s.first, s.last));
     v1::GameError {
         field: field.to_owned(),
         reason: pgn_error_reason(error).as_str().to_owned(),
@@ -110,6 +112,8 @@ pub fn pgn_error_to_wire(error: &PgnError, field: &str) -> v1::GameError {
         r#move: text.to_owned(),
         cause: cause.to_owned(),
         article: article.unwrap_or_default().to_owned(),
+        skipped_first_line: skipped.0,
+        skipped_last_line: skipped.1,
     }
 }
 
@@ -132,12 +136,15 @@ pub fn convert_error_to_wire(error: &ConvertError) -> v1::GameError {
             .metadata_value("article")
             .unwrap_or_default()
             .to_owned(),
+        skipped_first_line: 0,
+        skipped_last_line: 0,
     }
 }
 
 /// The INVALID_ARGUMENT error of the unary RPC for a PGN error on `field`: the description has
-/// line:column (and the ply and move), the ErrorInfo metadata "line", "column", "ply", "move",
-/// and for an illegal move or a refused `FEN` tag its "cause" and "article".
+/// line:column (and the ply and move, and the lines skipped after a read error), the ErrorInfo
+/// metadata "line", "column", "ply", "move", "skipped_first_line" and "skipped_last_line", and
+/// for an illegal move or a refused `FEN` tag its "cause" and "article".
 #[must_use]
 pub fn pgn_error_to_convert(error: &PgnError, field: &str) -> ConvertError {
     let mut converted = ConvertError::new(field, pgn_error_reason(error), error.to_string())
@@ -147,6 +154,11 @@ pub fn pgn_error_to_convert(error: &PgnError, field: &str) -> ConvertError {
         converted = converted
             .with_metadata("ply", ply.to_string())
             .with_metadata("move", text);
+    }
+    if let Some(skipped) = error.skipped {
+        converted = converted
+            .with_metadata("skipped_first_line", skipped.first.to_string())
+            .with_metadata("skipped_last_line", skipped.last.to_string());
     }
     if let Some((cause, article)) = pgn_error_cause(error) {
         converted = converted.with_cause(cause, article);
