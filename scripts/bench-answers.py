@@ -24,6 +24,7 @@ the issue: peak RSS <= 100 MiB; RSS after 15 s below twice the RSS before.
 """
 
 import argparse
+import importlib.util
 import re
 import socket
 import subprocess
@@ -37,26 +38,12 @@ ROOT = Path(__file__).resolve().parent.parent
 SERVICE = "arbiter.v1.ArbiterService"
 
 
-def varint(n):
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def field(number, value):
-    if isinstance(value, str):
-        value = value.encode()
-    return varint(number << 3 | 2) + varint(len(value)) + value
-
-
-def grpc_frame(message):
-    return b"\x00" + len(message).to_bytes(4, "big") + message
+# The protobuf and gRPC framing helpers of the request-load benchmark.
+_memory = importlib.util.spec_from_file_location("bench_memory", ROOT / "scripts/bench-memory.py")
+bench_memory = importlib.util.module_from_spec(_memory)
+_memory.loader.exec_module(bench_memory)
+field, grpc_frame = bench_memory.field, bench_memory.grpc_frame
+free_port, rss_kib, scrape = bench_memory.free_port, bench_memory.rss_kib, bench_memory.scrape
 
 
 def apply_moves(plies):
@@ -213,24 +200,6 @@ class Unreading:
 
 
 # --- the server --------------------------------------------------------------------------------
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def rss_kib(pid, key="VmRSS"):
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    return 0
-
-
-def scrape(port):
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
-        return r.read().decode()
-
 
 def series(text, pattern):
     total = 0.0

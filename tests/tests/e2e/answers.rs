@@ -458,31 +458,3 @@ async fn adjudicate_games_answers_are_produced_as_the_client_reads() {
     })
     .await;
 }
-
-/// `--max-answer-bytes-in-flight` must hold one largest answer: below `--max-message-bytes`
-/// + 1029 the server refuses to start, as a command line error (exit status 64), and says why.
-#[test]
-fn an_answer_budget_below_the_message_size_is_refused_at_startup() {
-    let output = arbiter_e2e::command::run(
-        std::process::Command::new(arbiter_e2e::binary::arbiter()).args([
-            "serve",
-            "--grpc-addr",
-            "127.0.0.1:0",
-            "--metrics-addr",
-            "off",
-            "--health-addr",
-            "off",
-            "--max-message-bytes",
-            "100000",
-            "--max-answer-bytes-in-flight",
-            "100000",
-        ]),
-        Duration::from_secs(20),
-    );
-    assert_eq!(output.status.code(), Some(64));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("--max-answer-bytes-in-flight") && stderr.contains("101029"),
-        "{stderr}"
-    );
-}

@@ -1678,32 +1678,39 @@ async fn a_stream_may_send_far_more_than_the_byte_budget_over_its_life() {
     settle("every byte given back", || bytes_in_flight(&server) == 0.0).await;
 }
 
-/// `--max-request-bytes-in-flight` must hold one largest message: below `--max-message-bytes`
-/// + 5 the server refuses to start, as a command line error (exit status 64), and says why.
+/// `--max-request-bytes-in-flight` must hold one largest message (`--max-message-bytes` plus
+/// its 5-byte header), and `--max-answer-bytes-in-flight` one largest answer (issue 26: plus the
+/// header and the 1 KiB kept per call, 1029 bytes): below, the server refuses to start, as a
+/// command line error (exit status 64), and says why.
 #[test]
 fn a_byte_budget_below_the_message_size_is_refused_at_startup() {
-    let output = arbiter_e2e::command::run(
-        std::process::Command::new(arbiter_e2e::binary::arbiter()).args([
-            "serve",
-            "--grpc-addr",
-            "127.0.0.1:0",
-            "--metrics-addr",
-            "off",
-            "--health-addr",
-            "off",
-            "--max-message-bytes",
-            "100000",
-            "--max-request-bytes-in-flight",
-            "100000",
-        ]),
-        Duration::from_secs(20),
-    );
-    assert_eq!(output.status.code(), Some(64));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("--max-request-bytes-in-flight") && stderr.contains("100005"),
-        "{stderr}"
-    );
+    for (budget, needed) in [
+        ("--max-request-bytes-in-flight", "100005"),
+        ("--max-answer-bytes-in-flight", "101029"),
+    ] {
+        let output = arbiter_e2e::command::run(
+            std::process::Command::new(arbiter_e2e::binary::arbiter()).args([
+                "serve",
+                "--grpc-addr",
+                "127.0.0.1:0",
+                "--metrics-addr",
+                "off",
+                "--health-addr",
+                "off",
+                "--max-message-bytes",
+                "100000",
+                budget,
+                "100000",
+            ]),
+            Duration::from_secs(20),
+        );
+        assert_eq!(output.status.code(), Some(64), "{budget}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(budget) && stderr.contains(needed),
+            "{budget}: {stderr}"
+        );
+    }
 }
 
 /// Issue 10 fresh-user review: a client that resets its stream counted as a server error
