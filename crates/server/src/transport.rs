@@ -39,8 +39,9 @@
 //! Metrics, by `listener` (`grpc` or `health`): `arbiter_connections_open` (gauge),
 //! `arbiter_connections_accepted_total` and `arbiter_connections_closed_total{reason}`, reason
 //! one of `limit`, `evicted` (closed to make room for a newer connection, see [`WhenFull`]),
-//! `handshake_timeout` (HTTP/1.1: also a later request's headers too slow), `tls_error`,
-//! `idle`, `max_age`, `shutdown`,
+//! `handshake_timeout` (HTTP/1.1: also a later request's headers too slow), `tls_error` (the
+//! TLS handshake failed, or TLS failed after it: a record that does not decrypt, a second
+//! renegotiation attempt, a fatal alert from the client), `idle`, `max_age`, `shutdown`,
 //! `keepalive_timeout` (the peer did not answer a keepalive PING in time), `flood_guard`
 //! (one of the HTTP/2 layer's flood guards closed it with a GOAWAY ENHANCE_YOUR_CALM: the peer
 //! reset more streams than the rapid-reset guard allows, or left more small DATA frames unread
@@ -189,10 +190,13 @@ impl Closed {
         }
     }
 
-    /// Why a connection that hyper ended with `error` closed: the server's own keepalive
-    /// timeout, a GOAWAY the HTTP/2 layer sent because of the peer, an HTTP/1.1 request hyper
-    /// could not parse, or the peer itself.
+    /// Why a connection that hyper ended with `error` closed: TLS failing after the handshake,
+    /// the server's own keepalive timeout, a GOAWAY the HTTP/2 layer sent because of the peer,
+    /// an HTTP/1.1 request hyper could not parse, or the peer itself.
     fn from_error(error: &(dyn std::error::Error + 'static)) -> Self {
+        if is_tls_failure(error) {
+            return Self::TlsError;
+        }
         let mut source = Some(error);
         while let Some(cause) = source {
             if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
@@ -240,6 +244,31 @@ fn count_closed(listener: &'static str, reason: Closed) {
         "reason" => reason.label()
     )
     .increment(1);
+}
+
+/// Whether `error` (from hyper, with its causes) is TLS failing: rustls refused what the peer
+/// sent after the handshake (a record that does not decrypt, a second renegotiation attempt, a
+/// fatal alert received). tokio-rustls hands rustls's error over inside an `io::Error`, whose
+/// `source()` skips it, and h2 keeps the `io::Error` without a `source()`: both are opened.
+fn is_tls_failure(error: &(dyn std::error::Error + 'static)) -> bool {
+    let rustls = |io: &std::io::Error| {
+        io.get_ref()
+            .is_some_and(|inner| inner.is::<tokio_rustls::rustls::Error>())
+    };
+    let mut source = Some(error);
+    while let Some(cause) = source {
+        if cause.is::<tokio_rustls::rustls::Error>()
+            || cause.downcast_ref::<std::io::Error>().is_some_and(rustls)
+            || cause
+                .downcast_ref::<h2::Error>()
+                .and_then(h2::Error::get_io)
+                .is_some_and(rustls)
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// What a listener that has its most connections open does with a new one.
