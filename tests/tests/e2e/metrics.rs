@@ -895,12 +895,40 @@ async fn r_kept_alive_and_slow_connections_cannot_keep_scrapes_out() {
 /// rendered text) for as long as it liked: no timeout ran while an answer was being written.
 /// A client that pipelines many scrapes and reads none, with a small receive buffer, fills the
 /// socket; its connection is closed 10 s (`METRICS_ANSWER_TIMEOUT`) after the answer it does
-/// not take (`reason="slow_reader"`), and scrapes from elsewhere are answered meanwhile.
+/// not take (`reason="slow_reader"`), and scrapes from elsewhere are answered meanwhile. A
+/// kept-alive connection that took its answer is not a slow reader: it is closed as idle.
 #[tokio::test]
 async fn r_a_scraper_that_never_reads_is_closed() {
     use std::io::{Read as _, Write as _};
     let server = Server::start();
     let addr = server.metrics_addr().expect("metrics on");
+    // Kept alive after reading its whole answer (as Prometheus keeps its connection).
+    let mut kept = std::net::TcpStream::connect(addr).expect("connect");
+    kept.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .expect("read timeout");
+    kept.write_all(b"GET /metrics HTTP/1.1\r\nHost: arbiter\r\n\r\n")
+        .expect("the request sent");
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 16 * 1024];
+    let complete = |answer: &[u8]| {
+        let text = String::from_utf8_lossy(answer);
+        let (head, body) = text.split_once("\r\n\r\n")?;
+        let length: usize = head
+            .lines()
+            .find_map(|line| {
+                line.to_ascii_lowercase()
+                    .strip_prefix("content-length:")
+                    .map(|v| v.trim().to_owned())
+            })?
+            .parse()
+            .ok()?;
+        (body.len() >= length).then_some(())
+    };
+    while complete(&answer).is_none() {
+        let read = kept.read(&mut chunk).expect("the answer");
+        assert_ne!(read, 0, "closed before the whole answer");
+        answer.extend_from_slice(&chunk[..read]);
+    }
     let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
     socket
         .set_recv_buffer_size(4096)
@@ -920,16 +948,29 @@ async fn r_a_scraper_that_never_reads_is_closed() {
     let started = std::time::Instant::now();
     let closed = loop {
         let text = try_scrape(&server).expect("scrapes from elsewhere are answered");
-        if metrics_closed(&text, "slow_reader") == Some(1.0) {
+        if metrics_closed(&text, "slow_reader") == Some(1.0)
+            && metrics_closed(&text, "idle") == Some(1.0)
+        {
             break text;
         }
         assert!(
             started.elapsed() < std::time::Duration::from_secs(40),
-            "not closed as a slow reader: {text}"
+            "not closed as a slow reader, and the kept-alive one as idle: {text}"
         );
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     };
-    assert_eq!(metrics_closed(&closed, "idle"), Some(0.0), "{closed}");
+    // Only the one that did not read; the kept-alive one as idle.
+    assert_eq!(
+        metrics_closed(&closed, "slow_reader"),
+        Some(1.0),
+        "{closed}"
+    );
+    assert_eq!(metrics_closed(&closed, "idle"), Some(1.0), "{closed}");
+    assert_eq!(
+        kept.read(&mut chunk).ok(),
+        Some(0),
+        "the kept-alive one is closed"
+    );
     // The server closed it: what the socket still holds, then the end (or a reset).
     stream
         .set_read_timeout(Some(std::time::Duration::from_secs(5)))
