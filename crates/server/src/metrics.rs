@@ -192,7 +192,7 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle, max_connecti
                     continue;
                 }
             };
-            let Some(admitted) = slots.admit(peer).await else {
+            let Some(mut admitted) = slots.admit(peer).await else {
                 drop(stream);
                 count_metrics_closed("limit", 1);
                 continue;
@@ -202,9 +202,12 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle, max_connecti
             open.increment(1.0);
             let (handle, open) = (handle.clone(), open.clone());
             tokio::spawn(async move {
-                let reason = serve_scrapes(stream, handle, admitted).await;
+                let reason = serve_scrapes(stream, handle, &mut admitted).await;
+                // The gauge and the counter first, then the place: a connection admitted in
+                // its place (after an eviction) then sees them without this one.
                 open.decrement(1.0);
                 count_metrics_closed(reason, 1);
+                drop(admitted);
             });
         }
     };
@@ -240,12 +243,12 @@ pub const METRICS_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 pub const METRICS_ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Serves the requests of one metrics connection until it closes, is evicted, or does not take
-/// an answer in time; returns the `reason` label of its close. The connection's place is given
-/// back when this returns (with `admitted`).
+/// an answer in time; returns the `reason` label of its close, the socket closed. The caller
+/// gives the connection's place back (drops `admitted`) once it has counted the close.
 async fn serve_scrapes(
     stream: tokio::net::TcpStream,
     handle: PrometheusHandle,
-    mut admitted: Admitted,
+    admitted: &mut Admitted,
 ) -> &'static str {
     let answer = Arc::new(AnswerInProgress::default());
     let answer_here = Arc::clone(&answer);
