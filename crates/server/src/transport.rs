@@ -322,8 +322,8 @@ impl Source {
 ///
 /// - a newcomer from a source with fewer connections than another always gets in, whoever
 ///   holds the rest and whatever they do (idle, a Watch that never ends, a request that never
-///   arrives, an answer never read): the kubelet's probes come from the node, one connection
-///   at a time, and get in past any one other source;
+///   arrives, an answer never read): the kubelet's probes come from the node, a connection
+///   per probe (liveness and readiness), and get in past any one other source;
 /// - a source that reopens connections as fast as they are closed only ever evicts its own
 ///   (it holds the most): it cannot push out another source's connection, however fast it is;
 /// - only sources holding as few connections as the newcomer's own can lose one to it; pushing
