@@ -71,6 +71,9 @@ ALL_ON: dict[str, Any] = {
         "grpcFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "games"}}}],
         "metricsFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}],
         "healthFrom": [{"ipBlock": {"cidr": "10.0.0.0/16"}}],
+        # Istio ambient's tunnel port, and a sidecar's control plane.
+        "extraIngress": [{"ports": [{"port": 15008, "protocol": "TCP"}]}],
+        "extraEgress": [{"ports": [{"port": 15012, "protocol": "TCP"}]}],
     },
     "grafanaDashboard": {"enabled": True},
     "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
@@ -381,14 +384,21 @@ def check_invariants(label: str) -> None:
         need(not hpas and dep["spec"].get("replicas") == merged["replicaCount"], "replicas")
     for pdb in by_kind(objects, "PodDisruptionBudget"):
         need(pdb["spec"]["selector"]["matchLabels"] == selector, "PDB selector")
-    for np in by_kind(objects, "NetworkPolicy"):
+    policies = by_kind(objects, "NetworkPolicy")
+    # On by default (README "Probes and scrapes cannot be locked out").
+    need(len(policies) == (1 if merged["networkPolicy"]["enabled"] else 0), "one NetworkPolicy when enabled")
+    for np in policies:
         need(np["spec"]["podSelector"]["matchLabels"] == selector, "NetworkPolicy podSelector")
+        need(np["spec"]["policyTypes"] == ["Ingress", "Egress"], "NetworkPolicy policyTypes")
         opened = {p["port"] for rule in np["spec"].get("ingress", []) for p in rule.get("ports", [])}
-        wanted = {"grpc", "metrics"} | ({"health"} if merged["networkPolicy"].get("healthFrom") else set())
-        need(opened == wanted, f"NetworkPolicy opens ports {sorted(opened)}, not {sorted(wanted)}")
+        extra = {p["port"] for rule in merged["networkPolicy"]["extraIngress"] for p in rule.get("ports", [])}
+        wanted = {"grpc", "metrics"} | ({"health"} if merged["networkPolicy"].get("healthFrom") else set()) | extra
+        need(opened == wanted, f"NetworkPolicy opens ports {sorted(map(str, opened))}, not {sorted(map(str, wanted))}")
         for rule in np["spec"].get("ingress", []):
-            if any(p["port"] == "health" for p in rule["ports"]):
+            if any(p["port"] in ("health", ports.get("health")) for p in rule.get("ports", [])):
                 need(bool(rule.get("from")), "NetworkPolicy opens the health port to any source")
+        need(np["spec"]["egress"] == merged["networkPolicy"]["extraEgress"],
+             "NetworkPolicy egress is networkPolicy.extraEgress (none by default)")
     for sm in by_kind(objects, "ServiceMonitor"):
         need(sm["spec"]["selector"]["matchLabels"] == selector, "ServiceMonitor selector")
         need(all(e["port"] == "metrics" for e in sm["spec"]["endpoints"]), "ServiceMonitor port")
@@ -396,6 +406,11 @@ def check_invariants(label: str) -> None:
     tls = merged["tls"]
     tests = [o for o in objects if o["metadata"].get("annotations", {}).get("helm.sh/hook") == "test"]
     need(len(tests) == 1 and tests[0]["kind"] == "Pod", "one helm test Pod")
+    for test in tests:
+        # Selected, it would be an endpoint of the Service, counted by the PDB, and denied DNS and
+        # the Service by the NetworkPolicy.
+        labels = test["metadata"].get("labels", {})
+        need(any(labels.get(k) != v for k, v in selector.items()), "the helm test Pod has the server's selector labels")
     service_host = f"{main['metadata']['name']}.{NAMESPACE}.svc"
     target = f"{'https' if tls['enabled'] else 'http'}://{service_host}:{[p['port'] for p in main['spec']['ports'] if p['name'] == 'grpc'][0]}"
     for tc in tests[0]["spec"]["containers"] if tests else []:

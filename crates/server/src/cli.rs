@@ -207,13 +207,16 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
 
-    /// Most connections open at once on the health port.
+    /// Most connections open at once on the health port. At the cap a new connection is still
+    /// served: the oldest connection of the source address holding the most is closed to make
+    /// room, so that no client can keep the probes out.
     #[arg(long, env = "ARBITER_HEALTH_MAX_CONNECTIONS", default_value_t = limits::DEFAULT_HEALTH_MAX_CONNECTIONS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub health_max_connections: u32,
 
-    /// Most connections open at once on the metrics port (Prometheus needs one or two); a
-    /// connection beyond it is closed at once.
+    /// Most connections open at once on the metrics port (Prometheus needs one or two). At the
+    /// cap a new connection is still served: the oldest connection of the source address
+    /// holding the most is closed to make room, so that no client can keep scrapes out.
     #[arg(long, env = "ARBITER_METRICS_MAX_CONNECTIONS", default_value_t = limits::DEFAULT_METRICS_MAX_CONNECTIONS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub metrics_max_connections: u32,

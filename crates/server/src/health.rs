@@ -22,6 +22,17 @@
 //! missed in practice). The Watch calls themselves are bounded by the transport like any other
 //! call.
 //!
+//! # On the probe port
+//!
+//! The same service, Watch included, answers on the plaintext probe port (`--health-addr`),
+//! whose few connections (`--health-max-connections`) are the kubelet's. A Watch lasts as long
+//! as its client wants, so 32 connections each holding one kept every fresh probe out. Serving
+//! only Check there would not help: a Check whose request never ends is a call in progress too,
+//! and idle connections reopened at once hold the port as well. The port is kept open at the
+//! connection level instead: at its cap, the source address holding the most connections loses
+//! its oldest one, Watch and all ([`crate::transport::WhenFull::EvictFromBusiestSource`]), so a
+//! probe always gets a place.
+//!
 //! # Shutdown
 //!
 //! A Watch call lasts as long as its client wants, and a graceful shutdown waits for every call in

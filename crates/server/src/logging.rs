@@ -13,17 +13,35 @@ use crate::cli::LogFormat;
 /// (`arbiter_connections_closed_total{reason="flood_guard"}`, [`crate::transport`]).
 pub const QUIET_H2: &str = "h2=error";
 
+/// The TLS library's warnings are each about one peer's doing: a renegotiation attempt ("Sending
+/// warning alert NoRenegotiation"), an alert received (a client that does not trust the
+/// certificate), a message out of place. A client can make a thousand handshakes a second, so
+/// they are kept out of the log unless `RUST_LOG` names the `rustls` target (rustls logs through
+/// the `log` crate, which the subscriber forwards). The connections TLS fails are counted
+/// instead (`arbiter_connections_closed_total{reason="tls_error"}`, [`crate::transport`]).
+/// rustls's errors stay (its only ones: traffic keys used up, the connection closed for safety).
+pub const QUIET_RUSTLS: &str = "rustls=error";
+
+/// The directives added to every filter: a library's target, and what it is limited to unless
+/// the filter names that target itself.
+const QUIET_TARGETS: [(&str, &str); 2] = [("h2", QUIET_H2), ("rustls", QUIET_RUSTLS)];
+
 /// The log filter for a `RUST_LOG` value (`None`: unset): `info` by default, with [`QUIET_H2`]
-/// added unless the value says something about `h2` itself.
+/// and [`QUIET_RUSTLS`] added unless the value says something about `h2` or `rustls` itself.
+/// Nothing a client does writes a line of its own at the default filter: refusals are summarised
+/// (see [`crate::overload`]), and the per-peer warnings of these libraries are filtered out.
 #[must_use]
 pub fn filter_spec(rust_log: Option<&str>) -> String {
     let spec = rust_log.map_or("info", str::trim);
-    let spec = if spec.is_empty() { "info" } else { spec };
-    if spec.contains("h2") {
-        spec.to_owned()
-    } else {
-        format!("{spec},{QUIET_H2}")
+    let mut spec = if spec.is_empty() { "info" } else { spec }.to_owned();
+    let named = spec.clone();
+    for (target, directive) in QUIET_TARGETS {
+        if !named.contains(target) {
+            spec.push(',');
+            spec.push_str(directive);
+        }
     }
+    spec
 }
 
 /// Installs the global log subscriber. Without a format, logs are text on a terminal and JSON
@@ -153,10 +171,67 @@ mod tests {
 
     #[test]
     fn h2_per_connection_warnings_are_quiet_unless_rust_log_names_h2() {
-        assert_eq!(filter_spec(None), "info,h2=error");
-        assert_eq!(filter_spec(Some("")), "info,h2=error");
-        assert_eq!(filter_spec(Some("debug")), "debug,h2=error");
-        assert_eq!(filter_spec(Some("info,h2=warn")), "info,h2=warn");
+        assert_eq!(filter_spec(None), "info,h2=error,rustls=error");
+        assert_eq!(filter_spec(Some("")), "info,h2=error,rustls=error");
+        assert_eq!(filter_spec(Some("debug")), "debug,h2=error,rustls=error");
+        assert_eq!(
+            filter_spec(Some("info,h2=warn")),
+            "info,h2=warn,rustls=error"
+        );
+    }
+
+    /// Issue 26 item 4: each TLS 1.2 renegotiation attempt wrote a rustls WARN line at the
+    /// default filter. rustls's warnings are per peer: off unless `RUST_LOG` names rustls.
+    #[test]
+    fn r_rustls_per_peer_warnings_are_quiet_unless_rust_log_names_rustls() {
+        assert!(filter_spec(None).split(',').any(|d| d == QUIET_RUSTLS));
+        assert_eq!(filter_spec(Some("warn")), "warn,h2=error,rustls=error");
+        assert_eq!(
+            filter_spec(Some("info,rustls=warn")),
+            "info,rustls=warn,h2=error"
+        );
+        assert_eq!(
+            filter_spec(Some("info,rustls=debug,h2=debug")),
+            "info,rustls=debug,h2=debug"
+        );
+    }
+
+    /// The filter the default spec makes: rustls's warnings are off, its errors and the
+    /// server's own info lines on.
+    #[test]
+    fn the_default_filter_drops_rustls_warnings_but_keeps_its_errors() {
+        use tracing_subscriber::layer::SubscriberExt as _;
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let recorder = Recorder(std::sync::Arc::clone(&seen));
+        let subscriber = tracing_subscriber::registry()
+            .with(EnvFilter::new(filter_spec(None)))
+            .with(recorder);
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::warn!(target: "rustls::common_state", "Sending warning alert NoRenegotiation");
+            tracing::error!(target: "rustls::common_state", "traffic keys exhausted");
+            tracing::warn!(target: "h2::proto::streams", "too many resets");
+            tracing::info!(target: "arbiter_server::serve", "listening");
+            tracing::debug!(target: "arbiter_server::serve", "detail");
+        });
+        assert_eq!(
+            *seen.lock().expect("recorded"),
+            ["rustls::common_state", "arbiter_server::serve"]
+        );
+    }
+
+    /// Records the target of every event it is given.
+    struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Recorder {
+        fn on_event(
+            &self,
+            event: &tracing::Event<'_>,
+            _: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            if let Ok(mut seen) = self.0.lock() {
+                seen.push(event.metadata().target().to_owned());
+            }
+        }
     }
 
     #[test]

@@ -44,8 +44,11 @@
 //! A process has a single global recorder ([`install`]); the end-to-end tests scrape a real
 //! server process.
 
-use crate::delivery::{Abandoned, Delivery};
-use crate::guard::request_bytes::Framing;
+use crate::{
+    delivery::{Abandoned, Delivery},
+    guard::request_bytes::Framing,
+    transport::{Admitted, ConnectionSlots, WhenFull},
+};
 use std::{
     convert::Infallible,
     future::Future,
@@ -63,7 +66,7 @@ use bytes::Bytes;
 use http::{HeaderMap, Request, Response};
 use http_body::Frame;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use tokio::{net::TcpListener, sync::Semaphore};
+use tokio::net::TcpListener;
 use tonic::{Code, Status, body::Body, server::NamedService};
 use tower::{Layer, Service};
 
@@ -161,11 +164,18 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, MetricsError> {
 /// Answers `GET /metrics` (anything else: 404) on `listener` with the text rendering of
 /// `handle`, HTTP/1.1, until the task is dropped. Runs the upkeep of the recorder as well.
 ///
-/// At most `max_connections` connections are open at once: one beyond it is closed at once; a
-/// connection must send each request's headers within [`METRICS_HEADER_TIMEOUT`]. Counted like
-/// the other listeners' (`listener="metrics"`): `arbiter_connections_open`,
-/// `arbiter_connections_accepted_total` and `arbiter_connections_closed_total{reason}` with
-/// reason `limit`, `handshake_timeout` (no complete request in time) or `client`.
+/// At most `max_connections` connections are open at once. A full listener does not refuse the
+/// newest connection, which let 16 kept-alive or slow connections, reopened as soon as they were
+/// closed, refuse every scrape: it closes the oldest connection of the source address holding
+/// the most ([`WhenFull::EvictFromBusiestSource`], see [`ConnectionSlots`]), so a scraper from
+/// any other address always gets in. A connection must send each request's headers within
+/// [`METRICS_HEADER_TIMEOUT`] (a client trickling headers is closed) and take each answer within
+/// [`METRICS_ANSWER_TIMEOUT`] of its request (a client that does not read it is closed, and
+/// the rendered text with it). Counted like the other listeners' (`listener="metrics"`):
+/// `arbiter_connections_open`, `arbiter_connections_accepted_total` and
+/// `arbiter_connections_closed_total{reason}` with reason `evicted`, `handshake_timeout` (no
+/// complete request in time), `idle` (no next request in time), `slow_reader` (an answer not
+/// taken in time) or `client`; `limit` stays at 0 (kept for the dashboards that read it).
 ///
 /// Each scrape first reads the process metrics of the Prometheus conventions from `/proc`
 /// (metrics-process): `process_cpu_seconds_total`, `process_resident_memory_bytes`,
@@ -180,35 +190,29 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle, max_connecti
             upkeep_handle.run_upkeep();
         }
     };
-    let slots = Arc::new(Semaphore::new(max_connections.min(Semaphore::MAX_PERMITS)));
+    let slots = ConnectionSlots::new(max_connections, WhenFull::EvictFromBusiestSource);
     let open = metrics::gauge!("arbiter_connections_open", "listener" => "metrics");
-    let closed = |reason: &'static str, count: u64| {
-        metrics::counter!(
-            "arbiter_connections_closed_total",
-            "listener" => "metrics",
-            "reason" => reason
-        )
-        .increment(count);
-    };
     // Every series of this listener exists from the start, at 0 (see `transport`).
     open.increment(0.0);
     metrics::counter!("arbiter_connections_accepted_total", "listener" => "metrics").increment(0);
-    for reason in ["limit", "handshake_timeout", "idle", "client"] {
-        closed(reason, 0);
+    for reason in METRICS_CLOSE_REASONS {
+        count_metrics_closed(reason, 0);
     }
     let accept = async move {
         loop {
-            let stream = match listener.accept().await {
-                Ok((stream, _peer)) => stream,
+            let (stream, peer) = match listener.accept().await {
+                Ok(accepted) => accepted,
                 Err(error) => {
-                    tracing::warn!(%error, "metrics: accept failed");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    // A connection reset before it was accepted, or out of file descriptors:
+                    // the client's doing as often as not, so no log line of its own.
+                    tracing::debug!(%error, "metrics: accept failed");
+                    tokio::time::sleep(Duration::from_millis(10)).await;
                     continue;
                 }
             };
-            let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            let Some(mut admitted) = slots.admit(peer).await else {
                 drop(stream);
-                closed("limit", 1);
+                count_metrics_closed("limit", 1);
                 continue;
             };
             metrics::counter!("arbiter_connections_accepted_total", "listener" => "metrics")
@@ -216,44 +220,221 @@ pub async fn serve(listener: TcpListener, handle: PrometheusHandle, max_connecti
             open.increment(1.0);
             let (handle, open) = (handle.clone(), open.clone());
             tokio::spawn(async move {
-                let _slot = slot;
-                // A connection that timed out after a request is idle, not a failed handshake.
-                let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
-                let answered_here = Arc::clone(&answered);
-                let service = hyper::service::service_fn(move |request: Request<_>| {
-                    let handle = handle.clone();
-                    answered_here.store(true, std::sync::atomic::Ordering::Relaxed);
-                    async move { Ok::<_, Infallible>(metrics_response(&request, &handle)) }
-                });
-                let connection = hyper::server::conn::http1::Builder::new()
-                    .timer(hyper_util::rt::TokioTimer::new())
-                    .header_read_timeout(METRICS_HEADER_TIMEOUT)
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-                let reason = match connection.await {
-                    Ok(()) => "client",
-                    Err(error)
-                        if error.is_timeout()
-                            && answered.load(std::sync::atomic::Ordering::Relaxed) =>
-                    {
-                        "idle"
-                    }
-                    Err(error) if error.is_timeout() => "handshake_timeout",
-                    Err(error) => {
-                        tracing::debug!(%error, "metrics: connection failed");
-                        "client"
-                    }
-                };
+                let reason = serve_scrapes(stream, handle, &mut admitted).await;
+                // The gauge and the counter first, then the place: a connection admitted in
+                // its place (after an eviction) then sees them without this one.
                 open.decrement(1.0);
-                closed(reason, 1);
+                count_metrics_closed(reason, 1);
+                drop(admitted);
             });
         }
     };
     tokio::join!(upkeep, accept);
 }
 
+/// The `reason` labels of the metrics listener's closed connections (see [`serve`]).
+const METRICS_CLOSE_REASONS: [&str; 6] = [
+    "limit",
+    "evicted",
+    "handshake_timeout",
+    "idle",
+    "slow_reader",
+    "client",
+];
+
+fn count_metrics_closed(reason: &'static str, count: u64) {
+    metrics::counter!(
+        "arbiter_connections_closed_total",
+        "listener" => "metrics",
+        "reason" => reason
+    )
+    .increment(count);
+}
+
 /// Longest wait for a request's headers on the metrics port (from the connection's start, or
 /// from the end of the previous response on a kept-alive connection).
 pub const METRICS_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Longest time from a request's headers on the metrics port to its answer handed to the
+/// socket in whole: a client that reads nothing (or next to nothing) is closed then, instead of
+/// holding its connection and the rendered text while its socket buffers are full.
+pub const METRICS_ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Serves the requests of one metrics connection until it closes, is evicted, or does not take
+/// an answer in time; returns the `reason` label of its close, the socket closed. The caller
+/// gives the connection's place back (drops `admitted`) once it has counted the close.
+async fn serve_scrapes(
+    stream: tokio::net::TcpStream,
+    handle: PrometheusHandle,
+    admitted: &mut Admitted,
+) -> &'static str {
+    let answer = Arc::new(AnswerInProgress::default());
+    let answer_here = Arc::clone(&answer);
+    let service = hyper::service::service_fn(move |request: Request<_>| {
+        let handle = handle.clone();
+        let answer = Arc::clone(&answer_here);
+        answer.start();
+        async move {
+            let response = metrics_response(&request, &handle);
+            Ok::<_, Infallible>(response.map(|body| AnswerBody {
+                inner: body,
+                answer,
+            }))
+        }
+    });
+    let io = WatchWrites {
+        inner: stream,
+        answer: Arc::clone(&answer),
+    };
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(METRICS_HEADER_TIMEOUT)
+        .serve_connection(hyper_util::rt::TokioIo::new(io), service);
+    let mut connection = std::pin::pin!(connection);
+    let mut ticks = tokio::time::interval(METRICS_ANSWER_TIMEOUT / 10);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            result = connection.as_mut() => break match result {
+                Ok(()) => "client",
+                // A connection that timed out after an answer is idle, not a failed handshake.
+                Err(error) if error.is_timeout() && answer.ever_started() => "idle",
+                Err(error) if error.is_timeout() => "handshake_timeout",
+                Err(error) => {
+                    tracing::debug!(%error, "metrics: connection failed");
+                    "client"
+                }
+            },
+            () = admitted.evicted() => break "evicted",
+            _ = ticks.tick() => {
+                if answer.overdue(METRICS_ANSWER_TIMEOUT) {
+                    break "slow_reader";
+                }
+            }
+        }
+    }
+}
+
+/// The answer in progress on a metrics connection: since when (from its request), and whether
+/// its body has been taken whole by hyper (what is left is then in hyper's write buffer).
+#[derive(Debug, Default)]
+struct AnswerInProgress {
+    since: std::sync::Mutex<Option<Instant>>,
+    body_taken: AtomicBool,
+    ever_started: AtomicBool,
+}
+
+impl AnswerInProgress {
+    fn since(&self) -> std::sync::MutexGuard<'_, Option<Instant>> {
+        self.since
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn start(&self) {
+        self.body_taken.store(false, Ordering::Relaxed);
+        self.ever_started.store(true, Ordering::Relaxed);
+        *self.since() = Some(Instant::now());
+    }
+
+    fn ever_started(&self) -> bool {
+        self.ever_started.load(Ordering::Relaxed)
+    }
+
+    /// A flush succeeded: once the body was taken, the whole answer is in the socket.
+    fn flushed(&self) {
+        if self.body_taken.load(Ordering::Relaxed) {
+            *self.since() = None;
+        }
+    }
+
+    fn overdue(&self, timeout: Duration) -> bool {
+        self.since().is_some_and(|since| since.elapsed() >= timeout)
+    }
+}
+
+/// A metrics answer's body, which tells its connection when hyper has taken it whole (dropped).
+struct AnswerBody {
+    inner: http_body_util::Full<Bytes>,
+    answer: Arc<AnswerInProgress>,
+}
+
+impl http_body::Body for AnswerBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl Drop for AnswerBody {
+    fn drop(&mut self) {
+        self.answer.body_taken.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A metrics connection's socket, which notes every successful flush: hyper flushes the socket
+/// once its write buffer is empty, so a flush after the body was taken means the answer is out.
+struct WatchWrites {
+    inner: tokio::net::TcpStream,
+    answer: Arc<AnswerInProgress>,
+}
+
+impl tokio::io::AsyncRead for WatchWrites {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for WatchWrites {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        let flushed = Pin::new(&mut self.inner).poll_flush(cx);
+        if matches!(flushed, Poll::Ready(Ok(()))) {
+            self.answer.flushed();
+        }
+        flushed
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
 
 fn metrics_response<B>(
     request: &Request<B>,

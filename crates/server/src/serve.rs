@@ -23,7 +23,7 @@ use crate::{
     metrics::{MetricsError, MetricsLayer},
     service::{Arbiter, StreamTimes},
     tls::{ReloadingTls, TlsFiles},
-    transport::{ConnectionLimits, Listener, TlsSource},
+    transport::{ConnectionLimits, Listener, TlsSource, WhenFull},
     workers::Workers,
 };
 
@@ -350,6 +350,9 @@ impl Bound {
         let health = health.map(|listener| {
             let limits = ConnectionLimits {
                 max_connections: usize_of(args.health_max_connections),
+                // A probe always gets a place: the busiest source gives one up (see
+                // `WhenFull`), so no client can hold the probes out.
+                when_full: WhenFull::EvictFromBusiestSource,
                 // Probes speak gRPC: the health port stays HTTP/2 only.
                 http1: false,
                 idle_timeout: limits.idle_timeout.min(HEALTH_CONNECTION_IDLE_TIMEOUT),
@@ -419,17 +422,22 @@ impl Bound {
     }
 }
 
-/// The connection bounds of `args` for a listener of at most `max_connections` connections.
 /// Longest time a connection to the health port may stay open without a call. Probes (the
 /// kubelet's gRPC probes, `arbiter health-check`) open a connection for each probe, so a
 /// connection without a call is either finished or someone holding one of the port's
 /// `--health-max-connections` places: with the gRPC port's 5 minutes, 32 idle connections
-/// locked the probes out long enough for liveness to fail and the pod to restart.
+/// locked the probes out long enough for liveness to fail and the pod to restart. The timeout
+/// alone does not keep the probes in (connections reopened as soon as they are closed, or
+/// holding a Watch, still could): a full health port evicts instead of refusing
+/// ([`WhenFull::EvictFromBusiestSource`]).
 pub const HEALTH_CONNECTION_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The connection bounds of `args` for a listener of at most `max_connections` connections,
+/// refusing connections beyond them (the gRPC port's way).
 fn connection_limits(args: &ServeArgs, max_connections: u32) -> ConnectionLimits {
     ConnectionLimits {
         max_connections: usize_of(max_connections),
+        when_full: WhenFull::Refuse,
         handshake_timeout: args.handshake_timeout,
         idle_timeout: args.connection_idle_timeout,
         max_concurrent_streams: args.max_concurrent_streams,

@@ -9,8 +9,11 @@
 //! as HTTP/2, any other as HTTP/1.1, unless the listener is HTTP/2 only; with TLS, ALPN offers
 //! `h2` and `http/1.1`), with:
 //!
-//! - a cap on open connections (`--max-connections`), HTTP/1.1 ones included: a connection
-//!   beyond it is closed at once and counted (`arbiter_connections_closed_total{reason="limit"}`);
+//! - a cap on open connections (`--max-connections`), HTTP/1.1 ones included: on the gRPC port
+//!   a connection beyond it is closed at once and counted
+//!   (`arbiter_connections_closed_total{reason="limit"}`); on the probe port a full listener
+//!   makes room instead, by closing the oldest connection of the source address that holds the
+//!   most (`reason="evicted"`, see [`WhenFull`] and [`ConnectionSlots`]);
 //! - a handshake timeout (`--handshake-timeout`): the TLS handshake, if any, and the HTTP/2
 //!   connection preface must arrive within it, or the connection is closed. On HTTP/1.1, the
 //!   first request's headers must have arrived in whole within it, and each later request's
@@ -35,8 +38,10 @@
 //!
 //! Metrics, by `listener` (`grpc` or `health`): `arbiter_connections_open` (gauge),
 //! `arbiter_connections_accepted_total` and `arbiter_connections_closed_total{reason}`, reason
-//! one of `limit`, `handshake_timeout` (HTTP/1.1: also a later request's headers too slow),
-//! `tls_error`, `idle`, `max_age`, `shutdown`,
+//! one of `limit`, `evicted` (closed to make room for a newer connection, see [`WhenFull`]),
+//! `handshake_timeout` (HTTP/1.1: also a later request's headers too slow), `tls_error` (the
+//! TLS handshake failed, or TLS failed after it: a record that does not decrypt, a second
+//! renegotiation attempt, a fatal alert from the client), `idle`, `max_age`, `shutdown`,
 //! `keepalive_timeout` (the peer did not answer a keepalive PING in time), `flood_guard`
 //! (one of the HTTP/2 layer's flood guards closed it with a GOAWAY ENHANCE_YOUR_CALM: the peer
 //! reset more streams than the rapid-reset guard allows, or left more small DATA frames unread
@@ -46,9 +51,10 @@
 //! its socket failed).
 
 use std::{
+    collections::{BTreeMap, HashMap},
     convert::Infallible,
     hash::{BuildHasher as _, RandomState},
-    net::SocketAddr,
+    net::{IpAddr, SocketAddr},
     pin::{Pin, pin},
     sync::{
         Arc, Mutex,
@@ -65,7 +71,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::{
     io::{AsyncRead, AsyncWrite, ReadBuf},
     net::{TcpListener, TcpStream},
-    sync::{Semaphore, watch},
+    sync::{OwnedSemaphorePermit, Semaphore, oneshot, watch},
     time::Instant,
 };
 use tonic::{Status, body::Body, transport::server::TcpConnectInfo};
@@ -83,8 +89,10 @@ const MIN_HTTP1_BUFFER: usize = 8192;
 /// The bounds of one listener's connections.
 #[derive(Debug, Clone)]
 pub struct ConnectionLimits {
-    /// Most connections open at once; more are closed at once.
+    /// Most connections open at once; what happens to one more is [`ConnectionLimits::when_full`].
     pub max_connections: usize,
+    /// What a listener with `max_connections` open connections does with a new one.
+    pub when_full: WhenFull,
     /// Longest time from accepting a connection to its HTTP/2 preface, or to the end of its
     /// first HTTP/1.1 request's headers (TLS handshake included); on HTTP/1.1 also the longest
     /// time from the first byte of a later request to the end of its headers.
@@ -143,6 +151,7 @@ impl std::fmt::Debug for Listener {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Closed {
     Limit,
+    Evicted,
     HandshakeTimeout,
     TlsError,
     Idle,
@@ -157,8 +166,9 @@ enum Closed {
 
 impl Closed {
     /// Every reason, for the series created at 0 when a listener starts.
-    const ALL: [Self; 11] = [
+    const ALL: [Self; 12] = [
         Self::Limit,
+        Self::Evicted,
         Self::HandshakeTimeout,
         Self::TlsError,
         Self::Idle,
@@ -174,6 +184,7 @@ impl Closed {
     fn label(self) -> &'static str {
         match self {
             Self::Limit => "limit",
+            Self::Evicted => "evicted",
             Self::HandshakeTimeout => "handshake_timeout",
             Self::TlsError => "tls_error",
             Self::Idle => "idle",
@@ -187,10 +198,13 @@ impl Closed {
         }
     }
 
-    /// Why a connection that hyper ended with `error` closed: the server's own keepalive
-    /// timeout, a GOAWAY the HTTP/2 layer sent because of the peer, an HTTP/1.1 request hyper
-    /// could not parse, or the peer itself.
+    /// Why a connection that hyper ended with `error` closed: TLS failing after the handshake,
+    /// the server's own keepalive timeout, a GOAWAY the HTTP/2 layer sent because of the peer,
+    /// an HTTP/1.1 request hyper could not parse, or the peer itself.
     fn from_error(error: &(dyn std::error::Error + 'static)) -> Self {
+        if is_tls_failure(error) {
+            return Self::TlsError;
+        }
         let mut source = Some(error);
         while let Some(cause) = source {
             if let Some(hyper) = cause.downcast_ref::<hyper::Error>() {
@@ -240,6 +254,247 @@ fn count_closed(listener: &'static str, reason: Closed) {
     .increment(1);
 }
 
+/// Whether `error` (from hyper, with its causes) is TLS failing: rustls refused what the peer
+/// sent after the handshake (a record that does not decrypt, a second renegotiation attempt, a
+/// fatal alert received). tokio-rustls hands rustls's error over inside an `io::Error`, whose
+/// `source()` skips it, and h2 keeps the `io::Error` without a `source()`: both are opened.
+fn is_tls_failure(error: &(dyn std::error::Error + 'static)) -> bool {
+    let rustls = |io: &std::io::Error| {
+        io.get_ref()
+            .is_some_and(|inner| inner.is::<tokio_rustls::rustls::Error>())
+    };
+    let mut source = Some(error);
+    while let Some(cause) = source {
+        if cause.is::<tokio_rustls::rustls::Error>()
+            || cause.downcast_ref::<std::io::Error>().is_some_and(rustls)
+            || cause
+                .downcast_ref::<h2::Error>()
+                .and_then(h2::Error::get_io)
+                .is_some_and(rustls)
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// What a listener that has its most connections open does with a new one.
+///
+/// The gRPC port refuses it: its clients may all come through one address (a load balancer, a
+/// NAT), and every connection there may carry calls in progress, which no newcomer should cut.
+/// The probe port (and the metrics port, [`crate::metrics::serve`]) makes room instead: a probe
+/// opens a fresh connection each time, so a port that refuses the newest connection is held
+/// shut by whoever holds its few places, with calls that never end (a health Watch, a Check
+/// whose request never ends) or connections reopened as soon as they are closed, whatever the
+/// timeouts. There the oldest connection of the busiest source is closed ([`ConnectionSlots`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenFull {
+    /// The new connection is closed at once (`reason="limit"`).
+    Refuse,
+    /// The oldest connection of the source address holding the most connections is closed
+    /// (`reason="evicted"`) and the new one takes its place.
+    EvictFromBusiestSource,
+}
+
+/// Where a connection comes from, for sharing a listener's places among sources: an IPv4
+/// address, or the /64 network of an IPv6 address (one host or one pod usually gets a whole
+/// /64, so single addresses would cost an attacker nothing), an IPv4-mapped IPv6 address being
+/// its IPv4 address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Source {
+    V4(u32),
+    V6Network(u64),
+}
+
+impl Source {
+    fn of(peer: SocketAddr) -> Self {
+        match peer.ip().to_canonical() {
+            IpAddr::V4(ip) => Self::V4(u32::from(ip)),
+            IpAddr::V6(ip) => {
+                #[allow(clippy::cast_possible_truncation)] // the upper 64 bits, on purpose
+                let network = (u128::from(ip) >> 64) as u64;
+                Self::V6Network(network)
+            }
+        }
+    }
+}
+
+/// The open connections of one listener: at most a fixed number, and, when full, either the
+/// newcomer refused or, with [`WhenFull::EvictFromBusiestSource`], room made for it.
+///
+/// # Whom a full listener evicts
+///
+/// The source (see below) that holds the most connections loses its oldest one; between sources
+/// holding as many, the one whose oldest connection is oldest. So:
+///
+/// - a newcomer from a source with fewer connections than another always gets in, whoever
+///   holds the rest and whatever they do (idle, a Watch that never ends, a request that never
+///   arrives, an answer never read): the kubelet's probes come from the node, a connection
+///   per probe (liveness and readiness), and get in past any one other source;
+/// - a source that reopens connections as fast as they are closed only ever evicts its own
+///   (it holds the most): it cannot push out another source's connection, however fast it is;
+/// - only sources holding as few connections as the newcomer's own can lose one to it; pushing
+///   out a probe's connection then takes more sources than the listener has places (32 on the
+///   probe port), each reconnecting faster than a probe makes its one call. That, and a client
+///   that connects faster than the server can accept (the kernel's queue of connections not
+///   yet accepted is then full, and it drops new ones, probes included), is what a
+///   NetworkPolicy is for: the chart's closes the probe port to other pods.
+///
+/// A source is an IPv4 address or an IPv6 /64 network.
+///
+/// Open connections never exceed the cap: a newcomer that evicts waits for the evicted
+/// connection to be gone (dropped, which closes its socket at once, calls and all) before it is
+/// served.
+#[derive(Debug)]
+pub struct ConnectionSlots {
+    max: usize,
+    when_full: WhenFull,
+    /// One permit per open connection: a connection holds its permit until its socket is gone.
+    open: Arc<Semaphore>,
+    table: Mutex<Table>,
+}
+
+/// The connections that may still be evicted, by source, oldest first (ids are given in
+/// accepting order).
+#[derive(Debug, Default)]
+struct Table {
+    next_id: u64,
+    by_source: HashMap<Source, BTreeMap<u64, oneshot::Sender<()>>>,
+}
+
+impl Table {
+    /// Removes and returns the connection to evict: the oldest of the source holding the most
+    /// connections, between equal sources the one whose oldest connection is oldest.
+    fn pick_victim(&mut self) -> Option<oneshot::Sender<()>> {
+        let source = *self
+            .by_source
+            .iter()
+            .filter_map(|(source, connections)| {
+                let (&oldest, _) = connections.first_key_value()?;
+                Some((source, connections.len(), oldest))
+            })
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)))?
+            .0;
+        let connections = self.by_source.get_mut(&source)?;
+        let (_, victim) = connections.pop_first()?;
+        if connections.is_empty() {
+            self.by_source.remove(&source);
+        }
+        Some(victim)
+    }
+
+    fn remove(&mut self, source: Source, id: u64) {
+        if let Some(connections) = self.by_source.get_mut(&source) {
+            connections.remove(&id);
+            if connections.is_empty() {
+                self.by_source.remove(&source);
+            }
+        }
+    }
+}
+
+impl ConnectionSlots {
+    /// Places for at most `max` connections (at least 1), and what to do when they are taken.
+    #[must_use]
+    pub fn new(max: usize, when_full: WhenFull) -> Arc<Self> {
+        let max = max.clamp(1, Semaphore::MAX_PERMITS);
+        Arc::new(Self {
+            max,
+            when_full,
+            open: Arc::new(Semaphore::new(max)),
+            table: Mutex::new(Table::default()),
+        })
+    }
+
+    fn table(&self) -> std::sync::MutexGuard<'_, Table> {
+        // Every update leaves the table consistent: a panic elsewhere does not spoil it.
+        self.table
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A place for a connection from `peer`: at once when one is free; when none is, `None`
+    /// ([`WhenFull::Refuse`]: the caller closes the connection and counts it as `limit`), or
+    /// room made by evicting a connection (see the type's documentation) and the place it
+    /// leaves, once it is gone.
+    pub async fn admit(self: &Arc<Self>, peer: SocketAddr) -> Option<Admitted> {
+        let permit = match Arc::clone(&self.open).try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) if self.when_full == WhenFull::Refuse => return None,
+            Err(_) => {
+                let victim = self.table().pick_victim();
+                if let Some(victim) = victim {
+                    // Its connection task closes it on hearing this and gives its permit back.
+                    let _ = victim.send(());
+                }
+                Arc::clone(&self.open).acquire_owned().await.ok()?
+            }
+        };
+        let source = Source::of(peer);
+        let (tell, evicted) = oneshot::channel();
+        let id = {
+            let mut table = self.table();
+            let id = table.next_id;
+            table.next_id += 1;
+            table.by_source.entry(source).or_default().insert(id, tell);
+            id
+        };
+        Some(Admitted {
+            evicted,
+            _place: Place {
+                slots: Arc::clone(self),
+                source,
+                id,
+                _permit: permit,
+            },
+        })
+    }
+
+    /// Waits until every connection admitted so far is gone (after the listener stopped
+    /// accepting).
+    pub async fn all_closed(&self) {
+        let _ = self
+            .open
+            .acquire_many(u32::try_from(self.max).unwrap_or(u32::MAX))
+            .await;
+    }
+}
+
+/// A connection's place in its listener's [`ConnectionSlots`], until dropped.
+#[derive(Debug)]
+pub struct Admitted {
+    evicted: oneshot::Receiver<()>,
+    _place: Place,
+}
+
+impl Admitted {
+    /// Completes when the connection has been chosen for eviction (never, unless it is): the
+    /// connection must then be closed at once.
+    pub async fn evicted(&mut self) {
+        if (&mut self.evicted).await.is_err() {
+            // Not evicted (the sender goes only with an eviction or with this place).
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// Gives the place back: off the table first, then the permit, so that a connection still in
+/// the table always holds its permit.
+#[derive(Debug)]
+struct Place {
+    slots: Arc<ConnectionSlots>,
+    source: Source,
+    id: u64,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.slots.table().remove(self.source, self.id);
+    }
+}
+
 impl Listener {
     /// A listener named `name` (the `listener` label of its metrics) serving `tcp` under
     /// `limits`, with TLS from `tls` when given.
@@ -285,8 +540,7 @@ impl Listener {
             limits,
             tls,
         } = self;
-        let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
-        let open = Arc::new(Semaphore::new(max));
+        let slots = ConnectionSlots::new(limits.max_connections, limits.when_full);
         let limits = Arc::new(limits);
         let local_addr = tcp.local_addr().ok();
         loop {
@@ -305,7 +559,12 @@ impl Listener {
                     continue;
                 }
             };
-            let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
+            let admitted = tokio::select! {
+                biased;
+                _ = shutdown.wait_for(|stop| *stop) => break,
+                admitted = slots.admit(peer) => admitted,
+            };
+            let Some(mut admitted) = admitted else {
                 count_closed(name, Closed::Limit);
                 crate::overload::note_refused_connection();
                 drop(stream);
@@ -328,21 +587,23 @@ impl Listener {
                 shutdown.clone(),
             );
             tokio::spawn(async move {
-                let _permit = permit;
                 let gauge = metrics::gauge!("arbiter_connections_open", "listener" => name);
                 gauge.increment(1.0);
-                let reason = connection.await;
+                // Evicted: the connection (and its socket, calls and all) is dropped at once.
+                let reason = tokio::select! {
+                    reason = connection => reason,
+                    () = admitted.evicted() => Closed::Evicted,
+                };
                 // The gauge first, then the counter: whoever reads the counter of closed
                 // connections then sees the gauge without them.
                 gauge.decrement(1.0);
                 count_closed(name, reason);
+                drop(admitted);
             });
         }
         drop(tcp);
-        // Every connection holds a permit until it has closed.
-        let _ = open
-            .acquire_many(u32::try_from(max).unwrap_or(u32::MAX))
-            .await;
+        // Every connection holds its place until it has closed.
+        slots.all_closed().await;
     }
 }
 
@@ -740,6 +1001,122 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn peer(text: &str) -> SocketAddr {
+        text.parse().expect("a socket address")
+    }
+
+    /// A connection held until it is evicted: then its place is dropped (its socket closed)
+    /// and its name sent on `gone`.
+    fn hold(
+        mut admitted: Admitted,
+        name: &'static str,
+        gone: &tokio::sync::mpsc::UnboundedSender<&'static str>,
+    ) {
+        let gone = gone.clone();
+        tokio::spawn(async move {
+            admitted.evicted().await;
+            drop(admitted);
+            let _ = gone.send(name);
+        });
+    }
+
+    /// The gRPC port's way: a full listener refuses the newcomer, and has room again once a
+    /// connection has gone.
+    #[tokio::test]
+    async fn a_full_refusing_listener_refuses_the_newcomer() {
+        let slots = ConnectionSlots::new(2, WhenFull::Refuse);
+        let first = slots.admit(peer("10.0.0.1:1000")).await.expect("room");
+        let _second = slots.admit(peer("10.0.0.2:1000")).await.expect("room");
+        assert!(slots.admit(peer("10.0.0.3:1000")).await.is_none());
+        drop(first);
+        assert!(slots.admit(peer("10.0.0.3:1000")).await.is_some());
+    }
+
+    /// Issue 26 item 2: 32 connections held to the probe port (Watch calls, idle ones reopened
+    /// at once) refused every fresh probe. A full probe listener now evicts the oldest
+    /// connection of the source holding the most, so a newcomer from another source always
+    /// gets in, and a source reopening its connections only ever evicts its own.
+    #[tokio::test]
+    async fn r_a_full_probe_listener_evicts_the_oldest_of_the_busiest_source() {
+        let (gone_tx, mut gone) = tokio::sync::mpsc::unbounded_channel();
+        let slots = ConnectionSlots::new(3, WhenFull::EvictFromBusiestSource);
+        let attacker = "10.0.0.66";
+        for name in ["attacker 1", "attacker 2"] {
+            let admitted = slots.admit(peer(&format!("{attacker}:4000"))).await;
+            hold(admitted.expect("room"), name, &gone_tx);
+        }
+        let node = slots.admit(peer("10.0.0.1:5000")).await.expect("room");
+        hold(node, "probe 1", &gone_tx);
+        // The attacker reopens connections as fast as it likes: each evicts its own oldest.
+        for (round, name) in ["attacker 3", "attacker 4", "attacker 5"]
+            .iter()
+            .enumerate()
+        {
+            let admitted = slots
+                .admit(peer(&format!("{attacker}:{}", 4001 + round)))
+                .await;
+            hold(admitted.expect("room after an eviction"), name, &gone_tx);
+            let evicted = gone.recv().await.expect("one evicted");
+            assert_eq!(evicted, ["attacker 1", "attacker 2", "attacker 3"][round]);
+        }
+        // A second probe from the node: the attacker still holds the most and loses one.
+        let second = slots.admit(peer("10.0.0.1:5001")).await.expect("room");
+        assert_eq!(gone.recv().await, Some("attacker 4"));
+        hold(second, "probe 2", &gone_tx);
+        // Now every source holds one or two: the node (2) gives up its oldest to a third source.
+        let third = slots.admit(peer("10.0.0.9:6000")).await.expect("room");
+        assert_eq!(gone.recv().await, Some("probe 1"));
+        hold(third, "other", &gone_tx);
+        // Sources holding as many: the one whose oldest connection is oldest (the attacker's 5
+        // came before the node's second probe).
+        let _fourth = slots.admit(peer("10.0.0.10:6000")).await.expect("room");
+        assert_eq!(gone.recv().await, Some("attacker 5"));
+        assert!(gone.try_recv().is_err(), "one eviction per newcomer");
+    }
+
+    /// An IPv6 host (or pod) usually has a whole /64: its addresses are one source, and an
+    /// IPv4 address seen through a dual-stack socket is the IPv4 source.
+    #[test]
+    fn sources_are_ipv4_addresses_and_ipv6_networks() {
+        assert_eq!(
+            Source::of(peer("[2001:db8:1:2::1]:1")),
+            Source::of(peer("[2001:db8:1:2:ffff::9]:2"))
+        );
+        assert_ne!(
+            Source::of(peer("[2001:db8:1:2::1]:1")),
+            Source::of(peer("[2001:db8:1:3::1]:1"))
+        );
+        assert_eq!(
+            Source::of(peer("[::ffff:10.1.2.3]:1")),
+            Source::of(peer("10.1.2.3:2"))
+        );
+        assert_ne!(
+            Source::of(peer("10.1.2.3:1")),
+            Source::of(peer("10.1.2.4:1"))
+        );
+    }
+
+    /// Every connection that ends leaves the table: sources with none are forgotten, and
+    /// `all_closed` waits for the last place.
+    #[tokio::test]
+    async fn places_are_given_back_and_sources_forgotten() {
+        let slots = ConnectionSlots::new(4, WhenFull::EvictFromBusiestSource);
+        let held: Vec<_> = ["10.0.0.1:1", "10.0.0.1:2", "10.0.0.2:1", "[2001:db8::1]:1"]
+            .into_iter()
+            .map(|text| slots.admit(peer(text)))
+            .collect();
+        let mut admitted = Vec::new();
+        for future in held {
+            admitted.push(future.await.expect("room"));
+        }
+        assert_eq!(slots.table().by_source.len(), 3);
+        admitted.clear();
+        assert!(slots.table().by_source.is_empty());
+        tokio::time::timeout(Duration::from_secs(1), slots.all_closed())
+            .await
+            .expect("every place free");
+    }
 
     fn watch(activity: &Arc<Activity>) -> WatchReads {
         WatchReads {

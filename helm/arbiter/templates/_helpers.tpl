@@ -36,6 +36,21 @@ app.kubernetes.io/part-of: arbiter
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
+{{/*
+Labels of the `helm test` pod: not the server's selector labels (a name of its own), so that no
+Service, PodDisruptionBudget or NetworkPolicy of the server selects it (the NetworkPolicy would
+deny it DNS and the Service).
+*/}}
+{{- define "arbiter.testLabels" -}}
+helm.sh/chart: {{ include "arbiter.chart" . }}
+app.kubernetes.io/name: {{ include "arbiter.name" . | trunc 58 | trimSuffix "-" }}-test
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | trunc 63 | trimSuffix "-" | quote }}
+app.kubernetes.io/component: test
+app.kubernetes.io/part-of: arbiter
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
 {{/* Labels that select the server pods; never change them on upgrade. */}}
 {{- define "arbiter.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "arbiter.name" . }}

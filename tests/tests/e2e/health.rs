@@ -4,6 +4,10 @@
 
 use std::{
     process::Command,
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -328,4 +332,190 @@ async fn r_health_check_takes_host_port_and_names_why_it_failed() {
         stderr.contains(&format!("cannot connect to {closed}")) && stderr.contains("refused"),
         "{stderr}"
     );
+}
+
+/// The loopback address the attacks below come from: the server sees it as another source
+/// than the probes' 127.0.0.1, as it sees another pod and the kubelet (the pod's node).
+const ATTACKER: std::net::IpAddr = std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 2));
+
+/// Fresh liveness probes made during an attack, one connection each, as the kubelet makes them.
+const PROBES: usize = 100;
+
+/// A TCP connection to `to` from the address `from`.
+async fn connect_from(
+    from: std::net::IpAddr,
+    to: std::net::SocketAddr,
+) -> std::io::Result<tokio::net::TcpStream> {
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.bind(std::net::SocketAddr::new(from, 0))?;
+    socket.connect(to).await
+}
+
+/// `Health/Check("liveness")` on a fresh connection to `health`: `Ok(status)`, or the failure
+/// (connection refused or closed, a status other than OK) as text.
+async fn fresh_liveness_check(health: std::net::SocketAddr) -> Result<ServingStatus, String> {
+    let endpoint = tonic::transport::Endpoint::from_shared(format!("http://{health}"))
+        .map_err(|error| error.to_string())?
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(Duration::from_secs(10));
+    let channel = endpoint
+        .connect()
+        .await
+        .map_err(|error| format!("connect: {error:?}"))?;
+    HealthClient::new(channel)
+        .check(HealthCheckRequest {
+            service: "liveness".to_owned(),
+        })
+        .await
+        .map(|response| response.into_inner().status())
+        .map_err(|status| format!("Check: {status:?}"))
+}
+
+/// Makes [`PROBES`] fresh liveness checks, one after the other, and returns how many were
+/// answered SERVING (and the first failure, if any).
+async fn probe_liveness(health: std::net::SocketAddr) -> (usize, Option<String>) {
+    let (mut serving, mut failure) = (0, None);
+    for _ in 0..PROBES {
+        match within("a fresh liveness Check", fresh_liveness_check(health)).await {
+            Ok(ServingStatus::Serving) => serving += 1,
+            other => {
+                failure.get_or_insert(format!("{other:?}"));
+            }
+        }
+    }
+    (serving, failure)
+}
+
+/// One of the attacker's connections, from [`ATTACKER`], reopened as soon as it is closed:
+/// an HTTP/2 connection that stays idle, or (with `watch`) holds a `Health/Watch("liveness")`
+/// that never ends. `held` counts the connections established (and, with `watch`, whose Watch
+/// has sent its first status) and not yet closed.
+async fn hold_reopening(health: std::net::SocketAddr, watch: bool, held: Arc<AtomicUsize>) {
+    loop {
+        let Ok(tcp) = connect_from(ATTACKER, health).await else {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            continue;
+        };
+        let Ok((send, connection)) = h2::client::handshake(tcp).await else {
+            continue;
+        };
+        let connection = tokio::spawn(connection);
+        let mut open_call = None;
+        if watch {
+            let request =
+                http::Request::post(format!("http://{health}/grpc.health.v1.Health/Watch"))
+                    .header("content-type", "application/grpc")
+                    .header("te", "trailers")
+                    .body(())
+                    .expect("a valid request");
+            let call = async {
+                let mut send = send.ready().await.ok()?;
+                let (response, mut body) = send.send_request(request, false).ok()?;
+                let message = prost::Message::encode_to_vec(&HealthCheckRequest {
+                    service: "liveness".to_owned(),
+                });
+                let mut framed = vec![0];
+                framed.extend_from_slice(&u32::try_from(message.len()).ok()?.to_be_bytes());
+                framed.extend_from_slice(&message);
+                body.send_data(bytes::Bytes::from(framed), true).ok()?;
+                let mut answer = response.await.ok()?.into_body();
+                // The first status: the Watch is established and held from here on.
+                answer.data().await?.ok()?;
+                Some((body, answer))
+            };
+            match call.await {
+                Some(call) => open_call = Some(call),
+                None => {
+                    connection.abort();
+                    continue;
+                }
+            }
+        }
+        held.fetch_add(1, Ordering::SeqCst);
+        // Until the server closes it (evicted, idle, ...).
+        let _ = connection.await;
+        held.fetch_sub(1, Ordering::SeqCst);
+        drop(open_call);
+    }
+}
+
+/// Starts `count` of [`hold_reopening`]'s connections and waits until all are held.
+async fn attack(
+    server: &Server,
+    count: usize,
+    watch: bool,
+) -> (Vec<tokio::task::JoinHandle<()>>, Arc<AtomicUsize>) {
+    let health = server.health_addr().expect("a health listener");
+    let held = Arc::new(AtomicUsize::new(0));
+    let tasks = (0..count)
+        .map(|_| tokio::spawn(hold_reopening(health, watch, Arc::clone(&held))))
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while held.load(Ordering::SeqCst) < count {
+        assert!(
+            Instant::now() < deadline,
+            "only {} of {count} attacking connections held\n{}",
+            held.load(Ordering::SeqCst),
+            server.stderr_tail()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    (tasks, held)
+}
+
+/// `arbiter_connections_closed_total{listener="health",reason}` now.
+fn health_closed(server: &Server, reason: &str) -> f64 {
+    arbiter_e2e::sample(
+        &server.scrape(),
+        &format!("arbiter_connections_closed_total{{listener=\"health\",reason=\"{reason}\"}}"),
+    )
+    .unwrap_or_else(|| panic!("the series of reason {reason} exists"))
+}
+
+/// Issue 26 item 2: 32 connections to the health port, each holding a
+/// `Health/Watch("liveness")`, refused every fresh liveness Check (305 of 306 failed) for as
+/// long as they stayed, and the kubelet restarted the pod. A full health port now evicts the
+/// oldest connection of the busiest source instead of refusing the newest: with 32 Watch
+/// connections held (and reopened when evicted) by another address, every fresh Check is
+/// answered, and the evictions are counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r_watch_connections_cannot_hold_the_probe_port_shut() {
+    let server = Server::start();
+    let health = server.health_addr().expect("a health listener");
+    let (attackers, held) = attack(&server, 32, true).await;
+    assert_eq!(
+        health_closed(&server, "evicted"),
+        0.0,
+        "not full before the probes"
+    );
+    let (serving, failure) = probe_liveness(health).await;
+    for attacker in &attackers {
+        attacker.abort();
+    }
+    assert_eq!(serving, PROBES, "first failure: {failure:?}");
+    assert!(
+        health_closed(&server, "evicted") >= 1.0,
+        "the first probe found the port full and evicted a Watch"
+    );
+    assert_eq!(health_closed(&server, "limit"), 0.0, "no probe refused");
+    assert!(held.load(Ordering::SeqCst) > 0, "the attack went on");
+}
+
+/// Issue 26 item 2: 32 idle connections to the health port, reopened as soon as they were
+/// closed, kept out 299 of 306 fresh liveness Checks (the health port's 10 s idle timeout
+/// closed them, but they came back at once). With a full port evicting the busiest source's
+/// oldest connection, every fresh Check is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r_idle_connections_reopened_at_once_cannot_hold_the_probe_port_shut() {
+    let server = Server::start();
+    let health = server.health_addr().expect("a health listener");
+    let (attackers, held) = attack(&server, 32, false).await;
+    let (serving, failure) = probe_liveness(health).await;
+    for attacker in &attackers {
+        attacker.abort();
+    }
+    assert_eq!(serving, PROBES, "first failure: {failure:?}");
+    assert!(health_closed(&server, "evicted") >= 1.0);
+    assert_eq!(health_closed(&server, "limit"), 0.0, "no probe refused");
+    assert!(held.load(Ordering::SeqCst) > 0, "the attack went on");
 }

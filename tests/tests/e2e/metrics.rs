@@ -726,63 +726,263 @@ fn try_scrape(server: &Server) -> Option<String> {
         .flatten()
 }
 
-/// Issue 10 fresh-user finding: the metrics port took any number of connections. Beyond
-/// `--metrics-max-connections` a connection is closed at once and counted; once the held ones
-/// go, scrapes work again.
-#[tokio::test]
-async fn r_metrics_connections_beyond_the_cap_are_closed_and_counted() {
+/// The loopback address the held and attacking connections below come from: the server sees
+/// it as another source than the scrapes' 127.0.0.1, as it sees another pod and Prometheus.
+const ATTACKER: std::net::IpAddr = std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 0, 2));
+
+/// A blocking TCP connection to `to` from [`ATTACKER`], with a 5 s read timeout (outside an
+/// async runtime: it makes its own to bind before connecting).
+fn connect_from_attacker(to: std::net::SocketAddr) -> std::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket
+        .bind(std::net::SocketAddr::new(ATTACKER, 0))
+        .expect("bind 127.0.0.2");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let stream = runtime
+        .block_on(socket.connect(to))
+        .expect("the kernel accepts it")
+        .into_std()
+        .expect("a std socket");
+    stream.set_nonblocking(false).expect("blocking");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .expect("read timeout");
+    stream
+}
+
+/// `arbiter_connections_closed_total{listener="metrics",reason}` in `text`.
+fn metrics_closed(text: &str, reason: &str) -> Option<f64> {
+    sample(
+        text,
+        &format!("arbiter_connections_closed_total{{listener=\"metrics\",reason=\"{reason}\"}}"),
+    )
+}
+
+/// Issue 10 fresh-user finding: the metrics port took any number of connections. It holds at
+/// most `--metrics-max-connections`; issue 26 item 2: refusing the newest connection let the
+/// held ones keep every scrape out, so a full metrics port now closes the oldest connection of
+/// the source holding the most. Beyond the cap of 3, each new connection from the address that
+/// holds them all evicts its oldest, in order; a scrape from another address gets in at once,
+/// and every eviction is counted.
+#[test]
+fn r_metrics_connections_beyond_the_cap_evict_the_busiest_sources_oldest() {
     use std::io::Read as _;
     let server = Server::start_with(&["--metrics-max-connections", "3"]);
     let addr = server.metrics_addr().expect("metrics on");
-    let connect = || {
-        let stream = std::net::TcpStream::connect(addr).expect("the kernel accepts it");
-        stream
-            .set_read_timeout(Some(std::time::Duration::from_secs(5)))
-            .expect("read timeout");
-        stream
-    };
-    let held: Vec<_> = (0..3).map(|_| connect()).collect();
-    // Give the server time to accept the three held connections before the refused ones.
+    let mut held: Vec<_> = (0..3).map(|_| connect_from_attacker(addr)).collect();
+    // Give the server time to accept the three held connections before the others.
     std::thread::sleep(std::time::Duration::from_millis(200));
     for _ in 0..4 {
-        let mut refused = connect();
+        let newer = connect_from_attacker(addr);
+        let mut oldest = held.remove(0);
         let mut byte = [0u8; 1];
         assert_eq!(
-            refused.read(&mut byte).ok(),
+            oldest.read(&mut byte).ok(),
             Some(0),
-            "closed without a byte"
+            "the oldest held connection is closed without a byte"
         );
+        held.push(newer);
     }
-    drop(held);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    // Until the server has seen the held connections close, a scrape is refused too.
-    let mut refused_scrapes = 0.0;
-    let text = loop {
-        if let Some(text) = try_scrape(&server) {
-            break text;
-        }
-        refused_scrapes += 1.0;
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no scrape after the held connections left"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+    let text = try_scrape(&server).expect("a scrape from another address gets in");
     assert_eq!(
-        sample(
-            &text,
-            "arbiter_connections_closed_total{listener=\"metrics\",reason=\"limit\"}"
-        ),
-        Some(4.0 + refused_scrapes),
-        "{text}"
+        metrics_closed(&text, "evicted"),
+        Some(5.0),
+        "4 newer connections, then the scrape: {text}"
     );
+    assert_eq!(metrics_closed(&text, "limit"), Some(0.0), "{text}");
     assert_eq!(
         sample(
             &text,
             "arbiter_connections_accepted_total{listener=\"metrics\"}"
         ),
-        Some(4.0),
-        "the three held and this scrape: {text}"
+        Some(8.0),
+        "the three held, four newer and this scrape: {text}"
+    );
+    assert_eq!(
+        sample(&text, "arbiter_connections_open{listener=\"metrics\"}"),
+        Some(3.0),
+        "never more than the cap: two held and this scrape: {text}"
+    );
+}
+
+/// One of the attacker's connections to the metrics port, reopened as soon as it is closed:
+/// `slow`, a request's headers trickled a byte every 200 ms (closed by the header timeout, or
+/// evicted); otherwise a kept-alive connection that scrapes once and holds. Runs until `stop`.
+fn hold_metrics_connection(
+    addr: std::net::SocketAddr,
+    slow: bool,
+    held: &std::sync::atomic::AtomicUsize,
+    stop: &std::sync::atomic::AtomicBool,
+) {
+    use std::io::{Read as _, Write as _};
+    use std::sync::atomic::Ordering;
+    while !stop.load(Ordering::SeqCst) {
+        let mut stream = connect_from_attacker(addr);
+        held.fetch_add(1, Ordering::SeqCst);
+        if slow {
+            for byte in b"GET /metrics HTTP/1.1\r\nHost: arbiter\r\nX-Slow: "
+                .iter()
+                .cycle()
+            {
+                if stop.load(Ordering::SeqCst) || stream.write_all(&[*byte]).is_err() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+        } else {
+            let _ = stream.write_all(b"GET /metrics HTTP/1.1\r\nHost: arbiter\r\n\r\n");
+            let mut buffer = [0u8; 16 * 1024];
+            // Reads the answer, then waits on the kept-alive connection until it is closed.
+            while !stop.load(Ordering::SeqCst) {
+                match stream.read(&mut buffer) {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(error) if error.kind() == std::io::ErrorKind::TimedOut => {}
+                    Err(_) => break,
+                }
+            }
+        }
+        held.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Issue 26 item 2: 16 kept-alive or slow connections to the metrics port, reopened as soon as
+/// they were closed, refused 38 of 39 scrapes. With 8 kept-alive and 8 trickling headers held
+/// from another address, every fresh scrape is answered, and the evictions are counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r_kept_alive_and_slow_connections_cannot_keep_scrapes_out() {
+    use std::sync::{
+        Arc,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+    };
+    let server = Server::start();
+    let addr = server.metrics_addr().expect("metrics on");
+    let held = Arc::new(AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let attackers: Vec<_> = (0..16)
+        .map(|index| {
+            let (held, stop) = (Arc::clone(&held), Arc::clone(&stop));
+            std::thread::spawn(move || hold_metrics_connection(addr, index % 2 == 1, &held, &stop))
+        })
+        .collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while held.load(Ordering::SeqCst) < 16 {
+        assert!(std::time::Instant::now() < deadline, "the attack holds 16");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // Accepted by the server, not only by the kernel.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let scrapes: Vec<_> = (0..20).map(|_| try_scrape(&server)).collect();
+    stop.store(true, Ordering::SeqCst);
+    let answered = scrapes.iter().filter(|scrape| scrape.is_some()).count();
+    assert_eq!(answered, 20, "{}", server.stderr_tail());
+    let last = scrapes.last().and_then(Option::as_ref).expect("answered");
+    assert!(
+        metrics_closed(last, "evicted").is_some_and(|count| count >= 1.0),
+        "{last}"
+    );
+    assert_eq!(metrics_closed(last, "limit"), Some(0.0), "{last}");
+    for attacker in attackers {
+        attacker.join().expect("the attacker's thread");
+    }
+}
+
+/// Issue 26 item 2: a scraper that never reads its answer held its connection (and the
+/// rendered text) for as long as it liked: no timeout ran while an answer was being written.
+/// A client that pipelines many scrapes and reads none, with a small receive buffer, fills the
+/// socket; its connection is closed 10 s (`METRICS_ANSWER_TIMEOUT`) after the answer it does
+/// not take (`reason="slow_reader"`), and scrapes from elsewhere are answered meanwhile. A
+/// kept-alive connection that took its answer is not a slow reader: it is closed as idle.
+#[tokio::test]
+async fn r_a_scraper_that_never_reads_is_closed() {
+    use std::io::{Read as _, Write as _};
+    let server = Server::start();
+    let addr = server.metrics_addr().expect("metrics on");
+    // Kept alive after reading its whole answer (as Prometheus keeps its connection).
+    let mut kept = std::net::TcpStream::connect(addr).expect("connect");
+    kept.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .expect("read timeout");
+    kept.write_all(b"GET /metrics HTTP/1.1\r\nHost: arbiter\r\n\r\n")
+        .expect("the request sent");
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 16 * 1024];
+    let complete = |answer: &[u8]| {
+        let text = String::from_utf8_lossy(answer);
+        let (head, body) = text.split_once("\r\n\r\n")?;
+        let length: usize = head
+            .lines()
+            .find_map(|line| {
+                line.to_ascii_lowercase()
+                    .strip_prefix("content-length:")
+                    .map(|v| v.trim().to_owned())
+            })?
+            .parse()
+            .ok()?;
+        (body.len() >= length).then_some(())
+    };
+    while complete(&answer).is_none() {
+        let read = kept.read(&mut chunk).expect("the answer");
+        assert_ne!(read, 0, "closed before the whole answer");
+        answer.extend_from_slice(&chunk[..read]);
+    }
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket
+        .set_recv_buffer_size(4096)
+        .expect("a small receive buffer");
+    socket
+        .bind(std::net::SocketAddr::new(ATTACKER, 0))
+        .expect("bind 127.0.0.2");
+    let mut stream = socket
+        .connect(addr)
+        .await
+        .expect("connect")
+        .into_std()
+        .expect("a std socket");
+    stream.set_nonblocking(false).expect("blocking");
+    let requests = b"GET /metrics HTTP/1.1\r\nHost: arbiter\r\n\r\n".repeat(2000);
+    stream.write_all(&requests).expect("the requests sent");
+    let started = std::time::Instant::now();
+    let closed = loop {
+        let text = try_scrape(&server).expect("scrapes from elsewhere are answered");
+        if metrics_closed(&text, "slow_reader") == Some(1.0)
+            && metrics_closed(&text, "idle") == Some(1.0)
+        {
+            break text;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(40),
+            "not closed as a slow reader, and the kept-alive one as idle: {text}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    };
+    // Only the one that did not read; the kept-alive one as idle.
+    assert_eq!(
+        metrics_closed(&closed, "slow_reader"),
+        Some(1.0),
+        "{closed}"
+    );
+    assert_eq!(metrics_closed(&closed, "idle"), Some(1.0), "{closed}");
+    assert_eq!(
+        kept.read(&mut chunk).ok(),
+        Some(0),
+        "the kept-alive one is closed"
+    );
+    // The server closed it: what the socket still holds, then the end (or a reset).
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .expect("read timeout");
+    let mut sink = Vec::new();
+    let end = stream.read_to_end(&mut sink);
+    assert!(
+        end.is_ok()
+            || end
+                .as_ref()
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionReset),
+        "{end:?}"
     );
 }
 
@@ -805,6 +1005,7 @@ fn r_shed_and_connection_counters_exist_at_zero_before_any_event() {
     }
     for reason in [
         "limit",
+        "evicted",
         "handshake_timeout",
         "tls_error",
         "idle",
@@ -819,7 +1020,14 @@ fn r_shed_and_connection_counters_exist_at_zero_before_any_event() {
             format!("arbiter_connections_closed_total{{listener=\"grpc\",reason=\"{reason}\"}}");
         assert_eq!(sample(&text, &series), Some(0.0), "{series} in\n{text}");
     }
-    for reason in ["limit", "handshake_timeout", "idle", "client"] {
+    for reason in [
+        "limit",
+        "evicted",
+        "handshake_timeout",
+        "idle",
+        "slow_reader",
+        "client",
+    ] {
         let series =
             format!("arbiter_connections_closed_total{{listener=\"metrics\",reason=\"{reason}\"}}");
         assert_eq!(sample(&text, &series), Some(0.0), "{series} in\n{text}");

@@ -1,8 +1,9 @@
 //! TLS and mutual TLS of the real binary, with certificates made here by `rcgen`: plaintext
 //! clients are refused, TLS clients trusting the CA are served, a server asking for client
 //! certificates refuses clients without one, `arbiter health-check` probes over TLS, a
-//! certificate rotated on disk is served to new connections without a restart, and ALPN offers
-//! `http/1.1` after `h2` for gRPC-Web.
+//! certificate rotated on disk is served to new connections without a restart, ALPN offers
+//! `http/1.1` after `h2` for gRPC-Web, and TLS faults a client causes (renegotiation, warning
+//! alerts, records that do not decrypt) are counted as `tls_error` without a log line.
 
 use std::{
     path::Path,
@@ -418,4 +419,242 @@ async fn grpc_web_is_answered_over_http1_on_tls() {
     let text = arbiter_e2e::read_chunked_answer(&mut tls).await;
     assert!(text.starts_with("HTTP/1.1 200 OK"), "{text}");
     assert!(text.contains("grpc-status:0\r\n"), "{text}");
+}
+
+/// A TLS 1.2 connection to the server whose keys this side holds after the handshake, so that
+/// it can send what a rustls client never would: a renegotiation (a ClientHello inside the
+/// session), warning alerts. One cipher suite (ECDHE-ECDSA with AES-128-GCM; `rcgen` makes
+/// ECDSA keys), so that its records are sealed as that suite seals them.
+struct Tls12Session {
+    tcp: tokio::net::TcpStream,
+    encrypter: Box<dyn tokio_rustls::rustls::crypto::cipher::MessageEncrypter>,
+    seq: u64,
+}
+
+impl Tls12Session {
+    fn config(pki: &Pki) -> Arc<tokio_rustls::rustls::ClientConfig> {
+        use tokio_rustls::rustls::{
+            ClientConfig, RootCertStore,
+            crypto::{CryptoProvider, ring},
+            pki_types::CertificateDer,
+            version::TLS12,
+        };
+        let mut roots = RootCertStore::empty();
+        roots
+            .add(CertificateDer::from(pki.ca_der.clone()))
+            .expect("the CA certificate");
+        let provider = CryptoProvider {
+            cipher_suites: vec![ring::cipher_suite::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256],
+            ..ring::default_provider()
+        };
+        let mut config = ClientConfig::builder_with_provider(Arc::new(provider))
+            .with_protocol_versions(&[&TLS12])
+            .expect("TLS 1.2")
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        config.alpn_protocols = vec![b"h2".to_vec()];
+        config.enable_secret_extraction = true;
+        Arc::new(config)
+    }
+
+    /// The ClientHello message (handshake header and body, no record header) a client with
+    /// `config` opens a connection with.
+    fn client_hello(config: &Arc<tokio_rustls::rustls::ClientConfig>) -> Vec<u8> {
+        let name =
+            tokio_rustls::rustls::pki_types::ServerName::try_from("localhost").expect("a name");
+        let mut client = tokio_rustls::rustls::ClientConnection::new(Arc::clone(config), name)
+            .expect("a client");
+        let mut wire = Vec::new();
+        client.write_tls(&mut wire).expect("the first flight");
+        assert_eq!(wire.first(), Some(&0x16), "a handshake record");
+        let len = usize::from(u16::from_be_bytes([wire[3], wire[4]]));
+        assert_eq!(wire.len(), 5 + len, "one record");
+        assert_eq!(wire[5], 1, "a ClientHello");
+        wire[5..].to_vec()
+    }
+
+    async fn connect(server: &Server, pki: &Pki) -> Self {
+        use tokio_rustls::rustls::{ConnectionTrafficSecrets, pki_types::ServerName};
+        let config = Self::config(pki);
+        let tcp = within("connect", tokio::net::TcpStream::connect(server.addr()))
+            .await
+            .expect("connect");
+        let name = ServerName::try_from("localhost").expect("a name");
+        let tls = within(
+            "TLS 1.2 handshake",
+            tokio_rustls::TlsConnector::from(Arc::clone(&config)).connect(name, tcp),
+        )
+        .await
+        .expect("a TLS 1.2 handshake");
+        let (tcp, session) = tls.into_inner();
+        let secrets = session
+            .dangerous_extract_secrets()
+            .expect("the session's keys");
+        let (seq, ConnectionTrafficSecrets::Aes128Gcm { key, iv }) = secrets.tx else {
+            panic!("AES-128-GCM keys");
+        };
+        let tokio_rustls::rustls::SupportedCipherSuite::Tls12(suite) =
+            tokio_rustls::rustls::crypto::ring::cipher_suite::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256
+        else {
+            panic!("a TLS 1.2 suite");
+        };
+        // TLS 1.2 GCM: a fixed part of the nonce from the key block, and the rest per record.
+        let fixed = suite.aead_alg.key_block_shape().fixed_iv_len;
+        let encrypter = suite
+            .aead_alg
+            .encrypter(key, &iv.as_ref()[..fixed], &iv.as_ref()[fixed..]);
+        Self {
+            tcp,
+            encrypter,
+            seq,
+        }
+    }
+
+    /// Sends `payload` as one record of `typ`, sealed with the session's keys.
+    async fn send(&mut self, typ: tokio_rustls::rustls::ContentType, payload: &[u8]) {
+        use tokio::io::AsyncWriteExt as _;
+        use tokio_rustls::rustls::{
+            ProtocolVersion,
+            crypto::cipher::{OutboundChunks, OutboundPlainMessage},
+        };
+        let record = self
+            .encrypter
+            .encrypt(
+                OutboundPlainMessage {
+                    typ,
+                    version: ProtocolVersion::TLSv1_2,
+                    payload: OutboundChunks::Single(payload),
+                },
+                self.seq,
+            )
+            .expect("sealed")
+            .encode();
+        self.seq += 1;
+        // The server may have closed already (after the last record): that is its answer.
+        let _ = self.tcp.write_all(&record).await;
+    }
+
+    /// Waits (bounded) until the server has closed the connection, reading whatever it sends.
+    async fn closed_by_server(mut self) {
+        use tokio::io::AsyncReadExt as _;
+        let mut sink = [0u8; 4096];
+        loop {
+            match within("the server's close", self.tcp.read(&mut sink)).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    }
+}
+
+/// Issue 26 item 4: each TLS 1.2 renegotiation attempt wrote a rustls WARN line at the default
+/// log filter ("Sending warning alert NoRenegotiation"), so a client making a thousand
+/// handshakes a second wrote a thousand lines; and a connection TLS failed after its handshake
+/// was counted as closed by the client. Client-caused TLS faults now write no line at the
+/// default filter and are counted as `tls_error`: a renegotiation attempted twice (rustls
+/// refuses the first with a warning alert and fails the connection at the second), five
+/// warning alerts (four allowed, each logged by rustls), a record that does not decrypt after
+/// the handshake, and a message out of place during the handshake.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r_client_caused_tls_faults_are_counted_and_write_no_log_line() {
+    use tokio::io::AsyncWriteExt as _;
+    use tokio_rustls::rustls::ContentType;
+    let pki = Pki::new("faults");
+    let server = Server::start_with(&[
+        "--tls-cert",
+        &pki.path("server.pem"),
+        "--tls-key",
+        &pki.path("server.key"),
+    ]);
+    let tls_errors = || {
+        sample(
+            &server.scrape(),
+            "arbiter_connections_closed_total{listener=\"grpc\",reason=\"tls_error\"}",
+        )
+        .expect("the tls_error series")
+    };
+    assert_eq!(tls_errors(), 0.0);
+    let hello = Tls12Session::client_hello(&Tls12Session::config(&pki));
+
+    // Renegotiation: a ClientHello inside the session, twice.
+    let mut session = Tls12Session::connect(&server, &pki).await;
+    session.send(ContentType::Handshake, &hello).await;
+    session.send(ContentType::Handshake, &hello).await;
+    session.closed_by_server().await;
+
+    // Warning alerts (level 1, no_renegotiation): rustls allows four.
+    let mut session = Tls12Session::connect(&server, &pki).await;
+    for _ in 0..5 {
+        session.send(ContentType::Alert, &[1, 100]).await;
+    }
+    session.closed_by_server().await;
+
+    // After the handshake, a record that was never sealed with the session's keys.
+    let mut session = Tls12Session::connect(&server, &pki).await;
+    let _ = session.tcp.write_all(&[0x17, 3, 3, 0, 32]).await;
+    let _ = session.tcp.write_all(&[0; 32]).await;
+    session.closed_by_server().await;
+
+    // During the handshake: application data where the client's next handshake message
+    // belongs.
+    let mut tcp = within("connect", tokio::net::TcpStream::connect(server.addr()))
+        .await
+        .expect("connect");
+    let mut record = vec![0x16, 3, 1];
+    record.extend_from_slice(&u16::try_from(hello.len()).expect("short").to_be_bytes());
+    record.extend_from_slice(&hello);
+    record.extend_from_slice(&[0x17, 3, 3, 0, 5, b'h', b'e', b'l', b'l', b'o']);
+    tcp.write_all(&record).await.expect("sent");
+    Tls12Session {
+        tcp,
+        encrypter: Box::new(NoEncrypter),
+        seq: 0,
+    }
+    .closed_by_server()
+    .await;
+
+    // The server counts a connection after closing it: wait for the four.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while tls_errors() < 4.0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(tls_errors(), 4.0, "{}", server.stderr_tail());
+    for rustls_warning in [
+        "Sending warning alert",
+        "TLS alert warning received",
+        "Received a ApplicationData message",
+    ] {
+        assert_eq!(
+            server.log_count(rustls_warning),
+            0,
+            "{rustls_warning:?} logged:\n{}",
+            server.stderr_tail()
+        );
+    }
+    let tail = server.stderr_tail();
+    let loud: Vec<&str> = tail
+        .lines()
+        .filter(|line| line.contains("\"level\":\"WARN\"") || line.contains("\"level\":\"ERROR\""))
+        .collect();
+    assert!(loud.is_empty(), "lines at WARN or ERROR: {loud:#?}");
+}
+
+/// A stand-in encrypter for a connection whose records are written by hand.
+struct NoEncrypter;
+
+impl tokio_rustls::rustls::crypto::cipher::MessageEncrypter for NoEncrypter {
+    fn encrypt(
+        &mut self,
+        _: tokio_rustls::rustls::crypto::cipher::OutboundPlainMessage<'_>,
+        _: u64,
+    ) -> Result<
+        tokio_rustls::rustls::crypto::cipher::OutboundOpaqueMessage,
+        tokio_rustls::rustls::Error,
+    > {
+        Err(tokio_rustls::rustls::Error::EncryptError)
+    }
+
+    fn encrypted_payload_len(&self, payload_len: usize) -> usize {
+        payload_len
+    }
 }
