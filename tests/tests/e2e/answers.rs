@@ -9,34 +9,16 @@
 //! WINDOW_UPDATE until told to. The tests assert what the server does (statuses, resets,
 //! counters, gauges), never how fast.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use arbiter_e2e::{sample, server::Server, within};
+use arbiter_e2e::{server::Server, within};
 use arbiter_proto::v1::{
     AdjudicateGamesRequest, ApplyMovesRequest, ApplyMovesResponse, adjudicate_games_request,
 };
-use bytes::{Buf as _, BufMut as _, Bytes, BytesMut};
+use bytes::{Buf as _, Bytes, BytesMut};
 use tokio::sync::mpsc;
 
-/// Longest wait for a state the server must reach by itself.
-const SETTLE: Duration = Duration::from_secs(20);
-
-/// Knights out and back: a legal game of any length, whose ApplyMoves answer grows with it.
-fn shuffle(plies: usize) -> ApplyMovesRequest {
-    ApplyMovesRequest {
-        moves: ["Nf3", "Nf6", "Ng1", "Ng8"]
-            .iter()
-            .cycle()
-            .take(plies)
-            .map(|mv| (*mv).to_owned())
-            .collect(),
-        ..ApplyMovesRequest::default()
-    }
-}
-
-fn metric(server: &Server, series: &str) -> f64 {
-    sample(&server.scrape(), series).unwrap_or(0.0)
-}
+use super::bounds::{grpc_frame, metric, settle, shuffle};
 
 fn abandoned(server: &Server, reason: &str) -> f64 {
     metric(
@@ -47,23 +29,6 @@ fn abandoned(server: &Server, reason: &str) -> f64 {
 
 fn answer_bytes(server: &Server) -> f64 {
     metric(server, "arbiter_answer_bytes_in_flight")
-}
-
-async fn settle(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + SETTLE;
-    while !done() {
-        assert!(Instant::now() < deadline, "{what}: not within {SETTLE:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-fn grpc_frame<M: prost::Message>(message: &M) -> Bytes {
-    let body = message.encode_to_vec();
-    let mut frame = BytesMut::with_capacity(body.len() + 5);
-    frame.put_u8(0);
-    frame.put_u32(u32::try_from(body.len()).expect("small"));
-    frame.put_slice(&body);
-    frame.freeze()
 }
 
 /// How a call of [`Unreading`] ended.

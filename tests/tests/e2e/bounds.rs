@@ -39,7 +39,7 @@ const SLOW_FEN: &str = "8/pkp5/4p3/8/P5p1/2P3pb/P3P1p1/6K1 b - - 0 1";
 
 /// Longest wait for a state the server must reach by itself (a timeout firing, a summary line,
 /// a certificate reloaded): generous, as the machine may be loaded.
-const SETTLE: Duration = Duration::from_secs(20);
+pub(super) const SETTLE: Duration = Duration::from_secs(20);
 
 fn fen(text: &str) -> Option<Position> {
     Some(Position {
@@ -72,7 +72,7 @@ fn fast_call() -> ListLegalMovesRequest {
 }
 
 /// Knights out and back: a legal game of any length (ApplyMoves does not end games).
-fn shuffle(plies: usize) -> ApplyMovesRequest {
+pub(super) fn shuffle(plies: usize) -> ApplyMovesRequest {
     ApplyMovesRequest {
         moves: ["Nf3", "Nf6", "Ng1", "Ng8"]
             .iter()
@@ -105,7 +105,7 @@ fn pgn_message(games: usize) -> AdjudicateGamesRequest {
 }
 
 /// `name{labels}` in the server's `/metrics` now, 0 when absent.
-fn metric(server: &Server, series: &str) -> f64 {
+pub(super) fn metric(server: &Server, series: &str) -> f64 {
     sample(&server.scrape(), series).unwrap_or(0.0)
 }
 
@@ -136,7 +136,7 @@ fn handled(server: &Server, method: &str, code: &str) -> f64 {
 }
 
 /// Polls `done` every 20 ms until it holds; panics, naming `what`, after [`SETTLE`].
-async fn settle(what: &str, mut done: impl FnMut() -> bool) {
+pub(super) async fn settle(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + SETTLE;
     while !done() {
         assert!(Instant::now() < deadline, "{what}: not within {SETTLE:?}");
@@ -376,7 +376,7 @@ fn assert_all_answered(answers: &[AdjudicateGamesResponse], status: &Status, cou
 }
 
 /// `message` with its gRPC header (uncompressed, big-endian length).
-fn grpc_frame<Req: prost::Message>(message: &Req) -> Bytes {
+pub(super) fn grpc_frame<Req: prost::Message>(message: &Req) -> Bytes {
     let mut frame = BytesMut::new();
     frame.put_u8(0);
     frame.put_u32(u32::try_from(message.encoded_len()).expect("a small message"));
