@@ -93,10 +93,14 @@ class Unreading:
     sends its requests within the server's flow-control windows, as a real client must (a
     client that overruns them is only closed with FLOW_CONTROL_ERROR)."""
 
-    def __init__(self, port):
+    def __init__(self, port, reading=False):
         self.sock = socket.create_connection(("127.0.0.1", port))
         self.authority = f"127.0.0.1:{port}"
-        settings = (4).to_bytes(2, "big") + (0).to_bytes(4, "big")  # INITIAL_WINDOW_SIZE = 0
+        # The control (--reading): a client that grants the default window and gives back
+        # every byte it reads, so that the same flood's cost without the attack shows.
+        self.reading = reading
+        window = 65535 if reading else 0
+        settings = (4).to_bytes(2, "big") + window.to_bytes(4, "big")  # INITIAL_WINDOW_SIZE
         self.sock.sendall(PREFACE + frame(SETTINGS, 0, 0, settings))
         self.next_stream = 1
         self.closed = False
@@ -171,6 +175,10 @@ class Unreading:
                                 elif ident == 5:
                                     self.max_frame = value
                             self._write(frame(SETTINGS, 0x1, 0))
+                        elif kind == DATA and self.reading and length:
+                            update = length.to_bytes(4, "big")
+                            self._write(frame(WINDOW_UPDATE, 0, 0, update)
+                                        + frame(WINDOW_UPDATE, 0, stream, update))
                         elif kind == PING and not flags & 0x1:
                             self._write(frame(PING, 0x1, 0, payload))
                         elif kind == WINDOW_UPDATE:
@@ -193,6 +201,13 @@ class Unreading:
         with self.lock:
             self.closed = True
             self.lock.notify_all()
+        # shutdown, not only close: the reading thread is blocked in recv() on this socket,
+        # and a close() alone leaves the connection open until that call returns (it never
+        # does, as nothing more comes), so the server would never see the client go.
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         try:
             self.sock.close()
         except OSError:
@@ -250,7 +265,7 @@ def reader_served(port):
         return False
 
 
-def attack(name, port, metrics_port, pid, connections, launch, settle):
+def attack(name, port, metrics_port, pid, connections, launch, settle, reading=False):
     text = scrape(metrics_port)
     abandoned0 = series(text, r"arbiter_answers_abandoned_total")
     shed0 = series(text, r"arbiter_calls_shed_total")
@@ -259,7 +274,7 @@ def attack(name, port, metrics_port, pid, connections, launch, settle):
         Path(f"/proc/{pid}/clear_refs").write_text("5")
     except OSError:
         pass
-    clients = [Unreading(port) for _ in range(connections)]
+    clients = [Unreading(port, reading) for _ in range(connections)]
     for client in clients:
         launch(client)
     served, tried = 0, 0
@@ -294,6 +309,8 @@ def main():
     parser.add_argument("--calls", type=int, default=60)
     parser.add_argument("--streams", type=int, default=20)
     parser.add_argument("--settle", type=float, default=15.0)
+    parser.add_argument("--reading", action="store_true",
+                        help="the control: the same clients, reading every answer as it comes")
     parser.add_argument("serve_args", nargs="*")
     args = parser.parse_args()
 
@@ -324,8 +341,10 @@ def main():
                     break
                 except OSError:
                     time.sleep(0.1)
+            if args.reading:
+                name = name.replace("window 0", "reading")
             peak, before, after = attack(name, port, metrics_port, server.pid, connections, launch,
-                                         args.settle)
+                                         args.settle, args.reading)
             ok &= peak <= 100 * 1024 and after < 2 * before
         finally:
             server.terminate()
