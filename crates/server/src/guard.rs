@@ -302,10 +302,16 @@ where
             delivery.set_deadline(deadline);
         }
         let answers = self.answers.clone();
-        let answer = move |mut response: Response<Body>| {
+        // A unary answer is built and charged as soon as the handler returns (see
+        // [`AnswerBody::prepare`]); a stream's answers are charged as its client reads them.
+        let answer = async move |mut response: Response<Body>| {
             if let Some(answers) = answers {
                 let body = std::mem::take(response.body_mut());
-                *response.body_mut() = Body::new(AnswerBody::new(body, answers, delivery));
+                let mut body = AnswerBody::new(body, answers, delivery);
+                if !stream {
+                    body.prepare().await;
+                }
+                *response.body_mut() = Body::new(body);
             }
             response
         };
@@ -321,7 +327,7 @@ where
             let Some(timeout) = timeout else {
                 let Ok(mut response) = inner.oneshot(request).await;
                 client_faults_are_named(&mut response);
-                return Ok(answer(response));
+                return Ok(answer(response).await);
             };
             let response = match tokio::time::timeout(timeout, inner.oneshot(request)).await {
                 Ok(Ok(mut response)) => {
@@ -335,7 +341,7 @@ where
                 ))
                 .into_http(),
             };
-            Ok(answer(response))
+            Ok(answer(response).await)
         })
     }
 }

@@ -18,8 +18,9 @@
 //!   refused at once, before any work (`RESOURCE_EXHAUSTED`); one whose answer, once built,
 //!   finds no room waits for it at most `--max-queue-wait` and is then answered
 //!   `RESOURCE_EXHAUSTED` instead (its answer is dropped). Answers waiting for room are
-//!   memory too: at most the budget's worth of them wait at once (so built answers never hold
-//!   more than twice the budget), and one beyond that is refused at once. Both count in
+//!   memory too: at most half the budget's worth of them wait at once, or a single answer
+//!   larger than that (so built answers never hold more than twice the budget, and at the
+//!   default sizes one and a half), and one beyond that is refused at once. Both count in
 //!   `arbiter_calls_shed_total{reason="answer_bytes"}`;
 //! - **eviction**: when an answer needs room, the answer that has waited longest for its client
 //!   to take a piece, if it has waited longer than `--max-queue-wait`, gives its room up: its
@@ -75,9 +76,10 @@ pub struct AnswerBytes {
     max_wait: Duration,
     /// The deliveries of the answers holding room: the candidates for eviction.
     holders: Arc<Registry>,
-    /// Bytes of answers built and waiting for room (not charged to `permits` yet): bounded by
-    /// the budget's size too.
+    /// Bytes of answers built and waiting for room (not charged to `permits` yet): at most
+    /// `waiting_total` (half the budget), an answer larger than that taking all of it.
     waiting: Arc<Semaphore>,
+    waiting_total: usize,
 }
 
 impl AnswerBytes {
@@ -101,7 +103,8 @@ impl AnswerBytes {
             total,
             max_wait,
             holders: Arc::new(Registry::default()),
-            waiting: Arc::new(Semaphore::new(total)),
+            waiting: Arc::new(Semaphore::new(total / 2)),
+            waiting_total: total / 2,
         }
     }
 
@@ -147,9 +150,14 @@ impl AnswerBytes {
         if let Ok(permit) = Arc::clone(&self.permits).try_acquire_many_owned(bytes32) {
             return Some(Charge::new(permit));
         }
-        // An answer waiting for room is memory too: at most the budget's worth may wait at
-        // once, and an answer beyond that is refused at once.
-        let Ok(_waiting) = Arc::clone(&self.waiting).try_acquire_many_owned(bytes32) else {
+        // An answer waiting for room is memory too: at most half the budget's worth may wait
+        // at once (measured: the zero-window flood of BENCHMARKS.md, "Answers a client does not
+        // read", peaked about 8 MiB lower than with the whole budget's worth), and an answer
+        // beyond that is refused at once. An answer larger than half the budget waits alone.
+        let share = bytes.min(self.waiting_total);
+        let Ok(_waiting) = Arc::clone(&self.waiting)
+            .try_acquire_many_owned(u32::try_from(share).unwrap_or(u32::MAX))
+        else {
             return None;
         };
         let wait = async {
@@ -220,6 +228,8 @@ pub struct AnswerBody {
     handed: VecDeque<Charge>,
     /// Set once the body has ended (refused, failed or finished).
     done: bool,
+    /// The first frame, taken by [`AnswerBody::prepare`] before the transport asked for it.
+    prepared: Option<Option<Result<Frame<Bytes>, Status>>>,
 }
 
 impl AnswerBody {
@@ -235,7 +245,25 @@ impl AnswerBody {
             pieces: VecDeque::new(),
             handed: VecDeque::new(),
             done: false,
+            prepared: None,
         }
+    }
+
+    /// Builds the answer's first frame now, without waiting for the transport to ask: the
+    /// message is encoded (and the decoded one dropped) and its bytes take room in the budget,
+    /// waiting for room at most `--max-queue-wait` as always. hyper asks for a body only once
+    /// the client's flow-control window has room, so without this a client that opens its
+    /// streams with a window of 0 would make every finished call keep its decoded answer (an
+    /// `ApplyMoves` answer of 2,700 plies is several times its 100 KB encoding) outside the
+    /// budget for as long as the call may live. Meant for unary answers, whose one message is
+    /// ready when the handler returns: a stream's first answer may be far off.
+    pub async fn prepare(&mut self) {
+        if self.prepared.is_some() || self.done {
+            return;
+        }
+        let first =
+            std::future::poll_fn(|cx| http_body::Body::poll_frame(Pin::new(&mut *self), cx)).await;
+        self.prepared = Some(first);
     }
 
     /// Starts the wait for room for `chunk` (and the call's overhead, the first time).
@@ -303,6 +331,11 @@ impl http_body::Body for AnswerBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
         let this = &mut *self;
+        // The first frame, built ahead ([`AnswerBody::prepare`]): it waits for its client from
+        // the moment it was built, so the delivery's record is left as it is.
+        if let Some(first) = this.prepared.take() {
+            return Poll::Ready(first);
+        }
         if this.done {
             return Poll::Ready(None);
         }
@@ -357,6 +390,9 @@ impl http_body::Body for AnswerBody {
     }
 
     fn is_end_stream(&self) -> bool {
+        if let Some(first) = &self.prepared {
+            return first.is_none();
+        }
         self.done
             || (self.pieces.is_empty() && self.waiting.is_none() && self.inner.is_end_stream())
     }
@@ -389,6 +425,82 @@ mod tests {
         let mut trailers = HeaderMap::new();
         trailers.insert("grpc-status", HeaderValue::from_static("0"));
         Frame::trailers(trailers)
+    }
+
+    /// A unary answer is built and charged when its call returns (`prepare`), before the
+    /// transport asks for it (hyper asks only once the client's window has room), and waits for
+    /// its client from then on; the transport then gets that same first piece.
+    #[tokio::test]
+    async fn a_prepared_answer_is_charged_before_the_transport_asks() {
+        let budget = AnswerBytes::new(1 << 20, Duration::from_millis(10));
+        let total = budget.total();
+        let delivery = Arc::new(Delivery::new());
+        let chunk = Bytes::from(vec![7_u8; 20 * 1024]);
+        let mut answer = AnswerBody::new(
+            body(vec![Frame::data(chunk), trailers()]),
+            budget.clone(),
+            Arc::clone(&delivery),
+        );
+        assert_eq!(total - budget.available(), 0, "nothing charged before");
+        answer.prepare().await;
+        assert_eq!(
+            total - budget.available(),
+            20 * 1024 + ANSWER_OVERHEAD_BYTES,
+            "the whole answer and the call's overhead are charged once prepared"
+        );
+        assert!(delivery.waiting_for().is_some(), "it waits for its client");
+        assert!(!http_body::Body::is_end_stream(&answer));
+        let first = answer.frame().await.expect("a frame").expect("no error");
+        assert_eq!(first.into_data().expect("data").len(), PIECE_BYTES);
+        let second = answer.frame().await.expect("a frame").expect("no error");
+        assert_eq!(second.into_data().expect("data").len(), 4 * 1024);
+        assert!(
+            answer
+                .frame()
+                .await
+                .expect("trailers")
+                .expect("no error")
+                .is_trailers()
+        );
+        assert!(answer.frame().await.is_none());
+        drop(answer);
+        assert_eq!(budget.available(), total, "all given back");
+    }
+
+    /// Answers waiting for room are memory too: at most half the budget's worth of them wait
+    /// at once, and the one beyond is refused at once; an answer larger than half the budget
+    /// may wait alone.
+    #[tokio::test(start_paused = true)]
+    async fn answers_waiting_for_room_hold_at_most_half_the_budget() {
+        let budget = AnswerBytes::new(64 * 1024, Duration::from_secs(1));
+        let full = budget.take(64 * 1024).await.expect("the whole budget");
+        let first = tokio::spawn({
+            let budget = budget.clone();
+            async move { budget.take(20 * 1024).await.is_some() }
+        });
+        tokio::task::yield_now().await;
+        let asked = tokio::time::Instant::now();
+        assert!(
+            budget.take(20 * 1024).await.is_none(),
+            "40 KiB would wait where 32 KiB may: refused"
+        );
+        assert_eq!(asked.elapsed(), Duration::ZERO, "at once, not after a wait");
+        drop(full);
+        assert!(first.await.expect("no panic"), "the first got its room");
+        let full = budget.take(64 * 1024).await.expect("the whole budget");
+        let large = tokio::spawn({
+            let budget = budget.clone();
+            async move { budget.take(40 * 1024).await.is_some() }
+        });
+        tokio::task::yield_now().await;
+        let asked = tokio::time::Instant::now();
+        assert!(
+            budget.take(1024).await.is_none(),
+            "nothing waits beside an answer larger than half the budget"
+        );
+        assert_eq!(asked.elapsed(), Duration::ZERO, "refused at once");
+        drop(full);
+        assert!(large.await.expect("no panic"), "the large one got its room");
     }
 
     /// An answer takes its bytes (and the per-call overhead) when built, is handed on in pieces
