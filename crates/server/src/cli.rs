@@ -713,7 +713,7 @@ mod tests {
         assert_eq!(args.http2_keepalive_interval, Duration::from_secs(60));
         assert_eq!(args.tls_cert, None);
         assert_eq!(args.workers, 0);
-        assert_eq!(args.concurrency_limit, 2048);
+        assert_eq!(args.concurrency_limit, 256);
         assert_eq!(args.max_queue_wait, Duration::from_secs(1));
         assert_eq!(args.max_inline_bytes, 512);
         assert_eq!(args.max_streams, 256);
@@ -728,7 +728,7 @@ mod tests {
         assert_eq!(args.metrics_max_connections, 16);
         assert_eq!(args.handshake_timeout, Duration::from_secs(10));
         assert_eq!(args.connection_idle_timeout, Duration::from_secs(300));
-        assert_eq!(args.max_concurrent_streams, 128);
+        assert_eq!(args.max_concurrent_streams, 32);
         assert_eq!(args.health_addr.0.map(|addr| addr.port()), Some(50052));
         assert_eq!(args.tls_reload_interval, Duration::from_secs(30));
         assert_eq!(args.access_log, AccessLogMode::Off);

@@ -54,8 +54,17 @@ pub const DEFAULT_MAX_ANSWER_BYTES_IN_FLIGHT: u64 = 16 * 1024 * 1024;
 /// in a fifth of a second.
 pub const DEFAULT_SLOW_READER_TIMEOUT: &str = "20s";
 
-/// Default of `--concurrency-limit`: unary calls admitted at once in the process (2,048).
-pub const DEFAULT_CONCURRENCY_LIMIT: u32 = 2048;
+/// Default of `--concurrency-limit`: unary calls admitted at once in the process (256, about
+/// 128 per worker of a 2-core pod; raise it with the workers).
+///
+/// An admitted call holds memory until it ends: its stream, its unread request data (up to a
+/// stream window), its request while it waits for a worker (see `service`), and its answer
+/// until it is read. With 2,048 (the first default), a flood of 300 connections × 60
+/// `ApplyMoves` calls of 16 KB peaked at 167 MiB whether or not the clients read their answers;
+/// with 256 (and 32 calls per connection) at 96 MiB (BENCHMARKS.md, "Answers a client does not
+/// read"). More admitted calls do not serve more: on 2 cores, 15,300 calls/s were answered with
+/// 64 in flight and 10,300/s with 2,048 (README, "Clients must back off").
+pub const DEFAULT_CONCURRENCY_LIMIT: u32 = 256;
 
 /// Default of `--max-streams`: `AdjudicateGames` streams open at once (256).
 pub const DEFAULT_MAX_STREAMS: u32 = 256;
@@ -74,8 +83,13 @@ pub const DEFAULT_HEALTH_MAX_CONNECTIONS: u32 = 32;
 pub const DEFAULT_METRICS_MAX_CONNECTIONS: u32 = 16;
 
 /// Default of `--max-concurrent-streams`: calls in progress on one connection (HTTP/2
-/// `SETTINGS_MAX_CONCURRENT_STREAMS`, 128).
-pub const DEFAULT_MAX_CONCURRENT_STREAMS: u32 = 128;
+/// `SETTINGS_MAX_CONCURRENT_STREAMS`, 32). gRPC clients queue the calls beyond it on their
+/// side; a client that opens more anyway has them refused by the HTTP/2 layer
+/// (`REFUSED_STREAM`) before any task or buffer is spent on them. With 128 (the first default),
+/// the 60 calls each of 300 connections were all accepted at once, each a task, a header map
+/// and its unread data until the concurrency limit refused it: 17,820 such calls alive at the
+/// peak of the flood above, about 45 MiB of it.
+pub const DEFAULT_MAX_CONCURRENT_STREAMS: u32 = 32;
 
 /// The default HTTP/2 flow-control window of one stream (`--http2-stream-window-bytes`, 16 KiB):
 /// what a client may send on one call ahead of what the server has read (a larger message is
@@ -98,9 +112,9 @@ pub const DEFAULT_MAX_CONCURRENT_STREAMS: u32 = 128;
 /// that stays under the guard for messages of 16 bytes or more: one-game messages streamed
 /// faster than they are answered never close the connection.
 ///
-/// Memory: only admitted calls hold unread data (`--concurrency-limit` + `--max-streams`, 2,304
-/// × 16 KiB = 36 MiB). Measured with 1,000 connections × 16 / × 64 stalled calls (peak
-/// `VmHWM`): 112 / 160 MiB; the 64 KiB + 64 KiB windows before: 71 / 143 MiB, and those let
+/// Memory: only admitted calls hold unread data (`--concurrency-limit` + `--max-streams`, 512
+/// × 16 KiB = 8 MiB). Measured with 1,000 connections × 16 / × 64 stalled calls (peak
+/// `VmHWM`, when 2,048 + 256 calls were admitted): 112 / 160 MiB; the 64 KiB + 64 KiB windows before: 71 / 143 MiB, and those let
 /// about 220 unread one-game messages close a connection (BENCHMARKS.md, "Small messages and the
 /// HTTP/2 flood guard").
 pub const DEFAULT_HTTP2_STREAM_WINDOW_BYTES: u32 = 16 * 1024;
