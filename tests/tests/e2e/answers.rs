@@ -156,7 +156,7 @@ fn reset_or_closed(error: &h2::Error) -> Ended {
 
 /// The encoded size of the ApplyMoves answer to `request`, asked by a client that reads.
 async fn answer_size(server: &Server, request: ApplyMovesRequest) -> usize {
-    let mut client = server.client().await;
+    let mut client = server.client().await.max_decoding_message_size(64 << 20);
     let answer: ApplyMovesResponse = within("ApplyMoves", client.apply_moves(request))
         .await
         .expect("answered")
@@ -422,4 +422,80 @@ async fn adjudicate_games_answers_are_produced_as_the_client_reads() {
         metric(&server, "arbiter_request_bytes_in_flight") == 0.0 && answer_bytes(&server) == 0.0
     })
     .await;
+}
+
+/// Issue 26 item 1, "the same for gRPC-Web over HTTP/1.1": an answer a browser-side client does
+/// not read waited in the server's socket buffers and in the answer body for as long as the
+/// connection lived. HTTP/1.1 has no stream to reset, so once the call's deadline has passed
+/// (and a second for the call's own status to go out) the connection is closed: counted as an
+/// answer abandoned at its `deadline` and a connection closed as a `slow_reader`, and the
+/// answer's bytes go back. A client that reads is served meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unread_grpc_web_answer_over_http1_closes_its_connection_at_the_deadline() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    // An answer larger than what the sockets between may take while nobody reads (Linux lets
+    // a socket's send buffer grow to 4 MiB): 300,000 plies, about 8 MB.
+    let server = Server::start_with(&[
+        "--request-timeout",
+        "5s",
+        "--slow-reader-timeout",
+        "60s",
+        "--max-moves",
+        "300000",
+        "--max-message-bytes",
+        "16777216",
+        "--max-request-bytes-in-flight",
+        "33554432",
+        "--max-answer-bytes-in-flight",
+        "33554432",
+    ]);
+    let request = shuffle(300_000);
+    let size = answer_size(&server, request.clone()).await;
+    assert!(size > 6 * 1024 * 1024, "answer of {size} bytes");
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    let mut tcp = within("connect", socket.connect(server.addr()))
+        .await
+        .expect("connect");
+    let body = grpc_frame(&request);
+    let mut head = format!(
+        "POST /arbiter.v1.ArbiterService/ApplyMoves HTTP/1.1\r\nHost: arbiter\r\n\
+         Content-Type: application/grpc-web+proto\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    head.extend_from_slice(&body);
+    within("send", tcp.write_all(&head)).await.expect("sent");
+    settle("the unread answer is held and counted", || {
+        answer_bytes(&server) > 0.0
+    })
+    .await;
+    // A client that reads is served meanwhile, on another connection.
+    assert_eq!(
+        answer_size(&server, shuffle(200)).await,
+        answer_size(&server, shuffle(200)).await
+    );
+    // The deadline passes with the answer unread: the connection is closed and counted.
+    settle("the cut answer is counted", || {
+        abandoned(&server, "deadline") == 1.0
+            && metric(
+                &server,
+                "arbiter_connections_closed_total{listener=\"grpc\",reason=\"slow_reader\"}",
+            ) == 1.0
+    })
+    .await;
+    // What the sockets held arrives, then the end of the connection, not the whole answer.
+    let mut read = Vec::new();
+    within("the close", tcp.read_to_end(&mut read))
+        .await
+        .or_else(|error| {
+            // A reset instead of an orderly close is a close too.
+            (error.kind() == std::io::ErrorKind::ConnectionReset)
+                .then_some(0)
+                .ok_or(error)
+        })
+        .expect("closed");
+    assert!(read.len() < size, "{} of {size} bytes arrived", read.len());
+    settle("the answer bytes go back", || answer_bytes(&server) == 0.0).await;
 }
