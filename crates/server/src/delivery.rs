@@ -31,7 +31,7 @@ use std::{
     time::Duration,
 };
 
-use tokio::{sync::watch, time::Instant};
+use tokio::{sync::Notify, time::Instant};
 
 /// The counter of calls whose answer was not delivered in whole, by reason.
 pub const ABANDONED_COUNTER: &str = "arbiter_answers_abandoned_total";
@@ -95,13 +95,24 @@ pub const DEADLINE_GRACE: Duration = Duration::from_secs(1);
 /// `NOT_WAITING` in [`Delivery::waiting_since`].
 const NOT_WAITING: u64 = u64::MAX;
 
+/// No deadline, in [`Delivery::deadline`].
+const NO_DEADLINE: u64 = u64::MAX;
+
+/// Nanoseconds from [`epoch`] to `at` (0 for an instant before the epoch).
+fn since_epoch(at: Instant) -> u64 {
+    u64::try_from(at.saturating_duration_since(epoch()).as_nanos()).unwrap_or(NO_DEADLINE - 1)
+}
+
 /// The delivery of one call's answer (see the module's documentation). Shared through an
 /// `Arc`; every method takes `&self`.
 #[derive(Debug)]
 pub struct Delivery {
-    /// When the answer must have been delivered; `None` until the guard sets it (and for
-    /// streams without a client deadline).
-    deadline: watch::Sender<Option<Instant>>,
+    /// When the answer must have been delivered, in nanoseconds from [`epoch`];
+    /// [`NO_DEADLINE`] until the guard sets it (and for streams without a client deadline).
+    /// Atomics and one `Notify` rather than a channel: every call makes one of these.
+    deadline: AtomicU64,
+    /// Wakes [`Delivery::ended`] when the deadline changes or the delivery is cancelled.
+    changed: Notify,
     /// Nanoseconds from [`epoch`] since which a piece of the answer has waited for the client
     /// to take it, or [`NOT_WAITING`].
     waiting_since: AtomicU64,
@@ -120,7 +131,8 @@ impl Delivery {
     #[must_use]
     pub fn new() -> Self {
         Self {
-            deadline: watch::channel(None).0,
+            deadline: AtomicU64::new(NO_DEADLINE),
+            changed: Notify::new(),
             waiting_since: AtomicU64::new(NOT_WAITING),
             cancelled: AtomicU8::new(0),
         }
@@ -129,19 +141,17 @@ impl Delivery {
     /// Sets the time by which the answer must have reached the client (the earlier one wins
     /// when set twice).
     pub fn set_deadline(&self, at: Instant) {
-        self.deadline.send_if_modified(|deadline| match deadline {
-            Some(earlier) if *earlier <= at => false,
-            _ => {
-                *deadline = Some(at);
-                true
-            }
-        });
+        let at = since_epoch(at);
+        if self.deadline.fetch_min(at, Ordering::AcqRel) > at {
+            self.changed.notify_waiters();
+        }
     }
 
     /// The deadline, if set.
     #[must_use]
     pub fn deadline(&self) -> Option<Instant> {
-        *self.deadline.borrow()
+        let at = self.deadline.load(Ordering::Acquire);
+        (at != NO_DEADLINE).then(|| epoch() + Duration::from_nanos(at))
     }
 
     /// A piece of the answer was handed to the transport: it waits for the client from now
@@ -178,7 +188,7 @@ impl Delivery {
         {
             metrics::counter!(ABANDONED_COUNTER, "reason" => reason.label()).increment(1);
             // Wakes whoever waits in [`Delivery::ended`].
-            self.deadline.send_modify(|_| {});
+            self.changed.notify_waiters();
         }
     }
 
@@ -206,27 +216,23 @@ impl Delivery {
     /// Completes when the delivery must stop: cancelled, or its deadline passed (then it is
     /// cancelled with [`Abandoned::Deadline`] here, and counted: at once if an answer waits for
     /// its client, else after [`DEADLINE_GRACE`]).
-    pub fn ended(&self) -> impl Future<Output = Abandoned> + Send + '_ {
-        let mut changes = self.deadline.subscribe();
-        async move {
-            loop {
-                if let Some(reason) = self.cancelled() {
-                    return reason;
-                }
-                let deadline = *changes.borrow_and_update();
-                match deadline {
-                    Some(at) => {
-                        tokio::select! {
-                            () = tokio::time::sleep_until(at) => self.expire(at).await,
-                            _ = changes.changed() => {}
-                        }
-                    }
-                    None => {
-                        if changes.changed().await.is_err() {
-                            std::future::pending::<()>().await;
-                        }
+    pub async fn ended(&self) -> Abandoned {
+        loop {
+            // Listening before looking, so that a change between the two is not missed.
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if let Some(reason) = self.cancelled() {
+                return reason;
+            }
+            match self.deadline() {
+                Some(at) => {
+                    tokio::select! {
+                        () = tokio::time::sleep_until(at) => self.expire(at).await,
+                        () = &mut changed => {}
                     }
                 }
+                None => changed.await,
             }
         }
     }
