@@ -106,7 +106,9 @@ pub struct ServeArgs {
     pub analysis: Analysis,
 
     /// Longest time a call may take before it fails with DEADLINE_EXCEEDED (e.g. "10s",
-    /// "500ms"); a shorter `grpc-timeout` from the client wins.
+    /// "500ms"), delivering its answer included; a shorter `grpc-timeout` from the client wins.
+    /// For an AdjudicateGames stream: longest time of one request message, from its arrival
+    /// until its last answer is handed over.
     #[arg(long, env = "ARBITER_REQUEST_TIMEOUT", default_value = limits::DEFAULT_REQUEST_TIMEOUT, value_parser = parse_positive_duration)]
     pub request_timeout: Duration,
 
@@ -172,8 +174,8 @@ pub struct ServeArgs {
     #[arg(long, env = "ARBITER_SLOW_READER_TIMEOUT", default_value = limits::DEFAULT_SLOW_READER_TIMEOUT, value_parser = parse_positive_duration)]
     pub slow_reader_timeout: Duration,
 
-    /// A stream that sends no request message for this long, or whose client reads no response
-    /// for this long, is ended with DEADLINE_EXCEEDED.
+    /// A stream without progress for this long (no request message received and no answer taken
+    /// by its client: one bound for the whole stream) is ended with DEADLINE_EXCEEDED.
     #[arg(long, env = "ARBITER_STREAM_IDLE_TIMEOUT", default_value = limits::DEFAULT_STREAM_IDLE_TIMEOUT, value_parser = parse_positive_duration)]
     pub stream_idle_timeout: Duration,
 

@@ -36,7 +36,9 @@ pub struct StreamTimes {
     /// A stream that sends no message for this long, or whose client reads no response for this
     /// long, is ended with `DEADLINE_EXCEEDED`.
     pub idle: Duration,
-    /// Longest work on one message of a stream (the unary calls' request timeout).
+    /// Longest time of one message of a stream, from its arrival until its last answer is
+    /// handed over (its work and the delivery of its answers; the unary calls' request
+    /// timeout).
     pub message: Duration,
 }
 
@@ -660,6 +662,12 @@ async fn answer_stream(
             Err(_) => break no_progress(),
         };
         progress = tokio::time::Instant::now();
+        // Like a unary call's deadline, `--request-timeout` covers a message's work *and* the
+        // delivery of its answers: its request bytes are held until its last answer is handed
+        // over, so a client that reads a few KiB now and then (never idle, never a slow reader
+        // by the piece) would otherwise hold them for hours and starve the calls that wait for
+        // request bytes (a fresh review's finding: 8 such streams held the whole budget).
+        let message_deadline = progress + times.message;
         let at = first;
         // The oldest complete message held is this one: every earlier one was taken so.
         // Held until its last answer is handed over.
@@ -698,9 +706,19 @@ async fn answer_stream(
                 break;
             }
             for response in batch {
-                match tokio::time::timeout_at(progress + times.idle, tx.send(response)).await {
+                let until = (progress + times.idle).min(message_deadline);
+                match tokio::time::timeout_at(until, tx.send(response)).await {
                     Ok(Ok(())) => progress = tokio::time::Instant::now(),
                     Ok(Err(_)) => return None, // the client is gone
+                    Err(_) if until == message_deadline => {
+                        return Some(Status::deadline_exceeded(format!(
+                            "the answers of request message {} were not read within {} ms of \
+                             its arrival (--request-timeout covers a message's work and the \
+                             delivery of its answers): the stream is closed",
+                            first.request_index,
+                            times.message.as_millis()
+                        )));
+                    }
                     Err(_) => return no_progress(),
                 }
                 count += 1;

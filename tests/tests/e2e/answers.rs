@@ -499,3 +499,45 @@ async fn an_unread_grpc_web_answer_over_http1_closes_its_connection_at_the_deadl
     assert!(read.len() < size, "{} of {size} bytes arrived", read.len());
     settle("the answer bytes go back", || answer_bytes(&server) == 0.0).await;
 }
+
+/// Issue 26 item 1, a fresh review's finding: an AdjudicateGames message's request bytes are
+/// held until its last answer is handed over, and a client that reads a few KiB now and then is
+/// neither idle nor a slow reader by the piece, so 8 such streams held the whole request-byte
+/// budget for hours and every large unary call was shed (`request_bytes`). Like a unary call's
+/// deadline, `--request-timeout` now covers a message's work and the delivery of its answers:
+/// past it the stream ends with `DEADLINE_EXCEEDED` and the message's bytes go back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_message_read_too_slowly_gives_its_request_bytes_back_at_the_timeout() {
+    let server = Server::start_with(&[
+        "--request-timeout",
+        "2s",
+        "--stream-idle-timeout",
+        "120s",
+        "--slow-reader-timeout",
+        "120s",
+    ]);
+    // A window of 16 KiB per stream that is never given back: a few answers, then nothing.
+    let unreading = Unreading::connect(&server, 16 * 1024).await;
+    let message = warned_games(9000);
+    let wire = prost::Message::encoded_len(&message);
+    let response = unreading
+        .call("AdjudicateGames", &message, None)
+        .await
+        .expect("sent");
+    settle("the message is charged", || {
+        metric(&server, "arbiter_request_bytes_in_flight") >= wire as f64
+    })
+    .await;
+    // Well before the idle and slow-reader bounds (120 s), the message's bytes go back.
+    settle("the message's bytes go back", || {
+        metric(&server, "arbiter_request_bytes_in_flight") == 0.0
+    })
+    .await;
+    match within("the end of the stream", ending(response)).await {
+        Ended::Status(status, received) => {
+            assert_eq!(status, "4", "DEADLINE_EXCEEDED");
+            assert!(received > 0, "some answers came first");
+        }
+        other => panic!("{other:?}"),
+    }
+}
