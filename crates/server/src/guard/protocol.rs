@@ -99,6 +99,13 @@ fn read_timeout(value: &[u8]) -> Result<Duration, MalformedTimeout> {
             "the value is empty (expected up to 8 digits and a unit, e.g. 250m)".into(),
         );
     };
+    // Digits alone are a value without its unit, not a unit without digits.
+    if unit.is_ascii_digit() {
+        return malformed(format!(
+            "{} has no unit (H, M, S, m, u or n) after its digits",
+            shown()
+        ));
+    }
     if digits.is_empty() {
         return malformed(format!("{} has no digits before its unit", shown()));
     }
@@ -276,6 +283,15 @@ mod tests {
             (
                 b"S",
                 "malformed grpc-timeout: \"S\" has no digits before its unit",
+            ),
+            // A fresh review's finding: "5" was said to have no digits.
+            (
+                b"5",
+                "malformed grpc-timeout: \"5\" has no unit (H, M, S, m, u or n) after its digits",
+            ),
+            (
+                b"250",
+                "malformed grpc-timeout: \"250\" has no unit (H, M, S, m, u or n) after its digits",
             ),
             (
                 b"123456789S",
