@@ -169,6 +169,12 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1024..))]
     pub max_answer_bytes_in_flight: u64,
 
+    /// The kernel's send buffer of each accepted connection (SO_SNDBUF, in bytes; Linux doubles
+    /// it): bounds what written answers a client has not read hold in the kernel. 0 leaves it
+    /// to the kernel's autotuning (up to net.ipv4.tcp_wmem's maximum, 4 MiB by default).
+    #[arg(long, env = "ARBITER_SOCKET_SEND_BUFFER_BYTES", default_value_t = limits::DEFAULT_SOCKET_SEND_BUFFER_BYTES)]
+    pub socket_send_buffer_bytes: u32,
+
     /// A connection one of whose answers has waited this long for its client to take the next
     /// piece (at most 16 KiB) is closed, with every call on it.
     #[arg(long, env = "ARBITER_SLOW_READER_TIMEOUT", default_value = limits::DEFAULT_SLOW_READER_TIMEOUT, value_parser = parse_positive_duration)]
@@ -722,6 +728,7 @@ mod tests {
         assert_eq!(args.max_request_bytes_in_flight, 8 * 1024 * 1024);
         assert_eq!(args.max_answer_bytes_in_flight, 16 * 1024 * 1024);
         assert_eq!(args.slow_reader_timeout, Duration::from_secs(20));
+        assert_eq!(args.socket_send_buffer_bytes, 256 * 1024);
         assert_eq!(args.check(), Ok(()));
         assert_eq!(args.stream_idle_timeout, Duration::from_secs(60));
         assert_eq!(args.max_analyses, 1);

@@ -450,6 +450,8 @@ fn connection_limits(args: &ServeArgs, max_connections: u32) -> ConnectionLimits
         max_header_list_bytes: MAX_HEADER_LIST_BYTES,
         http1: true,
         slow_reader_timeout: args.slow_reader_timeout,
+        socket_send_buffer: (args.socket_send_buffer_bytes > 0)
+            .then(|| usize_of(args.socket_send_buffer_bytes)),
     }
 }
 

@@ -122,6 +122,9 @@ pub struct ConnectionLimits {
     /// A connection one of whose answers has waited this long for the client to take a piece
     /// of it is closed (`reason="slow_reader"`; see [`crate::delivery`]).
     pub slow_reader_timeout: Duration,
+    /// The kernel's send buffer of each connection (`SO_SNDBUF`), in bytes; `None` leaves it to
+    /// the kernel's autotuning. It bounds what the server has written and the client not read.
+    pub socket_send_buffer: Option<usize>,
 }
 
 /// Where new connections get their TLS configuration: called once per connection, so that a
@@ -573,6 +576,11 @@ impl Listener {
             metrics::counter!("arbiter_connections_accepted_total", "listener" => name)
                 .increment(1);
             let _ = stream.set_nodelay(true);
+            if let Some(bytes) = limits.socket_send_buffer
+                && let Err(error) = socket2::SockRef::from(&stream).set_send_buffer_size(bytes)
+            {
+                tracing::debug!(%error, listener = name, "SO_SNDBUF not set");
+            }
             let info = TcpConnectInfo {
                 local_addr,
                 remote_addr: Some(peer),
