@@ -102,6 +102,7 @@ pub struct GuardLayer {
     timeout: Duration,
     bytes: Option<RequestBytes>,
     answers: Option<AnswerBytes>,
+    streams_held_by_answers: bool,
 }
 
 impl GuardLayer {
@@ -123,6 +124,7 @@ impl GuardLayer {
             timeout,
             bytes: None,
             answers: None,
+            streams_held_by_answers: false,
         }
     }
 
@@ -132,6 +134,15 @@ impl GuardLayer {
     #[must_use]
     pub fn with_answer_bytes(mut self, budget: AnswerBytes) -> Self {
         self.answers = Some(budget);
+        self
+    }
+
+    /// Keeps a stream's place under `max_streams` until its answer's body is dropped, for
+    /// services whose handler returns before its stream ends and holds no [`Admission`] itself
+    /// (reflection's). Needs [`GuardLayer::with_answer_bytes`] (the answer's body holds it).
+    #[must_use]
+    pub fn streams_held_by_answers(mut self) -> Self {
+        self.streams_held_by_answers = true;
         self
     }
 
@@ -174,6 +185,7 @@ impl<S> Layer<S> for GuardLayer {
             timeout: self.timeout,
             bytes: self.bytes.clone(),
             answers: self.answers.clone(),
+            streams_held_by_answers: self.streams_held_by_answers,
         }
     }
 }
@@ -188,6 +200,7 @@ pub struct Guard<S> {
     timeout: Duration,
     bytes: Option<RequestBytes>,
     answers: Option<AnswerBytes>,
+    streams_held_by_answers: bool,
 }
 
 impl<S: NamedService> NamedService for Guard<S> {
@@ -302,12 +315,16 @@ where
             delivery.set_deadline(deadline);
         }
         let answers = self.answers.clone();
+        // Where the handler returns before its stream ends without holding the admission
+        // (reflection's), the answer's body holds it until dropped, so that the stream keeps
+        // its place under `--max-streams` for as long as it lives.
+        let held = (stream && self.streams_held_by_answers).then(|| admission.clone());
         // A unary answer is built and charged as soon as the handler returns (see
         // [`AnswerBody::prepare`]); a stream's answers are charged as its client reads them.
         let answer = async move |mut response: Response<Body>| {
             if let Some(answers) = answers {
                 let body = std::mem::take(response.body_mut());
-                let mut body = AnswerBody::new(body, answers, delivery);
+                let mut body = AnswerBody::new(body, answers, delivery).holding(held);
                 if !stream {
                     body.prepare().await;
                 }

@@ -298,6 +298,7 @@ impl Bound {
         )
         .max_decoding_message_size(max_bytes)
         .max_encoding_message_size(max_bytes);
+        let answers = AnswerBytes::new(args.max_answer_bytes_in_flight, args.max_queue_wait);
         let guard = GuardLayer::new(
             usize_of(args.concurrency_limit),
             usize_of(args.max_streams),
@@ -309,10 +310,22 @@ impl Bound {
                 .with_max_message(max_bytes)
                 .with_arrival_bound(args.request_timeout),
         )
-        .with_answer_bytes(AnswerBytes::new(
-            args.max_answer_bytes_in_flight,
-            args.max_queue_wait,
-        ));
+        .with_answer_bytes(answers.clone());
+        // Reflection streams answer with file descriptors (tens of KiB each; two wait per stream
+        // for a client that does not read), so they are bounded as streams too, in a pool of
+        // their own of `--max-streams`: tools keep getting through while games fill theirs, and
+        // a client that opens reflection streams and never reads holds at most that many.
+        let reflection_guard = GuardLayer::new(
+            1,
+            usize_of(args.max_streams),
+            REFLECTION_METHODS
+                .iter()
+                .map(|path| (*path).to_owned())
+                .collect(),
+            args.request_timeout,
+        )
+        .with_answer_bytes(answers)
+        .streams_held_by_answers();
         crate::logging::set_access_log(args.access_log());
         let overload_task = tokio::spawn(crate::overload::summarise(OVERLOAD_LOG_INTERVAL));
 
@@ -333,8 +346,8 @@ impl Bound {
         let routes = GrpcWebLayer::new(origins).layer(
             MetricsLayer.layer(catch_panics(
                 Routes::new(health_service.clone())
-                    .add_service(reflection_v1)
-                    .add_service(reflection_v1alpha)
+                    .add_service(reflection_guard.layer(reflection_v1))
+                    .add_service(reflection_guard.layer(reflection_v1alpha))
                     .add_service(guard.layer(arbiter))
                     .prepare(),
             )),
@@ -433,6 +446,12 @@ impl Bound {
 pub const HEALTH_CONNECTION_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The connection bounds of `args` for a listener of at most `max_connections` connections,
+/// The methods of gRPC server reflection (v1 and v1alpha): bidirectional streams.
+const REFLECTION_METHODS: [&str; 2] = [
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+];
+
 /// refusing connections beyond them (the gRPC port's way).
 fn connection_limits(args: &ServeArgs, max_connections: u32) -> ConnectionLimits {
     ConnectionLimits {

@@ -96,18 +96,32 @@ impl Unreading {
         message: &M,
         timeout: Option<&str>,
     ) -> Result<h2::client::ResponseFuture, h2::Error> {
-        let mut request = http::Request::post(format!(
-            "http://{}/arbiter.v1.ArbiterService/{method}",
-            self.authority
-        ))
-        .header("content-type", "application/grpc")
-        .header("te", "trailers");
+        self.call_path(
+            &format!("/arbiter.v1.ArbiterService/{method}"),
+            grpc_frame(message),
+            timeout,
+        )
+        .await
+    }
+
+    /// Sends a call to `path` (`/package.Service/Method`) whose body is `body` (gRPC frames),
+    /// with the optional `grpc-timeout`; returns its answer's head and body, unread.
+    async fn call_path(
+        &self,
+        path: &str,
+        body: Bytes,
+        timeout: Option<&str>,
+    ) -> Result<h2::client::ResponseFuture, h2::Error> {
+        let mut request = http::Request::post(format!("http://{}{path}", self.authority))
+            .header("content-type", "application/grpc")
+            .header("te", "trailers");
         if let Some(timeout) = timeout {
             request = request.header("grpc-timeout", timeout);
         }
         let mut send = self.send.clone().ready().await?;
-        let (response, mut body) = send.send_request(request.body(()).expect("request"), false)?;
-        body.send_data(grpc_frame(message), true)?;
+        let (response, mut sending) =
+            send.send_request(request.body(()).expect("request"), false)?;
+        sending.send_data(body, true)?;
         Ok(response)
     }
 }
@@ -621,4 +635,94 @@ async fn the_kernel_holds_at_most_the_socket_send_buffer_of_unread_answers() {
         queued <= 2 * 65536,
         "{queued} bytes queued under a 64 KiB buffer"
     );
+}
+
+/// Issue 26 item 1, "every path that holds memory for a client": reflection answers with file
+/// descriptors (tens of KiB each), and two of them wait on each reflection stream whose client
+/// does not read, outside every bound but connections × streams per connection. Reflection
+/// streams now have a pool of their own of `--max-streams`: one beyond it gets
+/// `RESOURCE_EXHAUSTED` at once, and AdjudicateGames streams keep theirs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reflection_streams_that_do_not_read_are_bounded_by_the_stream_limit() {
+    let server = Server::start_with(&["--max-streams", "2"]);
+    let unreading = Unreading::connect(&server, 0).await;
+    // ServerReflectionRequest { file_containing_symbol (4): "arbiter.v1.ArbiterService" }.
+    let symbol = b"arbiter.v1.ArbiterService";
+    let mut message = vec![0x22, u8::try_from(symbol.len()).expect("short")];
+    message.extend_from_slice(symbol);
+    let mut frame = BytesMut::from(&[0_u8][..]);
+    frame.extend_from_slice(&u32::try_from(message.len()).expect("short").to_be_bytes());
+    frame.extend_from_slice(&message);
+    let frame = frame.freeze();
+    let mut held = Vec::new();
+    for path in [
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+    ] {
+        held.push(
+            unreading
+                .call_path(path, frame.clone(), None)
+                .await
+                .expect("sent"),
+        );
+    }
+    settle("both reflection streams are admitted", || {
+        ["v1", "v1alpha"].iter().all(|version| {
+            metric(
+                &server,
+                &format!(
+                    "grpc_server_started_total{{grpc_type=\"bidi_stream\",\
+                     grpc_service=\"grpc.reflection.{version}.ServerReflection\",\
+                     grpc_method=\"ServerReflectionInfo\"}}"
+                ),
+            ) == 1.0
+        })
+    })
+    .await;
+    // Another client, that reads, asks a third: refused at once.
+    let reader = Unreading::connect(&server, 65_535).await;
+    let third = reader
+        .call_path(
+            "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+            frame.clone(),
+            None,
+        )
+        .await
+        .expect("sent");
+    assert_eq!(
+        within("the refusal", ending(third)).await,
+        Ended::Status("8".to_owned(), 0),
+        "RESOURCE_EXHAUSTED"
+    );
+    assert_eq!(
+        metric(&server, "arbiter_calls_shed_total{reason=\"stream_limit\"}"),
+        1.0
+    );
+    // The games' streams are not taken by them: a reading client's stream is answered.
+    let mut client = server.client().await;
+    let request = super::bounds::games_message();
+    let mut answers = within(
+        "AdjudicateGames",
+        client.adjudicate_games(tonic::codegen::tokio_stream::iter([request])),
+    )
+    .await
+    .expect("admitted")
+    .into_inner();
+    assert!(
+        within("an answer", answers.message())
+            .await
+            .expect("ok")
+            .is_some()
+    );
+    // Once read, the held reflection streams are answered.
+    unreading.grant(1 << 20);
+    for call in held {
+        match within("the reflection answer", ending(call)).await {
+            Ended::Status(status, received) => {
+                assert_eq!(status, "0");
+                assert!(received > 1000, "{received} bytes of descriptors");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }

@@ -85,7 +85,7 @@ pub(super) fn shuffle(plies: usize) -> ApplyMovesRequest {
 }
 
 /// One AdjudicateGames message with the game 1. f3 e5 2. g4 Qh4#.
-fn games_message() -> AdjudicateGamesRequest {
+pub(super) fn games_message() -> AdjudicateGamesRequest {
     AdjudicateGamesRequest {
         source: Some(adjudicate_games_request::Source::Game(Game {
             start: None,

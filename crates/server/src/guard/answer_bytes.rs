@@ -230,6 +230,8 @@ pub struct AnswerBody {
     done: bool,
     /// The first frame, taken by [`AnswerBody::prepare`] before the transport asked for it.
     prepared: Option<Option<Result<Frame<Bytes>, Status>>>,
+    /// The call's admission, kept until the body is dropped (see [`AnswerBody::holding`]).
+    held: Option<super::Admission>,
 }
 
 impl AnswerBody {
@@ -246,7 +248,16 @@ impl AnswerBody {
             handed: VecDeque::new(),
             done: false,
             prepared: None,
+            held: None,
         }
+    }
+
+    /// Keeps `admission` (a stream's place under `--max-streams`) until the body is dropped,
+    /// when the answer's delivery ends, however the handler that made it returned.
+    #[must_use]
+    pub fn holding(mut self, admission: Option<super::Admission>) -> Self {
+        self.held = admission;
+        self
     }
 
     /// Builds the answer's first frame now, without waiting for the transport to ask: the
