@@ -445,13 +445,13 @@ impl Bound {
 /// ([`WhenFull::EvictFromBusiestSource`]).
 pub const HEALTH_CONNECTION_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The connection bounds of `args` for a listener of at most `max_connections` connections,
 /// The methods of gRPC server reflection (v1 and v1alpha): bidirectional streams.
 const REFLECTION_METHODS: [&str; 2] = [
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
 
+/// The connection bounds of `args` for a listener of at most `max_connections` connections,
 /// refusing connections beyond them (the gRPC port's way).
 fn connection_limits(args: &ServeArgs, max_connections: u32) -> ConnectionLimits {
     ConnectionLimits {
