@@ -438,6 +438,29 @@ async fn adjudicate_games_answers_are_produced_as_the_client_reads() {
     .await;
 }
 
+/// An HTTP/1.1 connection to the server whose client never reads: its receive buffer is 4 KiB
+/// (SO_RCVBUF), so what the server writes beyond that waits on the server's side.
+async fn unreading_http1(server: &Server) -> tokio::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
+    within("connect", socket.connect(server.addr()))
+        .await
+        .expect("connect")
+}
+
+/// A whole gRPC-Web ApplyMoves call of `request` over HTTP/1.1: head and body.
+fn grpc_web_apply_moves(request: &ApplyMovesRequest) -> Vec<u8> {
+    let body = grpc_frame(request);
+    let mut call = format!(
+        "POST /arbiter.v1.ArbiterService/ApplyMoves HTTP/1.1\r\nHost: arbiter\r\n\
+         Content-Type: application/grpc-web+proto\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    call.extend_from_slice(&body);
+    call
+}
+
 /// Issue 26 item 1, "the same for gRPC-Web over HTTP/1.1": an answer a browser-side client does
 /// not read waited in the server's socket buffers and in the answer body for as long as the
 /// connection lived. HTTP/1.1 has no stream to reset, so once the call's deadline has passed
@@ -467,20 +490,10 @@ async fn an_unread_grpc_web_answer_over_http1_closes_its_connection_at_the_deadl
     let request = shuffle(300_000);
     let size = answer_size(&server, request.clone()).await;
     assert!(size > 6 * 1024 * 1024, "answer of {size} bytes");
-    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
-    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
-    let mut tcp = within("connect", socket.connect(server.addr()))
+    let mut tcp = unreading_http1(&server).await;
+    within("send", tcp.write_all(&grpc_web_apply_moves(&request)))
         .await
-        .expect("connect");
-    let body = grpc_frame(&request);
-    let mut head = format!(
-        "POST /arbiter.v1.ArbiterService/ApplyMoves HTTP/1.1\r\nHost: arbiter\r\n\
-         Content-Type: application/grpc-web+proto\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    head.extend_from_slice(&body);
-    within("send", tcp.write_all(&head)).await.expect("sent");
+        .expect("sent");
     settle("the unread answer is held and counted", || {
         answer_bytes(&server) > 0.0
     })
@@ -579,24 +592,8 @@ fn largest_send_queue(port: u16) -> u64 {
 async fn kernel_queue_of_unread_pipelined_answers(server: &Server, calls: usize) -> u64 {
     use tokio::io::AsyncWriteExt as _;
 
-    let body = grpc_frame(&shuffle(2000));
-    let mut requests = Vec::new();
-    for _ in 0..calls {
-        requests.extend_from_slice(
-            format!(
-                "POST /arbiter.v1.ArbiterService/ApplyMoves HTTP/1.1\r\nHost: arbiter\r\n\
-                 Content-Type: application/grpc-web+proto\r\nContent-Length: {}\r\n\r\n",
-                body.len()
-            )
-            .as_bytes(),
-        );
-        requests.extend_from_slice(&body);
-    }
-    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
-    socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
-    let mut tcp = within("connect", socket.connect(server.addr()))
-        .await
-        .expect("connect");
+    let requests = grpc_web_apply_moves(&shuffle(2000)).repeat(calls);
+    let mut tcp = unreading_http1(server).await;
     within("send", tcp.write_all(&requests))
         .await
         .expect("sent");
