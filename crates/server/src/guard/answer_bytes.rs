@@ -77,9 +77,8 @@ pub struct AnswerBytes {
     /// The deliveries of the answers holding room: the candidates for eviction.
     holders: Arc<Registry>,
     /// Bytes of answers built and waiting for room (not charged to `permits` yet): at most
-    /// `waiting_total` (half the budget), an answer larger than that taking all of it.
+    /// half the budget, an answer larger than that taking all of it.
     waiting: Arc<Semaphore>,
-    waiting_total: usize,
 }
 
 impl AnswerBytes {
@@ -104,7 +103,6 @@ impl AnswerBytes {
             max_wait,
             holders: Arc::new(Registry::default()),
             waiting: Arc::new(Semaphore::new(total / 2)),
-            waiting_total: total / 2,
         }
     }
 
@@ -154,7 +152,7 @@ impl AnswerBytes {
         // at once (measured: the zero-window flood of BENCHMARKS.md, "Answers a client does not
         // read", peaked about 8 MiB lower than with the whole budget's worth), and an answer
         // beyond that is refused at once. An answer larger than half the budget waits alone.
-        let share = bytes.min(self.waiting_total);
+        let share = bytes.min(self.total / 2);
         let Ok(_waiting) = Arc::clone(&self.waiting)
             .try_acquire_many_owned(u32::try_from(share).unwrap_or(u32::MAX))
         else {
