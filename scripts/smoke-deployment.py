@@ -269,7 +269,7 @@ def smoke(binary: str, args: argparse.Namespace, values: dict[str, Any] | None, 
 
     prefix = [] if args.no_sandbox else sandbox_prefix()
     print(f"     running {'as uid 65532 with read-only mounts' if prefix else 'as the current user'}", flush=True)
-    # Logs (stderr) and the "listening" line (stdout) go to separate files.
+    # Logs (stderr) and standard output, which must stay empty, go to separate files.
     log = tempfile.NamedTemporaryFile("w+b", prefix="arbiter-smoke-", suffix=".stderr.log", delete=False)
     out_log = tempfile.NamedTemporaryFile("w+b", prefix="arbiter-smoke-", suffix=".stdout.log", delete=False)
     start = time.monotonic()
@@ -371,6 +371,9 @@ def smoke(binary: str, args: argparse.Namespace, values: dict[str, Any] | None, 
         except ValueError as exc:
             ok, parsed = False, [str(exc)]
         result(ok, f"{tag}logs (stderr) are JSON lines ({len(lines)} lines)", "\n".join(lines[:5]))
+        # A container's output is both streams: one format means nothing beside the JSON log.
+        stdout = Path(out_log.name).read_text(errors="replace")
+        result(stdout == "", f"{tag}nothing on standard output (issue 27: one log format per process)", stdout[:500])
     finally:
         if proc.poll() is None:
             proc.kill()

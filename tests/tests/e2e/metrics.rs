@@ -648,6 +648,49 @@ async fn process_metrics_are_exported() {
     );
 }
 
+/// Issue 27: each listener was announced twice, a plain line on standard output and a log line
+/// on standard error, so a container's output mixed two formats and `make run` showed every
+/// address twice. One JSON log line names the three addresses, and standard output stays empty
+/// from start to exit.
+#[tokio::test]
+async fn r_one_log_line_names_every_address_and_nothing_goes_to_stdout() {
+    let mut server = Server::start();
+    let tail = server.stderr_tail();
+    let lines: Vec<&str> = tail.lines().filter(|line| line.contains("_addr")).collect();
+    assert_eq!(lines.len(), 1, "{tail}");
+    let line: serde_json::Value = serde_json::from_str(lines[0]).expect("a JSON log line");
+    assert_eq!(line["message"], "arbiter listening");
+    assert_eq!(line["level"], "INFO");
+    let metrics = server.metrics_addr().expect("metrics on");
+    let health = server.health_addr().expect("health on");
+    assert_eq!(line["grpc_addr"], server.addr().to_string());
+    assert_eq!(line["metrics_addr"], metrics.to_string());
+    assert_eq!(line["health_addr"], health.to_string());
+    // Three listeners on three different ports, each answering what it serves.
+    assert_ne!(metrics.port(), server.addr().port());
+    assert_ne!(health.port(), server.addr().port());
+    assert!(server.scrape().contains("arbiter_build_info"));
+    server.signal("TERM");
+    let status = server.exited(std::time::Duration::from_secs(30)).await;
+    assert_eq!(status.code(), Some(0), "{}", server.stderr_tail());
+    assert_eq!(server.stdout_after_exit(), "");
+}
+
+/// Issue 27: a listener turned off is named `off` in the listening line, not left out.
+#[tokio::test]
+async fn r_the_listening_line_names_a_listener_turned_off() {
+    let server = Server::start_with(&["--health-addr", "off"]);
+    let tail = server.stderr_tail();
+    let line = tail
+        .lines()
+        .find(|line| line.contains("arbiter listening"))
+        .expect("the listening line");
+    let line: serde_json::Value = serde_json::from_str(line).expect("a JSON log line");
+    assert_eq!(line["health_addr"], "off");
+    assert_eq!(server.health_addr(), None);
+    assert!(server.metrics_addr().is_some());
+}
+
 /// Issue 10 fresh-user finding: `--log-format text` wrote terminal colour codes into log files.
 /// Written to a pipe (as here, and as to a file), text logs are plain.
 #[tokio::test]
