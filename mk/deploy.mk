@@ -14,11 +14,10 @@ CARGO ?= cargo
 DEPLOY_VENV ?= .venv/deploy
 DEPLOY_PY := $(DEPLOY_VENV)/bin/python
 DEPLOY_STAMP := $(DEPLOY_VENV)/.installed
-# Binary the smoke test runs.
-# Binary the smoke test runs: the tests' profile (TEST_PROFILE, set by the Makefile), so that
-# `make test` builds it once.
+# Binary the smoke test runs: the one of the tests' build (ARBITER_BUILT, set by the Makefile), so
+# that `make test` builds it once; run alone, that of the same `cargo test --no-run`.
 DEPLOY_PROFILE ?= $(or $(TEST_PROFILE),release)
-DEPLOY_ARBITER ?= target/$(DEPLOY_PROFILE)/arbiter
+DEPLOY_ARBITER ?= $(or $(ARBITER_BUILT),target/$(DEPLOY_PROFILE)/arbiter)
 # Kubernetes versions the rendered objects are validated against (oldest supported, newest).
 DEPLOY_KUBE_VERSIONS ?= 1.27.0 1.37.0
 # Extra flags for the smoke test: the server reads every ARBITER_* name the chart sets, so an
@@ -71,9 +70,14 @@ endif
 
 # The image builds the same binary with --release (deploy/Dockerfile). Built as `cargo test
 # --workspace` builds it (`--no-run`): `cargo build --bin arbiter` alone resolves other features
-# and compiled the server a second time inside every `make test`.
+# and compiled the server a second time inside every `make test`. From the Makefile, that is its
+# test-build (the same build as the tests', `make run`'s and bin/arbiter's).
+ifdef ARBITER_BUILT
+deploy-build-release: test-build
+else
 deploy-build-release:
 	$(CARGO) test --workspace --profile $(DEPLOY_PROFILE) --locked --no-run
+endif
 
 deploy-smoke: $(DEPLOY_STAMP) deploy-build-release
 	$(DEPLOY_PY) scripts/smoke-deployment.py --binary $(DEPLOY_ARBITER) $(DEPLOY_SMOKE_ARGS)
