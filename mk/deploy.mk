@@ -35,7 +35,7 @@ DEPLOY_RULES := deploy/prometheus/arbiter.rules.yaml
 DEPLOY_RULES_TEST := deploy/prometheus/arbiter.rules.test.yaml
 
 .PHONY: deploy-check deploy-venv deploy-lint deploy-rules deploy-promtool deploy-smoke \
-	deploy-build-release
+	deploy-build-release chart
 
 deploy-check: deploy-lint deploy-rules deploy-smoke
 
@@ -45,6 +45,13 @@ $(DEPLOY_STAMP): requirements-deploy.txt
 	$(PYTHON3) -m venv $(DEPLOY_VENV)
 	$(DEPLOY_PY) -m pip install --quiet --disable-pip-version-check --requirement requirements-deploy.txt
 	@touch $@
+
+# The chart's manifests as `helm template` renders them, with Helm's own code (helm-python-sdk in
+# the venv; Helm is not packaged for Debian): scripts/render-chart.py. CHART_ARGS: its flags, e.g.
+# `make chart CHART_ARGS='-f my-values.yaml --set image.repository=REGISTRY/arbiter -o arbiter.yaml'`.
+CHART_ARGS ?=
+chart: $(DEPLOY_STAMP)
+	@$(DEPLOY_PY) scripts/render-chart.py $(CHART_ARGS)
 
 # Needs the binary: the chart's defaults are compared with those `arbiter serve --help` prints.
 deploy-lint: $(DEPLOY_STAMP) deploy-build-release
