@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""Renders the Helm chart (helm/arbiter) as `helm template` does, without Helm installed.
+"""Renders the Helm chart helm/arbiter to standard output, as `helm template` would, without Helm.
 
-Helm is not packaged for Debian; helm-python-sdk (pinned in requirements-deploy.txt, installed by
-`make deploy-venv` into .venv/deploy) carries Helm's own Go code, so the manifests are the ones
-`helm template` and `helm install` produce. `make chart` runs this script.
+Helm is not packaged in Debian; `make test` installs Helm's own Go code as a Python library
+(helm-python-sdk, pinned in requirements-deploy.txt) into .venv/deploy, and this script uses it:
 
-  scripts/render-chart.py -f my-values.yaml --set replicaCount=3 > arbiter.yaml
+  .venv/deploy/bin/python scripts/render-chart.py --set image.repository=REGISTRY/arbiter
+  .venv/deploy/bin/python scripts/render-chart.py -f my-values.yaml --set config.workers=4 > arbiter.yaml
 
-Values files are merged in order, then each --set (Helm's syntax: `a.b=1,c={x,y}`), the later
-winning, as Helm's command line does; the result is checked against values.schema.json and an
-error names the key. Writes one YAML stream (every manifest after a `# Source:` comment, the helm
-test Pod included; NOTES.txt left out, as `helm template` does) to standard output or --output.
-Exit status 1 on bad values or a template error, 2 on a bad command line.
+`-f FILE` and `--set EXPR` (Helm's syntax: `a.b=1,c={x,y}`) apply in the order given, later ones
+winning, over the chart's values.yaml; the result is checked against values.schema.json first, so
+a misspelled key or a missing required value is refused with Helm's message (exit status 1).
+The output is every rendered manifest, each after a `# Source:` comment, NOTES.txt left out; pipe
+it to `kubectl apply -f -`, or to a validator.
 """
+
+from __future__ import annotations
 
 import argparse
 import sys
@@ -21,12 +23,11 @@ from typing import Any
 
 import helm_python as helm
 
-ROOT = Path(__file__).resolve().parent.parent
-CHART = ROOT / "helm" / "arbiter"
+CHART = Path(__file__).resolve().parent.parent / "helm" / "arbiter"
 
 
 def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """Helm's merge of user values: maps merge key by key, anything else is replaced."""
+    """Merges `override` into `base` key by key, maps recursively, as Helm merges -f and --set."""
     merged = dict(base)
     for key, value in override.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
@@ -36,41 +37,44 @@ def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+class Append(argparse.Action):
+    """Keeps -f and --set in command-line order, each as ("file"|"set", text)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        kind = "file" if option_string in ("-f", "--values") else "set"
+        namespace.overrides.append((kind, values))
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-f", "--values", action="append", default=[], type=Path, metavar="FILE",
-                        help="a values file (repeatable; later files win)")
-    parser.add_argument("--set", action="append", default=[], metavar="EXPR", dest="sets",
-                        help="a value in Helm's --set syntax (repeatable; wins over the files)")
-    parser.add_argument("--name", default="arbiter", help="the release name (default: arbiter)")
-    parser.add_argument("--namespace", default="default", help="the release namespace (default: default)")
-    parser.add_argument("-o", "--output", type=Path, help="write the manifests here instead of standard output")
+    parser = argparse.ArgumentParser(description="Render helm/arbiter like `helm template`.")
+    parser.set_defaults(overrides=[])
+    parser.add_argument("-f", "--values", action=Append, metavar="FILE",
+                        help="a values file (YAML); may be repeated")
+    parser.add_argument("--set", action=Append, metavar="EXPR",
+                        help="values in Helm's --set syntax (a.b=1,c={x,y}); may be repeated")
+    parser.add_argument("--name", default="arbiter", help="release name (default: arbiter)")
+    parser.add_argument("--namespace", default="default", help="namespace (default: default)")
     args = parser.parse_args()
 
+    values: dict[str, Any] = {}
     try:
-        values: dict[str, Any] = {}
-        for path in args.values:
-            values = merge(values, helm.values_from_yaml(path.read_text()) or {})
-        for expression in args.sets:
-            values = merge(values, helm.parse_set_string(expression))
-        helm.validate_release_name(args.name)
+        for kind, text in args.overrides:
+            if kind == "file":
+                values = merge(values, helm.values_from_yaml(Path(text).read_text(encoding="utf-8")))
+            else:
+                values = merge(values, helm.parse_set_string(text))
         with helm.Chart.load(CHART) as chart:
             chart.validate_schema(chart.merge_values(values))
-            manifests = chart.render(values, name=args.name, namespace=args.namespace, is_install=True)
-    except (OSError, helm.HelmError) as exc:
-        print(f"render-chart: {exc}", file=sys.stderr)
+            manifests = chart.render(values, name=args.name, namespace=args.namespace,
+                                     is_install=True)
+    except (OSError, helm.HelmError) as error:
+        print(f"render-chart: {error}", file=sys.stderr)
         return 1
-
-    parts = []
     for path, text in sorted(manifests.items()):
-        if not path.endswith("NOTES.txt") and text.strip():
-            parts.append(f"---\n# Source: {path}\n{text.strip()}\n")
-    stream = "".join(parts)
-    if args.output:
-        args.output.write_text(stream)
-        print(f"render-chart: {len(parts)} manifests written to {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(stream)
+        if path.endswith("NOTES.txt") or not text.strip():
+            continue
+        sys.stdout.write(f"---\n# Source: {path}\n{text.strip()}\n")
     return 0
 
 
