@@ -48,7 +48,7 @@ $(DEPLOY_STAMP): requirements-deploy.txt
 
 # The chart's manifests as `helm template` renders them, with Helm's own code (helm-python-sdk in
 # the venv; Helm is not packaged for Debian): scripts/render-chart.py. CHART_ARGS: its flags, e.g.
-# `make chart CHART_ARGS='-f my-values.yaml --set image.repository=REGISTRY/arbiter -o arbiter.yaml'`.
+# `make chart CHART_ARGS='-f my-values.yaml --set image.repository=REGISTRY/arbiter' > arbiter.yaml`.
 CHART_ARGS ?=
 chart: $(DEPLOY_STAMP)
 	@$(DEPLOY_PY) scripts/render-chart.py $(CHART_ARGS)
