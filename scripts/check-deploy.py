@@ -27,10 +27,13 @@ runs this file's own unit tests, scripts/tests/, first):
     the kustomize base pass it (exceptions, each with its reason: DIFFERENT_DEFAULTS); each
     config.* value reaches its own ARBITER_* variable;
   - the kustomize base agrees with the chart; the alert rules file agrees with the chart's and
-    the kustomize component's PrometheusRule; the Grafana dashboard copies are identical; every
-    PromQL expression parses (promql-parser) and uses only the server's metrics; `promtool
-    check rules` when installed; the promtool unit tests (deploy/prometheus/
-    arbiter.rules.test.yaml, run by `make deploy-rules`) test every alert both firing and silent.
+    the kustomize component's PrometheusRule; the Grafana dashboard copies are identical (the
+    chart's ConfigMap sets the budget variables from its values); every PromQL expression parses
+    (promql-parser) and uses only metrics the binary exports (run and scraped after one call of
+    each kind); latency is judged on unary calls only, absence per namespace and job, and every
+    alert has a runbook_url to its section of docs/alerts.md; `promtool check rules` when
+    installed; the promtool unit tests (deploy/prometheus/arbiter.rules.test.yaml, run by `make
+    deploy-rules`) test every alert both firing and silent.
 
 Exit status 0 when everything passes; prints one line per check and a closing summary line.
 """
@@ -39,6 +42,8 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import http.client
+import importlib
 import json
 import math
 import os
@@ -47,6 +52,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -56,6 +62,8 @@ import promql_parser
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+memory = importlib.import_module("bench-memory")  # protobuf fields, gRPC frames, free ports
 CHART = ROOT / "helm" / "arbiter"
 KUSTOMIZE = ROOT / "deploy" / "kustomize"
 # The overlay's required image component (absent from the repository: the user makes it from
@@ -134,10 +142,13 @@ BAD_VALUES: dict[str, tuple[dict[str, Any], str]] = {
     "CORS origin with a path": ({"grpcWeb": {"corsAllowedOrigins": ["https://app.example.com/"]}}, "at '/grpcWeb/corsAllowedOrigins/0'"),
     "CORS origins as one string": ({"grpcWeb": {"corsAllowedOrigins": "https://a.example,https://b.example"}}, "at '/grpcWeb/corsAllowedOrigins'"),
     "image.repository empty": ({"image": {"repository": ""}}, "at '/image/repository': minLength"),
+    "runbookBaseUrl with a fragment": ({"metrics": {"prometheusRule": {"enabled": True, "runbookBaseUrl": "https://wiki.example.com/arbiter#alerts"}}},
+                                       "at '/metrics/prometheusRule/runbookBaseUrl'"),
 }
 
-# The metrics the server exports (DESIGN.md section 5).
-METRICS = {
+# Metrics the dashboard must show (a panel each); all of them, and every name the alerts and
+# panels use, must be among the series the server exports (EXPORTED, scraped from the binary).
+PANELLED = {
     "grpc_server_started_total",
     "grpc_server_handled_total",
     "grpc_server_handling_seconds_bucket",
@@ -145,10 +156,16 @@ METRICS = {
     "grpc_server_handling_seconds_count",
     "arbiter_games_adjudicated_total",
     "arbiter_moves_rejected_total",
+    "arbiter_calls_shed_total",
+    "arbiter_answers_abandoned_total",
+    "arbiter_answer_bytes_in_flight",
+    "arbiter_request_bytes_in_flight",
     "arbiter_build_info",
     "process_resident_memory_bytes",
     "process_cpu_seconds_total",
 }
+# The names of the series `arbiter serve` exports after one call of each kind (scrape_exported).
+EXPORTED: set[str] = set()
 
 PASSED: list[str] = []
 FAILED: list[str] = []
@@ -1028,6 +1045,72 @@ def check_values_wiring(binary: Path) -> None:
 
 # ---- Prometheus rules and Grafana dashboard ------------------------------------------------------
 
+# One call of each kind the metrics count, over gRPC-Web (HTTP/1.1, no gRPC library needed):
+# (service, method, request message, grpc-status wanted). The rejected move is counted in
+# arbiter_moves_rejected_total, the game in arbiter_games_adjudicated_total.
+SCRAPE_CALLS = [
+    ("grpc.health.v1.Health", "Check", b"", 0),
+    (memory.SERVICE, "ListLegalMoves", memory.field(1, memory.field(1, "startpos")), 0),
+    (memory.SERVICE, "ApplyMove", memory.field(1, memory.field(1, "startpos")) + memory.field(3, "e5"), 3),
+    (memory.SERVICE, "ValidatePosition", memory.field(1, memory.field(1, "startpos")), 0),
+    (memory.SERVICE, "AdjudicateGame",
+     memory.field(1, memory.field(1, memory.field(1, "startpos")) + b"".join(memory.field(2, m) for m in ("e4", "e5"))), 0),
+]
+
+
+def grpc_web_status(port: int, service: str, method: str, message: bytes) -> int:
+    """Makes one gRPC-Web call over HTTP/1.1; returns its grpc-status."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("POST", f"/{service}/{method}", body=memory.grpc_frame(message),
+                     headers={"content-type": "application/grpc-web+proto", "x-grpc-web": "1"})
+        response = conn.getresponse()
+        body = response.read()
+        status = response.getheader("grpc-status")
+    finally:
+        conn.close()
+    while status is None and len(body) >= 5:
+        flags, length = body[0], int.from_bytes(body[1:5], "big")
+        frame, body = body[5:5 + length], body[5 + length:]
+        if flags & 0x80:  # the trailers frame
+            match = re.search(rb"grpc-status:\s*(\d+)", frame)
+            status = match.group(1).decode() if match else None
+    if status is None:
+        raise AssertionError(f"/{service}/{method}: no grpc-status in the answer (HTTP {response.status})")
+    return int(status)
+
+
+@check("the server's /metrics after one call of each kind (the metrics the alerts and dashboard may use): {0}")
+def scrape_exported(binary: Path) -> None:
+    grpc, metrics = memory.free_port(), memory.free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARBITER_")}
+    server = subprocess.Popen([str(binary), "serve", "--grpc-addr", f"127.0.0.1:{grpc}", "--metrics-addr",
+                               f"127.0.0.1:{metrics}", "--health-addr", "off"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                grpc_web_status(grpc, "grpc.health.v1.Health", "Check", b"")
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"the server did not answer on 127.0.0.1:{grpc}: {server.stderr.read().decode()[-2000:] if server.poll() is not None else 'timeout'}") from None
+                time.sleep(0.1)
+        wrong = [f"/{s}/{m}: grpc-status {got}, not {want}" for s, m, msg, want in SCRAPE_CALLS
+                 if (got := grpc_web_status(grpc, s, m, msg)) != want]
+        assert not wrong, "\n".join(wrong)
+        text = memory.scrape(metrics)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    EXPORTED.update(line.split("{", 1)[0].split(" ", 1)[0] for line in text.splitlines()
+                    if line and not line.startswith("#"))
+    missing = PANELLED - EXPORTED
+    assert not missing, f"metrics the dashboard must show that the server does not export: {sorted(missing)}"
+    print(f"     {len(EXPORTED)} series names", flush=True)
+
+
 
 def metric_names(expr: str) -> set[str]:
     return set(re.findall(r"\b(?:grpc_server_\w+|arbiter_\w+|process_\w+)\b", expr))
@@ -1038,15 +1121,35 @@ def check_expr(expr: str, where: str) -> None:
         promql_parser.parse(expr)
     except Exception as exc:  # noqa: BLE001
         raise AssertionError(f"{where}: PromQL does not parse ({exc}): {expr}") from exc
-    unknown = metric_names(expr) - METRICS
-    assert not unknown, f"{where}: unknown metrics {unknown}"
+    assert EXPORTED, "no metrics scraped from the server (see the check that runs it)"
+    unknown = metric_names(expr) - EXPORTED
+    assert not unknown, f"{where}: metrics the server does not export: {unknown}"
 
 
-@check("alert rules: PromQL parses, known metrics only, same groups as the chart's and the overlay's PrometheusRule")
+# The alerts, each with a section of docs/alerts.md (its runbook_url's anchor).
+ALERTS = {"ArbiterHighErrorRatio", "ArbiterLoadShedding", "ArbiterHighLatency", "ArbiterAnswersAbandoned",
+          "ArbiterMetricsAbsent"}
+RUNBOOK = ROOT / "docs" / "alerts.md"
+
+
+def handling_selectors(expr: str) -> list[str]:
+    """The label matchers of every grpc_server_handling_seconds* selector in `expr`."""
+    return re.findall(r"grpc_server_handling_seconds\w*\s*\{([^}]*)\}", expr) + \
+        ["" for _ in re.findall(r"grpc_server_handling_seconds\w*\b(?!\s*\{)", expr)]
+
+
+def markdown_anchors(text: str) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings: lower case, punctuation dropped, spaces to
+    hyphens."""
+    return {re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+            for m in re.finditer(r"^#{1,6}\s+(.*)$", text, re.M)}
+
+
+@check("alert rules: PromQL parses, exported metrics only, same groups as the chart's and the kustomize component's PrometheusRule")
 def check_rules() -> None:
     rules = yaml.safe_load(RULES.read_text())
     alerts = [r for g in rules["groups"] for r in g["rules"]]
-    assert {"ArbiterHighErrorRatio", "ArbiterHighLatency"} <= {r.get("alert") for r in alerts}
+    assert {r.get("alert") for r in alerts} == ALERTS, f"alerts {sorted(r.get('alert') for r in alerts)}, not {sorted(ALERTS)}"
     for r in alerts:
         check_expr(r["expr"], r.get("alert", r.get("record", "?")))
     used = set().union(*(metric_names(r["expr"]) for r in alerts))
@@ -1059,11 +1162,44 @@ def check_rules() -> None:
     overlay = one(kustomized("overlays/production + components/monitoring"), "PrometheusRule")
     assert overlay["spec"]["groups"] == rules["groups"], \
         "deploy/prometheus/arbiter.rules.yaml differs from the kustomize overlay's PrometheusRule"
+    # The chart's runbook base is a value: each runbook_url follows it.
+    base = "https://wiki.example.com/arbiter/alerts"
+    custom, _ = render({"metrics": {"prometheusRule": {"enabled": True, "runbookBaseUrl": base}}})
+    urls = {r["alert"]: r["annotations"].get("runbook_url") for g in one(custom, "PrometheusRule")["spec"]["groups"]
+            for r in g["rules"]}
+    wrong = [f"{a}: {u}" for a, u in urls.items() if u != f"{base}#{a.lower()}"]
+    assert not wrong, f"runbook_url does not follow metrics.prometheusRule.runbookBaseUrl: {wrong}"
     promtool = shutil.which("promtool")
     if promtool:
         run([promtool, "check", "rules", str(RULES)])
     else:
         print("     (promtool not installed: `make deploy-rules` installs it and runs the rule tests)", flush=True)
+
+
+@check("alerts fire for faults only (issue 27): unary latency, absence per namespace and job, a runbook_url to a section of docs/alerts.md on each")
+def check_alerts_for_faults() -> None:
+    alerts = {r["alert"]: r for g in yaml.safe_load(RULES.read_text())["groups"] for r in g["rules"] if "alert" in r}
+    with helm.Chart.load(CHART) as chart:
+        base = chart.merge_values({})["metrics"]["prometheusRule"]["runbookBaseUrl"]
+    anchors = markdown_anchors(RUNBOOK.read_text()) if RUNBOOK.exists() else set()
+    problems = []
+    for name, rule in alerts.items():
+        # A stream's handling time is how long it stayed open: only unary calls are judged.
+        for matchers in handling_selectors(rule["expr"]):
+            if 'grpc_type="unary"' not in matchers.replace(" ", ""):
+                problems.append(f"{name}: grpc_server_handling_seconds without grpc_type=\"unary\": {{{matchers}}}")
+        # absent() has no labels: with two deployments it fires only when both are gone.
+        if re.search(r"\babsent(_over_time)?\s*\(", rule["expr"]):
+            problems.append(f"{name}: absent() cannot say which namespace and job are gone")
+        url = rule.get("annotations", {}).get("runbook_url")
+        if url != f"{base}#{name.lower()}":
+            problems.append(f"{name}: runbook_url {url!r}, not {base}#{name.lower()}")
+        if RUNBOOK.exists() and name.lower() not in anchors:
+            problems.append(f"{name}: {RUNBOOK.relative_to(ROOT)} has no section #{name.lower()}")
+    absent = " ".join(alerts["ArbiterMetricsAbsent"]["expr"].split())
+    if "group by (namespace, job) (max_over_time(arbiter_build_info[" not in absent or " unless " not in absent:
+        problems.append(f"ArbiterMetricsAbsent: not per namespace and job (max_over_time ... unless ...): {absent}")
+    assert not problems, "\n".join(problems)
 
 
 @check("alert rule tests: every alert is tested both firing and silent")
@@ -1107,19 +1243,38 @@ def check_dashboard() -> None:
         g = p["gridPos"]
         assert 0 <= g["x"] and g["x"] + g["w"] <= 24, f"panel {p['title']} overflows the grid"
     variables = {v["name"] for v in dash["templating"]["list"]}
+    # Text boxes hold numbers (the byte budgets): their default stands in for them.
+    numbers = {v["name"]: v["query"] for v in dash["templating"]["list"] if v["type"] == "textbox"}
     used: set[str] = set()
     for title, expr in dashboard_exprs(dash):
         for var in re.findall(r"\$(\w+)", expr):
             assert var.startswith("__") or var in variables, f"{title}: undefined variable ${var}"
         concrete = expr.replace("$__rate_interval", "5m").replace("$__interval", "1m")
-        concrete = re.sub(r"\$(\w+)", "x", concrete)
+        concrete = re.sub(r"\$(\w+)", lambda m: numbers.get(m.group(1), "x"), concrete)
         check_expr(concrete, title)
+        # Issue 27: latency panels show unary calls only (a stream's time is how long it was open).
+        for matchers in handling_selectors(expr):
+            assert 'grpc_type="unary"' in matchers.replace(" ", ""), f"{title}: latency of every call type: {expr}"
         used |= metric_names(expr)
-    missing = METRICS - used
-    assert not missing, f"metrics without a panel: {missing}"
+    missing = PANELLED - used
+    assert not missing, f"metrics without a panel: {sorted(missing)}"
     labels = {"grpc_type", "grpc_service", "grpc_method", "grpc_code", "result", "termination", "reason", "version"}
     text = DASHBOARD.read_text()
     assert all(label in text for label in labels), f"labels not shown: {[l for l in labels if l not in text]}"
+    # The chart's copy, with the budget variables set to the release's budgets.
+    budgets = {"answer_budget": 33554432, "request_budget": 12582912}
+    objects, _ = render({"grafanaDashboard": {"enabled": True},
+                         "config": {"maxAnswerBytesInFlight": budgets["answer_budget"],
+                                    "maxRequestBytesInFlight": budgets["request_budget"]}})
+    rendered = json.loads(one(objects, "ConfigMap")["data"]["arbiter-dashboard.json"])
+    for var in rendered["templating"]["list"]:
+        if var["name"] in budgets:
+            want = str(budgets.pop(var["name"]))
+            assert var["query"] == want and var["current"] == {"text": want, "value": want}, f"chart dashboard variable {var}"
+            for copy in (var, next(v for v in dash["templating"]["list"] if v["name"] == var["name"])):
+                copy.pop("query"), copy.pop("current")
+    assert not budgets, f"the dashboard has no variables {sorted(budgets)}"
+    assert rendered == dash, "the chart's dashboard ConfigMap differs from deploy/grafana/arbiter-dashboard.json beyond the budgets"
 
 
 def main() -> int:
@@ -1153,7 +1308,9 @@ def main() -> int:
     check_kustomize_matches_chart()
     check_serve_defaults(args.binary)
     check_values_wiring(args.binary)
+    scrape_exported(args.binary)
     check_rules()
+    check_alerts_for_faults()
     check_rule_tests()
     check_dashboard()
 

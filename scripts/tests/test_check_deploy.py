@@ -127,6 +127,59 @@ class TestPod(unittest.TestCase):
         self.assertEqual([w for w, sel in selectors if check_deploy.selects(sel, pod["metadata"]["labels"])], [])
 
 
+class Alerts(unittest.TestCase):
+    """Issue 27: alerts that fired for normal use."""
+
+    def run_alert_check(self, rules_text: str) -> str:
+        """Runs check_alerts_for_faults on `rules_text` as the rules file; returns its output."""
+        with tempfile.TemporaryDirectory() as tmp:
+            rules = Path(tmp) / "arbiter.rules.yaml"
+            rules.write_text(rules_text)
+            saved, check_deploy.RULES = check_deploy.RULES, rules
+            try:
+                with contextlib.redirect_stdout(io.StringIO()) as out:
+                    check_deploy.check_alerts_for_faults()
+            finally:
+                check_deploy.RULES = saved
+        return out.getvalue()
+
+    def test_the_rules_as_they_are_pass(self) -> None:
+        self.assertTrue(self.run_alert_check(check_deploy.RULES.read_text()).startswith("ok "))
+
+    def test_latency_of_every_call_type_and_a_bare_absent_are_refused(self) -> None:
+        text = check_deploy.RULES.read_text()
+        unary = 'grpc_server_handling_seconds_bucket{grpc_type="unary"}'
+        self.assertEqual(text.count(unary), 1)
+        absent = text[text.index("group by (namespace, job) (max_over_time"):text.index("    for:", text.index("max_over_time"))]
+        old = text.replace(unary, "grpc_server_handling_seconds_bucket").replace(absent, "absent(arbiter_build_info)\n")
+        out = self.run_alert_check(old)
+        self.assertIn("FAIL alerts fire for faults only", out)
+        self.assertIn('ArbiterHighLatency: grpc_server_handling_seconds without grpc_type="unary"', out)
+        self.assertIn("ArbiterMetricsAbsent: absent() cannot say which namespace and job are gone", out)
+
+    def test_a_runbook_url_off_its_anchor_is_refused(self) -> None:
+        text = check_deploy.RULES.read_text()
+        out = self.run_alert_check(text.replace("#arbiterhighlatency", "#latency"))
+        self.assertIn("ArbiterHighLatency: runbook_url 'https://example.invalid/arbiter/blob/main/docs/alerts.md#latency'", out)
+
+    def test_a_metric_the_server_does_not_export_is_refused(self) -> None:
+        saved = set(check_deploy.EXPORTED)
+        check_deploy.EXPORTED.clear()
+        check_deploy.EXPORTED.update({"grpc_server_handled_total", "arbiter_build_info"})
+        try:
+            check_deploy.check_expr("sum(rate(grpc_server_handled_total[5m]))", "known")
+            with self.assertRaises(AssertionError) as caught:
+                check_deploy.check_expr("sum(rate(grpc_server_handled_totals[5m]))", "misspelled")
+        finally:
+            check_deploy.EXPORTED.clear()
+            check_deploy.EXPORTED.update(saved)
+        self.assertIn("misspelled: metrics the server does not export: {'grpc_server_handled_totals'}", str(caught.exception))
+
+    def test_handling_selectors_are_found_with_and_without_braces(self) -> None:
+        expr = 'rate(grpc_server_handling_seconds_bucket{grpc_type="unary", a="b"}[5m]) + grpc_server_handling_seconds_count'
+        self.assertEqual(check_deploy.handling_selectors(expr), ['grpc_type="unary", a="b"', ""])
+
+
 class Selectors(unittest.TestCase):
     def test_match_labels_and_expressions(self) -> None:
         labels = {"app": "arbiter", "tier": "api"}
