@@ -162,6 +162,18 @@ class Alerts(unittest.TestCase):
         out = self.run_alert_check(text.replace("#arbiterhighlatency", "#latency"))
         self.assertIn("ArbiterHighLatency: runbook_url 'https://example.invalid/arbiter/blob/main/docs/alerts.md#latency'", out)
 
+    def test_an_alert_without_its_runbook_section_is_refused(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            runbook = Path(tmp) / "alerts.md"
+            runbook.write_text(check_deploy.RUNBOOK.read_text().replace("## ArbiterAnswersAbandoned", "## Answers"))
+            saved, check_deploy.RUNBOOK = check_deploy.RUNBOOK, runbook
+            try:
+                out = self.run_alert_check(check_deploy.RULES.read_text())
+            finally:
+                check_deploy.RUNBOOK = saved
+        self.assertIn(f"ArbiterAnswersAbandoned: {runbook} has no section #arbiteranswersabandoned", out)
+        self.assertNotIn("ArbiterHighLatency:", out)
+
     def test_a_metric_the_server_does_not_export_is_refused(self) -> None:
         saved = set(check_deploy.EXPORTED)
         check_deploy.EXPORTED.clear()
