@@ -53,8 +53,11 @@ CHART_ARGS ?=
 chart: $(DEPLOY_STAMP)
 	@$(DEPLOY_PY) scripts/render-chart.py $(CHART_ARGS)
 
-# Needs the binary: the chart's defaults are compared with those `arbiter serve --help` prints.
+# Needs the binary: the chart's defaults are compared with those `arbiter serve --help` prints,
+# and the metrics the alerts and dashboard use with those it exports. First the unit tests of
+# check-deploy.py's own checks (scripts/tests/: a duplicate key, a selected test pod are caught).
 deploy-lint: $(DEPLOY_STAMP) deploy-build-release
+	$(DEPLOY_PY) -m unittest discover --start-directory scripts/tests
 	$(DEPLOY_PY) scripts/check-deploy.py --binary $(DEPLOY_ARBITER) $(addprefix --kube-version ,$(DEPLOY_KUBE_VERSIONS))
 
 # The alert rules parse and pass their unit tests (deploy-lint checks that the chart and the

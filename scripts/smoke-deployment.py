@@ -69,9 +69,15 @@ def result(ok: bool, name: str, detail: str = "") -> bool:
 TLS_VALUES: dict[str, Any] = {"tls": {"enabled": True, "clientCA": {"enabled": True}}}
 
 
+# image.repository has no default (the chart requires it); the smoke test runs the binary, not
+# the image, so any name does.
+REQUIRED_VALUES: dict[str, Any] = {"image": {"repository": "registry.example.com/arbiter"}}
+
+
 def render_deployment(values: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
     with helm.Chart.load(CHART) as chart:
-        manifests = chart.render(values, name="arbiter", namespace="arbiter", is_install=True)
+        manifests = chart.render({**REQUIRED_VALUES, **(values or {})}, name="arbiter", namespace="arbiter",
+                                 is_install=True)
     docs = [d for path, text in manifests.items() if path.endswith((".yaml", ".yml"))
             for d in yaml.safe_load_all(text) if d]
     (deployment,) = [d for d in docs if d.get("kind") == "Deployment"]
