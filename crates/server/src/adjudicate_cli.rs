@@ -23,6 +23,7 @@ use arbiter_rules::{GameResult, Termination};
 use crate::adjudicate::{self, Item, Place, Settings};
 use crate::cli::{AdjudicateArgs, OutputFormat};
 use crate::limits::{Limits, usize_of};
+use crate::output::{self, report};
 use arbiter_pgn::RawGame;
 
 /// Most disagreements and errors kept in a [`Summary`] (the counts go on).
@@ -770,12 +771,6 @@ fn open(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
     Ok((Box::new(file), Some(metadata.len())))
 }
 
-/// Writes a message to standard error, ignoring failure (standard error may be a closed pipe,
-/// as after `arbiter adjudicate ... 2>&1 | head`): the exit status still tells.
-fn report(message: std::fmt::Arguments<'_>) {
-    let _ = writeln!(io::stderr().lock(), "arbiter: {message}");
-}
-
 /// A progress bar of bytes read on standard error, only when standard error is a terminal.
 fn progress_bar(size: Option<u64>) -> Option<indicatif::ProgressBar> {
     if !io::stderr().is_terminal() {
@@ -939,7 +934,8 @@ fn run_html<R: BufRead + Send, W: Write + ?Sized>(
 /// `arbiter adjudicate`: exit 0 when every game was adjudicated and agrees with its `Result`
 /// tag, 2 when a game has an illegal move (or is not PGN) or a result that contradicts the
 /// rules, 1 when the input cannot be read (from the start or partway through) or the output
-/// cannot be written.
+/// cannot be written; 0, quietly, when the reader of standard output has gone (`| head`,
+/// [`output::write_failed`]).
 #[must_use]
 pub fn main(args: &AdjudicateArgs) -> ExitCode {
     let settings = Settings {
@@ -1072,30 +1068,26 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
     let summary = match result {
         Ok(summary) => summary,
         Err(error) => {
-            // A reader that stopped early (`| head`) is no error worth a message.
             if let Some(threads) = error
                 .get_ref()
                 .and_then(|inner| inner.downcast_ref::<ThreadsNotStarted>())
             {
                 report(format_args!("{threads}"));
-            } else if error.kind() != io::ErrorKind::BrokenPipe {
-                report(format_args!("cannot write the output: {error}"));
+                return ExitCode::FAILURE;
             }
-            return ExitCode::FAILURE;
+            // A reader that stopped early (`| head`) ends the run quietly, with status 0.
+            return output::write_failed(&error);
         }
     };
-    // The table ends with its summary; JSON lines, PGN and HTML keep standard output clean.
-    let written = if args.format == OutputFormat::Table {
+    // The table ends with its summary; JSON lines, PGN and HTML keep standard output clean, and
+    // their summary on standard error is written if it can be: the exit status still tells.
+    if args.format == OutputFormat::Table {
         let mut out = io::stdout().lock();
-        summary.write(&mut out).and_then(|()| out.flush())
-    } else {
-        summary.write(&mut io::stderr().lock())
-    };
-    if let Err(error) = written {
-        if error.kind() != io::ErrorKind::BrokenPipe {
-            report(format_args!("cannot write the summary: {error}"));
+        if let Err(error) = summary.write(&mut out).and_then(|()| out.flush()) {
+            return output::write_failed(&error);
         }
-        return ExitCode::FAILURE;
+    } else {
+        let _ = summary.write(&mut io::stderr().lock());
     }
     if let Some((bytes, error)) = read_error {
         // The records and the summary cover the games before the error only.

@@ -305,9 +305,10 @@ async fn unary_adjudicate_game_reads_pgn() {
     assert_eq!(status.code(), Code::InvalidArgument);
 }
 
-/// Exit statuses apart from the games: 1 when the input cannot be read (a directory) or the
-/// output cannot be written (a reader that stops early: no panic), 64 for a wrong command line
-/// (2 is kept for games that break the rules).
+/// Exit statuses apart from the games: 1 when the input cannot be read (a directory), 64 for a
+/// wrong command line (2 is kept for games that break the rules), and 0, quietly, when standard
+/// output and standard error are closed pipes (a reader that stopped early, issue 27; pipes.rs
+/// has the rest).
 #[test]
 fn cli_exit_status_for_input_output_and_usage_errors() {
     let output = cli(&data_dir(), &[]);
@@ -333,5 +334,5 @@ fn cli_exit_status_for_input_output_and_usage_errors() {
     drop(child.stdout.take());
     drop(child.stderr.take());
     let status = command::wait(&mut child, CLI_TIMEOUT).expect("exits");
-    assert_eq!(status.code(), Some(1), "{status:?}");
+    assert_eq!(status.code(), Some(0), "{status:?}");
 }

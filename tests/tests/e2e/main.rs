@@ -16,6 +16,7 @@ mod health;
 mod languages;
 mod limits;
 mod metrics;
+mod pipes;
 mod reflection;
 mod report;
 mod resync;
