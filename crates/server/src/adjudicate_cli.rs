@@ -21,7 +21,7 @@ use arbiter_proto::convert;
 use arbiter_rules::{GameResult, Termination};
 
 use crate::adjudicate::{self, Item, Place, Settings};
-use crate::cli::{AdjudicateArgs, OutputFormat};
+use crate::cli::{AdjudicateArgs, FailOn, OutputFormat};
 use crate::limits::{Limits, usize_of};
 use crate::output::{self, report};
 use arbiter_pgn::RawGame;
@@ -57,10 +57,27 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Whether every game was adjudicated and agreed with its `Result` tag.
+    /// Whether every game was adjudicated and agreed with its `Result` tag: no finding of
+    /// [`FailOn::DEFAULT`].
     #[must_use]
     pub fn clean(&self) -> bool {
-        self.errors == 0 && self.disagreements == 0
+        !self.fails(FailOn::DEFAULT)
+    }
+
+    /// Whether a game has a finding `fail_on` lists (`--fail-on`): the run's exit status is
+    /// then 2.
+    #[must_use]
+    pub fn fails(&self, fail_on: FailOn) -> bool {
+        let FailOn {
+            error,
+            disagreement,
+            warning,
+            unproven,
+        } = fail_on;
+        (error && self.errors > 0)
+            || (disagreement && self.disagreements > 0)
+            || (warning && self.warned > 0)
+            || (unproven && self.unproven > 0)
     }
 
     fn add(&mut self, tally: &Tally) {
@@ -931,11 +948,11 @@ fn run_html<R: BufRead + Send, W: Write + ?Sized>(
     Ok(summary)
 }
 
-/// `arbiter adjudicate`: exit 0 when every game was adjudicated and agrees with its `Result`
-/// tag, 2 when a game has an illegal move (or is not PGN) or a result that contradicts the
-/// rules, 1 when the input cannot be read (from the start or partway through) or the output
-/// cannot be written; 0, quietly, when the reader of standard output has gone (`| head`,
-/// [`output::write_failed`]).
+/// `arbiter adjudicate`: exit 2 when a game has a finding `--fail-on` lists
+/// ([`Summary::fails`]; by default an illegal move, text that is not PGN or a bound, or a result
+/// that contradicts the rules), 0 otherwise; 1 when the input cannot be read (from the start or
+/// partway through) or the output cannot be written, whatever the games; 0, quietly, when the
+/// reader of standard output has gone (`| head`, [`output::write_failed`]).
 #[must_use]
 pub fn main(args: &AdjudicateArgs) -> ExitCode {
     let settings = Settings {
@@ -1097,10 +1114,10 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         ));
         return ExitCode::FAILURE;
     }
-    if summary.clean() {
-        ExitCode::SUCCESS
-    } else {
+    if summary.fails(args.fail_on) {
         ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
@@ -1336,6 +1353,62 @@ mod tests {
             (outcome.fide_article.as_str(), outcome.termination()),
             ("6.9", v1::Termination::FlagFall)
         );
+    }
+
+    /// Issue 27, item 8: each `--fail-on` finding is one count of the summary.
+    #[test]
+    fn the_summary_fails_on_the_findings_listed() {
+        let none = FailOn::default();
+        let counted = |set: fn(&mut Summary)| {
+            let mut summary = Summary::default();
+            set(&mut summary);
+            summary
+        };
+        let cases: [(Summary, FailOn); 4] = [
+            (
+                counted(|s| s.errors = 1),
+                FailOn {
+                    error: true,
+                    ..none
+                },
+            ),
+            (
+                counted(|s| s.disagreements = 1),
+                FailOn {
+                    disagreement: true,
+                    ..none
+                },
+            ),
+            (
+                counted(|s| s.warned = 1),
+                FailOn {
+                    warning: true,
+                    ..none
+                },
+            ),
+            (
+                counted(|s| s.unproven = 1),
+                FailOn {
+                    unproven: true,
+                    ..none
+                },
+            ),
+        ];
+        for (i, (summary, own)) in cases.iter().enumerate() {
+            assert!(summary.fails(*own), "finding {i}");
+            assert!(summary.fails(FailOn::ANY), "finding {i}");
+            assert!(!summary.fails(none), "finding {i}");
+            for (j, (_, other)) in cases.iter().enumerate() {
+                assert_eq!(summary.fails(*other), i == j, "finding {i}, --fail-on {j}");
+            }
+        }
+        assert!(!Summary::default().fails(FailOn::ANY));
+        // The default: errors and disagreements, as before --fail-on.
+        let default: Vec<bool> = cases
+            .iter()
+            .map(|(s, _)| s.fails(FailOn::DEFAULT))
+            .collect();
+        assert_eq!(default, [true, true, false, false]);
     }
 
     /// Issue 11 item 5: the table names the Laws edition before its header, counts each

@@ -336,3 +336,85 @@ fn cli_exit_status_for_input_output_and_usage_errors() {
     let status = command::wait(&mut child, CLI_TIMEOUT).expect("exits");
     assert_eq!(status.code(), Some(0), "{status:?}");
 }
+
+/// Issue 27, item 8: `--fail-on` chooses the findings that make the exit status 2 (by default
+/// errors and disagreements, as before the flag). The fixture has a clean game and one game per
+/// finding: an error, a disagreement, a warning and a loss unproven at `--analysis material`.
+/// Each game alone, and the whole round, under each value.
+#[test]
+fn fail_on_chooses_the_findings_that_exit_2() {
+    let fixture = data_dir().join("adjudicate/findings.pgn");
+    let text = std::fs::read_to_string(&fixture).expect("fixture");
+    let games: Vec<String> = text
+        .split("\n\n[Event")
+        .enumerate()
+        .map(|(i, game)| {
+            if i == 0 {
+                game.to_owned()
+            } else {
+                format!("[Event{game}")
+            }
+        })
+        .collect();
+    let kinds = ["clean", "error", "disagreement", "warning", "unproven"];
+    assert_eq!(games.len(), kinds.len());
+    let dir = std::env::temp_dir().join(format!("arbiter-e2e-fail-on-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let files: Vec<_> = games
+        .iter()
+        .zip(kinds)
+        .map(|(game, kind)| {
+            let path = dir.join(format!("{kind}.pgn"));
+            std::fs::write(&path, game).expect("write");
+            path
+        })
+        .collect();
+    let all = ["error", "disagreement", "warning", "unproven"];
+    let values: [(Option<&str>, &[&str]); 9] = [
+        (None, &["error", "disagreement"]),
+        (Some("error,disagreement"), &["error", "disagreement"]),
+        (Some("none"), &[]),
+        (Some("any"), &all),
+        (Some("error"), &["error"]),
+        (Some("disagreement"), &["disagreement"]),
+        (Some("warning"), &["warning"]),
+        (Some("unproven"), &["unproven"]),
+        (Some(" warning , unproven"), &["warning", "unproven"]),
+    ];
+    for (value, failing) in values {
+        let mut args = vec!["--analysis", "material"];
+        if let Some(value) = value {
+            args.extend(["--fail-on", value]);
+        }
+        for (file, kind) in files.iter().zip(kinds) {
+            let output = cli(file, &args);
+            let expected = if failing.contains(&kind) { 2 } else { 0 };
+            assert_eq!(
+                output.status.code(),
+                Some(expected),
+                "--fail-on {value:?}, the {kind} game: {output:?}"
+            );
+        }
+        let output = cli(&fixture, &args);
+        let expected = if failing.is_empty() { 0 } else { 2 };
+        assert_eq!(
+            output.status.code(),
+            Some(expected),
+            "--fail-on {value:?}, the round: {output:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // A wrong value is a usage error (64) naming the word; `none` does not hide an unreadable
+    // input (1).
+    let output = cli(&fixture, &["--fail-on", "errors"]);
+    assert_eq!(output.status.code(), Some(64));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "unknown finding \"errors\": use error, disagreement, warning, unproven, any or none"
+        ),
+        "{stderr}"
+    );
+    let output = cli(&data_dir(), &["--fail-on", "none"]);
+    assert_eq!(output.status.code(), Some(1));
+}
