@@ -5,6 +5,7 @@
 //! [`write_response_json`] of the `AdjudicateGamesResponse` the `AdjudicateGames` stream would send for
 //! it, so both give the same verdicts.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal as _, LineWriter, Read, Seek as _, Write};
@@ -13,6 +14,8 @@ use std::process::ExitCode;
 use std::sync::{Arc, Condvar, Mutex, PoisonError, mpsc};
 
 use sha2::{Digest as _, Sha256};
+use unicode_segmentation::UnicodeSegmentation as _;
+use unicode_width::UnicodeWidthStr as _;
 
 use arbiter_proto::v1;
 
@@ -313,9 +316,52 @@ pub fn write_response_json<W: Write + ?Sized>(
     Ok(())
 }
 
-/// Keeps the first `n` characters of `text`.
-fn cut(text: &str, n: usize) -> String {
-    text.chars().take(n).collect()
+/// The mark that ends a table cell cut short (one column wide).
+const CUT_MARK: char = '…';
+
+/// `text` as a table cell `columns` wide by display width (`unicode-width`: a CJK character
+/// takes two columns, a combining mark none): padded with spaces, or, when it is wider, cut
+/// where it still fits with [`CUT_MARK`] after it (and a space when a wide character would
+/// straddle the boundary), only between grapheme clusters (a letter and its combining marks,
+/// an emoji sequence stay whole). Control characters are written escaped (`\t`, `\u{1b}`), so
+/// that a name neither moves the columns nor reaches the terminal as a command.
+fn cell(text: &str, columns: usize) -> String {
+    let text: Cow<'_, str> = if text.chars().any(char::is_control) {
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_debug().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect::<String>()
+            .into()
+    } else {
+        text.into()
+    };
+    let mut cell = String::with_capacity(text.len().min(4 * columns) + columns);
+    let mut width = 0;
+    if text.width() <= columns {
+        cell.push_str(&text);
+        width = text.width();
+    } else {
+        // Clusters are measured one by one: a tag value of thousands of characters costs no
+        // more than the columns it fills.
+        let room = columns.saturating_sub(1);
+        for cluster in text.graphemes(true) {
+            let w = cluster.width();
+            if width + w > room {
+                break;
+            }
+            cell.push_str(cluster);
+            width += w;
+        }
+        cell.push(CUT_MARK);
+        width += 1;
+    }
+    cell.extend(std::iter::repeat_n(' ', columns.saturating_sub(width)));
+    cell
 }
 
 /// The line before the table header: the edition of the Laws the verdicts apply and the
@@ -373,12 +419,12 @@ fn table_note(verdict: &PgnVerdict) -> String {
 fn table_row(item: &Item<'_>) -> String {
     let tag = |name| item.raw.tag(name).unwrap_or("");
     let start = format!(
-        "{:<6} {:<24} {:<5} {:<20} {:<20}",
+        "{:<6} {} {} {} {}",
         item.at.index,
-        cut(tag("Event"), 24),
-        cut(tag("Round"), 5),
-        cut(tag("White"), 20),
-        cut(tag("Black"), 20)
+        cell(tag("Event"), 24),
+        cell(tag("Round"), 5),
+        cell(tag("White"), 20),
+        cell(tag("Black"), 20)
     );
     match &item.verdict {
         Err(error) => format!("{start} error: {error}"),
@@ -389,8 +435,8 @@ fn table_row(item: &Item<'_>) -> String {
                 .as_ref()
                 .map_or("", |declared| declared.text.as_str());
             format!(
-                "{start} {:<8} {:<7} {:<24} {:<8} {:>4} {:>4} {}",
-                cut(declared, 8),
+                "{start} {} {:<7} {:<24} {:<8} {:>4} {:>4} {}",
+                cell(declared, 8),
                 outcome.map_or("*", |o| o.result.as_pgn()),
                 termination_words(outcome.map(|o| o.termination)),
                 outcome.map_or("", |o| o.article()),
@@ -1353,6 +1399,65 @@ mod tests {
             (outcome.fide_article.as_str(), outcome.termination()),
             ("6.9", v1::Termination::FlagFall)
         );
+    }
+
+    /// Issue 27, item 8: the table's columns are counted in display width, not characters: a
+    /// CJK name takes two columns a character, a combining mark none, an emoji sequence two, so
+    /// the rows stay aligned; a name too wide is cut between grapheme clusters with a visible
+    /// `…`, a space after it where a wide character would straddle the boundary; control
+    /// characters are escaped.
+    #[test]
+    fn table_columns_align_by_display_width_and_cut_names_with_a_mark() {
+        let game = |event: &str, white: &str, black: &str| {
+            format!(
+                "[Event \"{event}\"]\n[Round \"1\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n"
+            )
+        };
+        let pgn = [
+            game("Candidates", "丁立人", "Carlsen, Magnus"),
+            // "José Raúl Capablanca", its accents as combining marks: 20 columns, 22 characters.
+            game(
+                "Havana",
+                "Jose\u{301} Rau\u{301}l Capablanca",
+                "Lasker, Emanuel",
+            ),
+            game("Emoji", "🦀 Ferris", "👨\u{200D}👩\u{200D}👧 Family 👍🏽"),
+            game(
+                "Tata Steel Masters, Wijk aan Zee",
+                "Maximilian Alexander von Schön",
+                "阿卜杜萨托罗夫努尔迪尔别克",
+            ),
+            // The 19th column is "é", an "e" and its combining mark: kept whole before the mark.
+            game("Cut", "Abcdefghijklmnopqre\u{301}stuv", "Tab\there"),
+        ]
+        .concat();
+        let mut out = Vec::new();
+        run(
+            pgn.as_bytes(),
+            &mut out,
+            OutputFormat::Table,
+            &Settings::default(),
+        )
+        .expect("writes");
+        let text = String::from_utf8(out).expect("utf-8");
+        let rows: Vec<&str> = text.lines().skip(2).take(5).collect();
+        assert_eq!(
+            rows,
+            [
+                "0      Candidates               1     丁立人               Carlsen, Magnus      0-1      0-1     checkmate                5.1.1       4    0",
+                "1      Havana                   1     Jose\u{301} Rau\u{301}l Capablanca Lasker, Emanuel      0-1      0-1     checkmate                5.1.1       4    0",
+                "2      Emoji                    1     🦀 Ferris            👨\u{200d}👩\u{200d}👧 Family 👍\u{1f3fd}         0-1      0-1     checkmate                5.1.1       4    0",
+                "3      Tata Steel Masters, Wij… 1     Maximilian Alexande… 阿卜杜萨托罗夫努尔…  0-1      0-1     checkmate                5.1.1       4    0",
+                "4      Cut                      1     Abcdefghijklmnopqre\u{301}… Tab\\there            0-1      0-1     checkmate                5.1.1       4    0",
+            ]
+        );
+        // Every row has the same display width up to its `declared` column.
+        let header = text.lines().nth(1).expect("header");
+        let declared = header.find("declared").expect("declared");
+        for row in &rows {
+            let at = row.find(" 0-1 ").expect("declared result") + 1;
+            assert_eq!(row[..at].width(), declared, "{row}");
+        }
     }
 
     /// Issue 27, item 8: each `--fail-on` finding is one count of the summary.
