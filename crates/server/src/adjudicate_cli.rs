@@ -1007,6 +1007,9 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
             max_moves: usize_of(args.max_moves),
             max_pgn_bytes: usize_of(args.max_game_bytes),
             analysis: args.analysis.into(),
+            max_tags: usize_of(args.max_tags),
+            max_tag_value_bytes: usize_of(args.max_tag_value_bytes),
+            max_variation_depth: usize_of(args.max_variation_depth),
             ..Limits::default()
         },
         notation: arbiter_proto::convert::Notation {

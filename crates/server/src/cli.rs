@@ -98,6 +98,22 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_games_per_stream: u32,
 
+    /// Most tag pairs of one PGN game; a game with more is an error of its own (LIMIT_EXCEEDED).
+    #[arg(long, env = "ARBITER_MAX_TAGS", default_value_t = limits::DEFAULT_MAX_TAGS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tags: u32,
+
+    /// Largest PGN tag value, in bytes (escapes decoded); a game with a longer one is an error
+    /// of its own (LIMIT_EXCEEDED).
+    #[arg(long, env = "ARBITER_MAX_TAG_VALUE_BYTES", default_value_t = limits::DEFAULT_MAX_TAG_VALUE_BYTES,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tag_value_bytes: u32,
+
+    /// Deepest nesting of variations in PGN movetext (0: no variations); a game nested deeper is
+    /// an error of its own (LIMIT_EXCEEDED).
+    #[arg(long, env = "ARBITER_MAX_VARIATION_DEPTH", default_value_t = limits::DEFAULT_MAX_VARIATION_DEPTH)]
+    pub max_variation_depth: u32,
+
     /// How much analysis adjudication may spend on dead positions and on "can the opponent
     /// still checkmate?" (flag fall, resignation): material checks only, a fast sound check, or
     /// the full helpmate search. A level, not a number: the search is bounded by the analyzer's
@@ -543,6 +559,15 @@ pub struct AdjudicateArgs {
     /// Largest game, in bytes of PGN.
     #[arg(long, default_value_t = limits::DEFAULT_MAX_PGN_BYTES, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_game_bytes: u32,
+    /// Most tag pairs of one game.
+    #[arg(long, default_value_t = limits::DEFAULT_MAX_TAGS, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tags: u32,
+    /// Largest tag value, in bytes (escapes decoded).
+    #[arg(long, default_value_t = limits::DEFAULT_MAX_TAG_VALUE_BYTES, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tag_value_bytes: u32,
+    /// Deepest nesting of variations in the movetext (0: no variations).
+    #[arg(long, default_value_t = limits::DEFAULT_MAX_VARIATION_DEPTH)]
+    pub max_variation_depth: u32,
     /// The piece letters of SAN in the moves written in the JSON output and the HTML report
     /// (claims, evidence, mating lines): en,
     /// es, de, fr, it, nl or figurine. The movetext is read, and PGN output (--format pgn)
@@ -841,6 +866,9 @@ mod tests {
             max_pgn_bytes: limits::usize_of(serve.max_pgn_bytes),
             analysis: serve.analysis.into(),
             max_games_per_stream: limits::usize_of(serve.max_games_per_stream),
+            max_tags: limits::usize_of(serve.max_tags),
+            max_tag_value_bytes: limits::usize_of(serve.max_tag_value_bytes),
+            max_variation_depth: limits::usize_of(serve.max_variation_depth),
         };
         assert_eq!(served, limits::Limits::default());
         let cli = Cli::try_parse_from(["arbiter", "adjudicate", "round.pgn"]).expect("parses");
@@ -854,6 +882,18 @@ mod tests {
                 arbiter_rules::AnalysisBudget::from(adjudicate.analysis),
             ),
             (served.max_moves, served.max_pgn_bytes, served.analysis)
+        );
+        assert_eq!(
+            (
+                adjudicate.max_tags,
+                adjudicate.max_tag_value_bytes,
+                adjudicate.max_variation_depth
+            ),
+            (
+                serve.max_tags,
+                serve.max_tag_value_bytes,
+                serve.max_variation_depth
+            )
         );
         assert_eq!(
             served.reader_limits(),
