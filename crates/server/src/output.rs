@@ -3,9 +3,11 @@
 //!
 //! Rust's runtime ignores `SIGPIPE` (it sets it to `SIG_IGN` before `main`, and arbiter leaves it
 //! so), so writing to a pipe whose reader has gone fails with [`io::ErrorKind::BrokenPipe`]
-//! instead of killing the process. A reader that stops early (`arbiter adjudicate round.pgn |
-//! head -1`) has what it asked for: every command then stops writing and ends quietly, with exit
-//! status 0 and nothing on standard error ([`write_failed`]). `println!` and `eprintln!` would
+//! instead of killing the process. A reader that stops early (`arbiter adjudicate
+//! a-thousand-games.pgn | head -1`) has what it asked for: every command then stops writing and
+//! ends quietly, with exit status 0 and nothing on standard error ([`write_failed`]). (Output
+//! that fits in the pipe's buffer is written whole before the reader goes: the command then ends
+//! as it would have anyway.) `println!` and `eprintln!` would
 //! panic there instead (exit status 101 and a panic message), so the commands never use them.
 //! A server keeps serving when its standard output is closed ([`announce`]).
 

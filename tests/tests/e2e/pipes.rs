@@ -1,7 +1,8 @@
 //! Issue 27, item 8: a closed pipe ends a command quietly with exit status 0. Every subcommand
 //! that writes to standard output is run with standard output a real pipe whose reader has gone:
-//! `arbiter adjudicate round.pgn | head -1` exited 1 (and `println!` panics there, status 101).
-//! Rust ignores SIGPIPE, so the write fails with EPIPE and the command must end on its own.
+//! `arbiter adjudicate` of a thousand games `| head -1` exited 1 (and `println!` panics there,
+//! status 101). Rust ignores SIGPIPE, so the write fails with EPIPE and the command must end on
+//! its own.
 
 use std::{
     io::{BufRead as _, BufReader, Read as _},
