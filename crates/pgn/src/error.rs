@@ -75,11 +75,13 @@ pub enum ErrorKind {
     /// (8.2), text after the game termination marker (8.2.6), ...
     #[error("{0}")]
     Syntax(String),
-    /// A [`crate::ReaderLimits`] bound was exceeded; the rest of the game is skipped.
-    #[error("{what} exceeds the limit of {limit}")]
+    /// A [`crate::ReaderLimits`] bound was exceeded; the rest of the game is skipped. `Display`
+    /// names what was counted, the limit and the flag that sets it: `number of tag pairs
+    /// exceeds the limit of 256 (--max-tags)`.
+    #[error("{} exceeds the limit of {limit} ({})", bound.what(), bound.flag())]
     Limit {
-        /// What was too large, e.g. "game size in bytes", "number of plies".
-        what: &'static str,
+        /// Which bound.
+        bound: Bound,
         /// The limit that was exceeded.
         limit: usize,
     },
@@ -169,6 +171,52 @@ impl ErrorKind {
                 "not_strict" => "move_not_strict",
                 _ => "move_other",
             },
+        }
+    }
+}
+
+/// One of the bounds of [`crate::ReaderLimits`], as an [`ErrorKind::Limit`] names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Bound {
+    /// [`crate::ReaderLimits::max_game_bytes`].
+    GameBytes,
+    /// [`crate::ReaderLimits::max_tags`].
+    Tags,
+    /// [`crate::ReaderLimits::max_tag_value_bytes`].
+    TagValueBytes,
+    /// [`crate::ReaderLimits::max_plies`].
+    Plies,
+    /// [`crate::ReaderLimits::max_variation_depth`].
+    VariationDepth,
+}
+
+impl Bound {
+    /// What the bound counts, as the error says it: `game size in bytes`, `number of tag
+    /// pairs`, `tag value length in bytes`, `number of plies`, `variation nesting depth`.
+    #[must_use]
+    pub fn what(self) -> &'static str {
+        match self {
+            Bound::GameBytes => "game size in bytes",
+            Bound::Tags => "number of tag pairs",
+            Bound::TagValueBytes => "tag value length in bytes",
+            Bound::Plies => "number of plies",
+            Bound::VariationDepth => "variation nesting depth",
+        }
+    }
+
+    /// The `arbiter` flag that sets the bound, the same for `arbiter adjudicate` and `arbiter
+    /// serve`: `--max-game-bytes`, `--max-tags`, `--max-tag-value-bytes`, `--max-moves`,
+    /// `--max-variation-depth`. (The server's `--max-pgn-bytes` bounds a request's whole PGN
+    /// text before its reader sees it, so only `adjudicate` meets the bound on a game's bytes.)
+    #[must_use]
+    pub fn flag(self) -> &'static str {
+        match self {
+            Bound::GameBytes => "--max-game-bytes",
+            Bound::Tags => "--max-tags",
+            Bound::TagValueBytes => "--max-tag-value-bytes",
+            Bound::Plies => "--max-moves",
+            Bound::VariationDepth => "--max-variation-depth",
         }
     }
 }

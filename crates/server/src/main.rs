@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use arbiter_server::{
     cli::{BoardArgs, Cli, Command, PerftArgs},
-    health_check, logging,
+    health_check, logging, output,
     serve::{Bound, shutdown_signal},
 };
 use clap::Parser as _;
@@ -41,7 +41,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => {
             // Flags that contradict each other are a command line error too.
             if let Err(error) = args.check() {
-                eprintln!("arbiter: {error}");
+                output::report(format_args!("{error}"));
                 return ExitCode::from(EXIT_USAGE);
             }
             logging::init(args.log_format);
@@ -73,11 +73,16 @@ fn main() -> ExitCode {
         Command::Perft(args) => perft(&args),
         Command::Adjudicate(args) => arbiter_server::adjudicate_cli::main(&args),
         Command::Board(args) => board(&args),
-        Command::HealthCheck(args) => run_async(1, async move {
-            health_check::run(&args).await?;
-            println!("SERVING");
-            Ok(())
-        }),
+        Command::HealthCheck(args) => {
+            let status = run_async(1, async move {
+                health_check::run(&args).await?;
+                Ok(())
+            });
+            if status != ExitCode::SUCCESS {
+                return status;
+            }
+            output::line("SERVING").map_or_else(|error| output::write_failed(&error), |()| status)
+        }
     }
 }
 
@@ -93,7 +98,7 @@ fn run_async(
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("arbiter: cannot start the async runtime: {error}");
+            output::report(format_args!("cannot start the async runtime: {error}"));
             return ExitCode::FAILURE;
         }
     };
@@ -103,7 +108,7 @@ fn run_async(
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("arbiter: {error}");
+            output::report(format_args!("{error}"));
             ExitCode::FAILURE
         }
     }
@@ -119,7 +124,7 @@ fn board(args: &BoardArgs) -> ExitCode {
     ) {
         Ok(position) => position,
         Err(error) => {
-            eprintln!("arbiter: invalid FEN: {error}");
+            output::report(format_args!("invalid FEN: {error}"));
             return ExitCode::from(2);
         }
     };
@@ -128,10 +133,11 @@ fn board(args: &BoardArgs) -> ExitCode {
         last_move: args.last_move,
         flipped: args.flip,
     });
-    if std::io::stdout().lock().write_all(svg.as_bytes()).is_err() {
-        return ExitCode::FAILURE; // standard output closed
+    let mut out = std::io::stdout().lock();
+    match out.write_all(svg.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => output::write_failed(&error),
     }
-    ExitCode::SUCCESS
 }
 
 fn perft(args: &PerftArgs) -> ExitCode {
@@ -152,7 +158,7 @@ fn perft(args: &PerftArgs) -> ExitCode {
     let position = match position {
         Ok(position) => position,
         Err(error) => {
-            eprintln!("arbiter: invalid --fen: {error}");
+            output::report(format_args!("invalid --fen: {error}"));
             return ExitCode::from(2);
         }
     };
@@ -168,16 +174,16 @@ fn perft(args: &PerftArgs) -> ExitCode {
             .iter()
             .try_for_each(|(uci, count)| writeln!(out, "{uci}: {count}"))
             .and_then(|()| writeln!(out));
-        if written.is_err() {
-            return ExitCode::FAILURE; // standard output closed (`| head`)
+        if let Err(error) = written {
+            return output::write_failed(&error); // `| head`: quietly, status 0
         }
         divided.iter().map(|(_, count)| count).sum()
     } else {
         arbiter_rules::perft(&position, args.depth)
     };
     let elapsed = started.elapsed();
-    if writeln!(std::io::stdout().lock(), "{nodes}").is_err() {
-        return ExitCode::FAILURE;
+    if let Err(error) = output::line(&nodes.to_string()) {
+        return output::write_failed(&error);
     }
     #[allow(clippy::cast_precision_loss)]
     let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6;

@@ -271,6 +271,9 @@ impl Bound {
             max_pgn_bytes: usize_of(args.max_pgn_bytes),
             analysis: args.analysis.into(),
             max_games_per_stream: usize_of(args.max_games_per_stream),
+            max_tags: usize_of(args.max_tags),
+            max_tag_value_bytes: usize_of(args.max_tag_value_bytes),
+            max_variation_depth: usize_of(args.max_variation_depth),
         };
         arbiter_rules::interrupt::set_max_concurrent_analyses(usize_of(args.max_analyses));
         // A call whose analysis would wait longer for a slot than it may wait for a worker is
