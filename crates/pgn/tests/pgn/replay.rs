@@ -66,7 +66,7 @@ fn a_move_listed_after_checkmate_is_counted_after_the_end() {
 /// game ended at the mate (FIDE Laws 5.1.1), and the verdict names that ending, at its ply, in
 /// its explanation and its `moves_after_end` warning (with the move's line); the result stands.
 #[test]
-fn a_move_after_mate_in_pgn_is_named_after_the_ending_fide_5_1_1_issue_27() {
+fn r_a_move_after_mate_in_pgn_is_named_after_the_ending_fide_5_1_1() {
     let g = raw("[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 3. Ke2 0-1\n");
     let verdict = adjudicate(&g, None, &AdjudicationSettings::default()).expect("a verdict");
     let outcome = verdict.verdict.outcome.expect("the game ended");
@@ -96,7 +96,7 @@ fn a_move_after_mate_in_pgn_is_named_after_the_ending_fide_5_1_1_issue_27() {
 /// a move after checkmate or stalemate naming the ending and its article (kind
 /// `move_game_over`), not why the move fails in the final position ("does not parry it").
 #[test]
-fn replay_moves_names_the_ending_a_move_follows_fide_5_1_1_and_5_2_1_issue_27() {
+fn r_replay_moves_names_the_ending_a_move_follows_fide_5_1_1_and_5_2_1() {
     let mut moves = Vec::new();
     let err = replay_moves(
         &raw("1. f3 e5 2. g4 Qh4# 3. Ke2 0-1"),

@@ -1436,10 +1436,19 @@ fn seventy_five_move_rule_yields_to_checkmate_on_the_last_move_fide_9_6_2() {
 /// naming the ending (cause GAME_OVER, the ending's article), where a move after mate was
 /// refused as "does not parry the check". The game is left as it was.
 #[test]
-fn no_move_follows_the_end_of_the_game_fide_5_1_1_5_2_1_5_2_2_9_6_1_9_6_2() {
+fn r_no_move_follows_the_end_of_the_game_fide_5_1_1_5_2_1_5_2_2_9_6_1_9_6_2() {
     let shuffle16 = shuffles(16);
     // (start, moves, budget, next move, the refusal, article, ply of the ending)
-    let cases: [(&str, &[&str], AnalysisBudget, &str, &str, &str, usize); 8] = [
+    type Case<'a> = (
+        &'a str,
+        &'a [&'a str],
+        AnalysisBudget,
+        &'a str,
+        &'a str,
+        &'a str,
+        usize,
+    );
+    let cases: [Case; 8] = [
         (
             STARTING_FEN,
             &["f3", "e5", "g4", "Qh4#"],
