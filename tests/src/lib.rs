@@ -27,6 +27,10 @@
 //! | `tests/e2e/tls.rs` | TLS and mutual TLS with certificates made by `rcgen`, health-check over TLS, certificate rotation without a restart |
 //! | `tests/e2e/web_example.rs` | the example web page (`examples/web/dist/`) in headless Chromium against `arbiter serve` over gRPC-Web: the start position's 20 moves, a fixture game's verdict, INVALID_ARGUMENT with its field, refused without CORS |
 //!
+//! [`unended`] holds the workload of the tests that need long ApplyMoves calls answered in full:
+//! a legal game of 4,500 plies that no rule ends (ApplyMoves refuses a move after the game's end,
+//! so knights shuffled out and back stop at ply 16).
+//!
 //! ## Which binary is tested
 //!
 //! Cargo builds another package's binaries for no integration test (`CARGO_BIN_EXE_<name>` only
@@ -64,6 +68,7 @@ pub mod dom;
 pub mod pgn;
 pub mod server;
 pub mod static_files;
+pub mod unended;
 
 use std::{future::Future, path::PathBuf, time::Duration};
 

@@ -1,6 +1,6 @@
 //! Errors of reading and replaying PGN, each with the line and column where it happened.
 
-use arbiter_rules::{FenError, MoveError};
+use arbiter_rules::{FenError, GameOver, MoveError};
 use thiserror::Error;
 
 /// An error in one game of a PGN input, with its position in the input.
@@ -145,13 +145,27 @@ pub enum ErrorKind {
         /// Why the rules reject it.
         error: MoveError,
     },
+    /// A move of the main line after checkmate or stalemate, in the replay that keeps no game
+    /// ([`crate::replay_moves`]): no move follows the end of the game (FIDE Laws 5.1.1,
+    /// 5.2.1), and the error names the ending rather than why this move in particular fails,
+    /// e.g. `ply 5 (Ke2): the game ended at ply 4 (checkmate, FIDE Laws 5.1.1)`. The replay of
+    /// a game ([`crate::replay`]) counts such moves as played after the end instead.
+    #[error("ply {ply} ({text}): {over}")]
+    GameOver {
+        /// The 1-based ply of the move.
+        ply: usize,
+        /// The move text as written (annotation marks `!?` removed).
+        text: String,
+        /// The ending, at the ply of the position it was reached in.
+        over: GameOver,
+    },
 }
 
 impl ErrorKind {
     /// A short category: `io`, `syntax`, `limit`, `no_movetext`, `encoding`,
     /// `unsupported_variant`, `missing_fen`, `fen`, `null_move`, or for
     /// moves the rules' category prefixed with `move_` (`move_illegal`, `move_ambiguous`,
-    /// `move_syntax`, `move_not_strict`).
+    /// `move_syntax`, `move_not_strict`), and `move_game_over` for a move after the game's end.
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
@@ -164,6 +178,7 @@ impl ErrorKind {
             ErrorKind::MissingFen { .. } => "missing_fen",
             ErrorKind::Fen(_) => "fen",
             ErrorKind::NullMove { .. } => "null_move",
+            ErrorKind::GameOver { .. } => "move_game_over",
             ErrorKind::Move { error, .. } => match error.kind() {
                 "syntax" => "move_syntax",
                 "illegal" => "move_illegal",
