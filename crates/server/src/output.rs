@@ -9,7 +9,7 @@
 //! that fits in the pipe's buffer is written whole before the reader goes: the command then ends
 //! as it would have anyway.) `println!` and `eprintln!` would
 //! panic there instead (exit status 101 and a panic message), so the commands never use them.
-//! A server keeps serving when its standard output is closed ([`announce`]).
+//! A server writes nothing on standard output (its addresses are a log line on standard error).
 
 use std::fmt;
 use std::io::{self, Write as _};
@@ -30,13 +30,6 @@ pub fn line(text: &str) -> io::Result<()> {
     let mut out = io::stdout().lock();
     writeln!(out, "{text}")?;
     out.flush()
-}
-
-/// Writes a line of a server's start on standard output (its addresses, which scripts read),
-/// ignoring failure: a server whose standard output is closed goes on serving, and its log
-/// (standard error) says the same.
-pub fn announce(text: &str) {
-    let _ = line(text);
 }
 
 /// The exit status after an error writing standard output: 0, quietly, when the reader has gone
