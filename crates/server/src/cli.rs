@@ -4,7 +4,14 @@ use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::limits;
+use crate::{
+    duration::{parse_duration, parse_positive_duration},
+    health_check::Probe,
+    limits,
+    serve::ServeConfig,
+    tls::TlsFiles,
+    transport::{ConnectionLimits, WhenFull},
+};
 
 /// Chess rules as a service: the arbiter gRPC server and its tools.
 #[derive(Debug, Parser)]
@@ -74,7 +81,7 @@ pub struct ServeArgs {
     /// Address of the Prometheus endpoint (`GET /metrics`, HTTP/1.1); port 0 picks a free port
     /// (printed as "arbiter metrics on ADDR"); "" or "off" disables metrics.
     #[arg(long, env = "ARBITER_METRICS_ADDR", default_value = "[::]:9090",
-          value_parser = |text: &str| crate::metrics::parse_metrics_addr(text).map(OptionalAddr))]
+          value_parser = |text: &str| parse_optional_addr(text).map(OptionalAddr))]
     pub metrics_addr: OptionalAddr,
 
     /// Largest accepted request message, in bytes.
@@ -207,7 +214,7 @@ pub struct ServeArgs {
     /// through when the main port is full, and it stays plaintext when the main port speaks TLS;
     /// "" or "off" disables it. Port 0 picks a free port (printed as "arbiter health on ADDR").
     #[arg(long, env = "ARBITER_HEALTH_ADDR", default_value = "[::]:50052",
-          value_parser = |text: &str| crate::metrics::parse_metrics_addr(text).map(OptionalAddr))]
+          value_parser = |text: &str| parse_optional_addr(text).map(OptionalAddr))]
     pub health_addr: OptionalAddr,
 
     /// Most connections open at once on the gRPC port; a connection beyond it is closed at once.
@@ -402,25 +409,98 @@ impl ServeArgs {
         }
     }
 
-    /// Most calls away from their worker for analyzer runs at once (see
-    /// [`crate::workers::Workers::max_seatless`]).
+    /// The log format of `--log-format`; `None`: the default (text on a terminal, JSON
+    /// otherwise).
     #[must_use]
-    pub fn max_seatless(&self) -> usize {
-        crate::workers::Workers::max_seatless(
-            self.worker_threads(),
-            usize::try_from(self.max_analyses).unwrap_or(usize::MAX),
-        )
+    pub fn log_format(&self) -> Option<crate::logging::LogFormat> {
+        self.log_format.map(|format| match format {
+            LogFormat::Json => crate::logging::LogFormat::Json,
+            LogFormat::Text => crate::logging::LogFormat::Text,
+        })
     }
 
-    /// Threads of the blocking pool: one per worker, one per call that may be away from its
-    /// worker for an analyzer run, and one for housekeeping (reading reloaded TLS files). The
-    /// pool never grows with the number of calls.
-    #[must_use]
-    pub fn blocking_threads(&self) -> usize {
-        self.worker_threads()
-            .saturating_add(self.max_seatless())
-            .saturating_add(1)
+    /// The flags as the plain values the server runs with ([`ServeConfig`]): counts as
+    /// `usize`, 0 workers as the number of cores, a zero age or keepalive interval as "none".
+    ///
+    /// # Errors
+    ///
+    /// As [`ServeArgs::check`]: flags that contradict each other.
+    pub fn config(&self) -> Result<ServeConfig, ServeArgsError> {
+        self.check()?;
+        let usize_of = limits::usize_of;
+        Ok(ServeConfig {
+            grpc_addrs: vec![self.grpc_addr],
+            health_addrs: self.health_addr.0.into_iter().collect(),
+            metrics_addrs: self.metrics_addr.0.into_iter().collect(),
+            limits: limits::Limits {
+                max_moves: usize_of(self.max_moves),
+                max_pgn_bytes: usize_of(self.max_pgn_bytes),
+                analysis: self.analysis.into(),
+                max_games_per_stream: usize_of(self.max_games_per_stream),
+            },
+            max_message_bytes: usize_of(self.max_message_bytes),
+            workers: self.worker_threads(),
+            stream_workers: self.stream_worker_threads(),
+            max_analyses: usize_of(self.max_analyses),
+            concurrency_limit: usize_of(self.concurrency_limit),
+            max_streams: usize_of(self.max_streams),
+            max_inline_bytes: usize_of(self.max_inline_bytes),
+            max_queue_wait: self.max_queue_wait,
+            request_timeout: self.request_timeout,
+            stream_idle_timeout: self.stream_idle_timeout,
+            max_request_bytes_in_flight: self.max_request_bytes_in_flight,
+            max_answer_bytes_in_flight: self.max_answer_bytes_in_flight,
+            connections: ConnectionLimits {
+                max_connections: usize_of(self.max_connections),
+                when_full: WhenFull::Refuse,
+                handshake_timeout: self.handshake_timeout,
+                idle_timeout: self.connection_idle_timeout,
+                max_concurrent_streams: self.max_concurrent_streams,
+                max_age: Some(self.max_connection_age).filter(|age| !age.is_zero()),
+                max_age_grace: self.max_connection_age_grace,
+                keepalive_interval: Some(self.http2_keepalive_interval)
+                    .filter(|every| !every.is_zero()),
+                keepalive_timeout: self.http2_keepalive_timeout,
+                stream_window: self.http2_stream_window_bytes,
+                connection_window: self.http2_connection_window_bytes,
+                max_header_list_bytes: crate::serve::MAX_HEADER_LIST_BYTES,
+                http1: true,
+                slow_reader_timeout: self.slow_reader_timeout,
+                socket_send_buffer: (self.socket_send_buffer_bytes > 0)
+                    .then(|| usize_of(self.socket_send_buffer_bytes)),
+            },
+            health_max_connections: usize_of(self.health_max_connections),
+            metrics_max_connections: usize_of(self.metrics_max_connections),
+            tls: match (&self.tls_cert, &self.tls_key) {
+                (Some(cert), Some(key)) => Some(TlsFiles {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                    client_ca: self.tls_client_ca.clone(),
+                }),
+                _ => None,
+            },
+            tls_reload_interval: Some(self.tls_reload_interval).filter(|every| !every.is_zero()),
+            cors_allowed_origins: self.cors_allowed_origins.clone(),
+            access_log: self.access_log(),
+            lame_duck: self.lame_duck,
+            drain_timeout: self.drain_timeout,
+        })
     }
+}
+
+/// Reads an address that may be turned off: `None` for "" or "off" (any case).
+///
+/// # Errors
+///
+/// A message when the text is neither empty, `off`, nor a socket address.
+pub fn parse_optional_addr(text: &str) -> Result<Option<SocketAddr>, String> {
+    let text = text.trim();
+    if text.is_empty() || text.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    text.parse().map(Some).map_err(|error| {
+        format!("{text:?} is not an address such as \"[::]:9090\" (or \"off\"): {error}")
+    })
 }
 
 /// An address that can be turned off (`--metrics-addr`, `--health-addr`): `None` when off.
@@ -557,6 +637,22 @@ pub struct AdjudicateArgs {
     pub jobs: u16,
 }
 
+impl HealthCheckArgs {
+    /// The flags as the plain values [`crate::health_check::run`] takes.
+    #[must_use]
+    pub fn probe(&self) -> Probe {
+        Probe {
+            addr: self.addr.clone(),
+            service: self.service.clone(),
+            timeout: self.timeout,
+            tls_ca: self.tls_ca.clone(),
+            // clap makes `--tls-cert` and `--tls-key` go together.
+            tls_identity: self.tls_cert.clone().zip(self.tls_key.clone()),
+            tls_domain: self.tls_domain.clone(),
+        }
+    }
+}
+
 /// Reads `--report-date`: any text of 1 to 100 characters without control characters.
 ///
 /// # Errors
@@ -632,52 +728,6 @@ pub struct HealthCheckArgs {
     pub tls_domain: Option<String>,
 }
 
-/// Parses a duration that must be longer than zero (a timeout of zero would fail every call).
-///
-/// # Errors
-///
-/// As [`parse_duration`], and when the duration is zero.
-pub fn parse_positive_duration(text: &str) -> Result<Duration, String> {
-    let duration = parse_duration(text)?;
-    if duration.is_zero() {
-        return Err(format!(
-            "{text:?} is zero: this timeout must be longer than 0"
-        ));
-    }
-    Ok(duration)
-}
-
-/// Parses a duration such as "250ms", "10s", "2m", "1h", or a bare number of seconds.
-///
-/// # Errors
-///
-/// Returns a message naming the problem when the text is not such a duration.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a duration such as \"10s\" or \"500ms\""))?;
-    let seconds = match unit.trim() {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        other => {
-            return Err(format!(
-                "unknown duration unit {other:?}: use ms, s, m or h"
-            ));
-        }
-    };
-    if !(0.0..=86_400.0 * 365.0).contains(&seconds) {
-        return Err(format!("{text:?} is out of range"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -686,20 +736,6 @@ mod tests {
     #[test]
     fn cli_is_consistent() {
         Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn durations_parse() {
-        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
-        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
-        assert!(parse_duration("ten").is_err());
-        assert!(parse_duration("5d").is_err());
-        assert!(parse_duration("").is_err());
-        assert_eq!(parse_duration("0s"), Ok(Duration::ZERO));
-        assert!(parse_positive_duration("0s").is_err());
-        assert_eq!(parse_positive_duration("1ms"), Ok(Duration::from_millis(1)));
     }
 
     #[test]

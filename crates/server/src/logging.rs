@@ -5,8 +5,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tracing_subscriber::{EnvFilter, fmt};
 
-use crate::cli::LogFormat;
-
 /// The HTTP/2 library's own per-connection warnings (a peer's rapid resets, say) are kept out of
 /// the log unless `RUST_LOG` names the `h2` target: a client could otherwise turn each of its
 /// connections into a log line. Those closes are counted instead
@@ -42,6 +40,15 @@ pub fn filter_spec(rust_log: Option<&str>) -> String {
         }
     }
     spec
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// One JSON object per line, fields flattened into it.
+    Json,
+    /// Human-readable text.
+    Text,
 }
 
 /// Installs the global log subscriber. Without a format, logs are text on a terminal and JSON

@@ -40,25 +40,28 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => {
             // Flags that contradict each other are a command line error too.
-            if let Err(error) = args.check() {
-                eprintln!("arbiter: {error}");
-                return ExitCode::from(EXIT_USAGE);
-            }
-            logging::init(args.log_format);
+            let config = match args.config() {
+                Ok(config) => config,
+                Err(error) => {
+                    eprintln!("arbiter: {error}");
+                    return ExitCode::from(EXIT_USAGE);
+                }
+            };
+            logging::init(args.log_format());
             // Chess work runs on the blocking pool, whose size is fixed by the flags (workers,
             // analyses, housekeeping): it never grows with the number of calls.
-            let blocking_threads = args.blocking_threads();
+            let blocking_threads = config.blocking_threads();
             run_async(blocking_threads, async move {
                 // Listen for signals before anything is announced: a SIGTERM sent right after
                 // the listening line must start a drain, not kill the process.
                 let shutdown = shutdown_signal();
-                let bound = Bound::bind(args).await?;
-                let addr = bound.local_addr()?;
-                if let Some(metrics_addr) = bound.metrics_addr()? {
+                let bound = Bound::bind(config).await?;
+                let addr = joined(&bound.local_addrs()?);
+                if let Some(metrics_addr) = bound.metrics_addrs()?.map(|addrs| joined(&addrs)) {
                     println!("arbiter metrics on {metrics_addr}");
                     tracing::info!(%metrics_addr, "metrics on /metrics");
                 }
-                if let Some(health_addr) = bound.health_addr()? {
+                if let Some(health_addr) = bound.health_addrs()?.map(|addrs| joined(&addrs)) {
                     println!("arbiter health on {health_addr}");
                     tracing::info!(%health_addr, "plaintext health listener");
                 }
@@ -74,11 +77,21 @@ fn main() -> ExitCode {
         Command::Adjudicate(args) => arbiter_server::adjudicate_cli::main(&args),
         Command::Board(args) => board(&args),
         Command::HealthCheck(args) => run_async(1, async move {
-            health_check::run(&args).await?;
+            health_check::run(&args.probe()).await?;
             println!("SERVING");
             Ok(())
         }),
     }
+}
+
+/// The addresses a port bound, as the startup lines print them: `127.0.0.1:50051`, or
+/// `127.0.0.1:50051, [::1]:50051` for a name that stands for two.
+fn joined(addrs: &[std::net::SocketAddr]) -> String {
+    addrs
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Runs `task` on a multi-threaded runtime and turns its error into exit status 1.

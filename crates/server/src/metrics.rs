@@ -47,7 +47,7 @@
 use crate::{
     delivery::{Abandoned, Delivery},
     guard::request_bytes::Framing,
-    transport::{Admitted, ConnectionSlots, WhenFull},
+    transport::{Admitted, BindError, ConnectionSlots, Sockets, WhenFull},
 };
 use std::{
     convert::Infallible,
@@ -66,7 +66,6 @@ use bytes::Bytes;
 use http::{HeaderMap, Request, Response};
 use http_body::Frame;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use tokio::net::TcpListener;
 use tonic::{Code, Status, body::Body, server::NamedService};
 use tower::{Layer, Service};
 
@@ -84,28 +83,8 @@ pub enum MetricsError {
     #[error("cannot install the metrics recorder: {0}")]
     Install(#[from] metrics_exporter_prometheus::BuildError),
     /// The metrics listening socket could not be opened.
-    #[error("cannot listen for /metrics on {addr}: {source}")]
-    Bind {
-        /// The address asked for.
-        addr: SocketAddr,
-        /// The socket error.
-        source: std::io::Error,
-    },
-}
-
-/// Parses the `--metrics-addr` value: `""` or `off` disable metrics (`None`).
-///
-/// # Errors
-///
-/// Returns a message when the text is neither empty, `off`, nor a socket address.
-pub fn parse_metrics_addr(text: &str) -> Result<Option<SocketAddr>, String> {
-    let text = text.trim();
-    if text.is_empty() || text.eq_ignore_ascii_case("off") {
-        return Ok(None);
-    }
-    text.parse().map(Some).map_err(|error| {
-        format!("{text:?} is not an address such as \"[::]:9090\" (or \"off\"): {error}")
-    })
+    #[error("cannot listen for /metrics: {0}")]
+    Bind(#[source] BindError),
 }
 
 /// The gauge of analyzer runs under way, read from the rules crate at each scrape.
@@ -150,15 +129,14 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
     Ok(handle)
 }
 
-/// Opens the `/metrics` listening socket (port 0 picks a free port).
+/// Opens the `/metrics` listening sockets, one per address (port 0 picks a free port; see
+/// [`Sockets::bind`]).
 ///
 /// # Errors
 ///
-/// Returns [`MetricsError::Bind`] when the address cannot be bound.
-pub async fn bind(addr: SocketAddr) -> Result<TcpListener, MetricsError> {
-    crate::serve::bind_with_ipv4_fallback(addr)
-        .await
-        .map_err(|(addr, source)| MetricsError::Bind { addr, source })
+/// Returns [`MetricsError::Bind`] when an address cannot be bound.
+pub async fn bind(addrs: &[SocketAddr]) -> Result<Sockets, MetricsError> {
+    Sockets::bind(addrs).await.map_err(MetricsError::Bind)
 }
 
 /// Answers `GET /metrics` (anything else: 404) on `listener` with the text rendering of
@@ -181,7 +159,7 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, MetricsError> {
 /// (metrics-process): `process_cpu_seconds_total`, `process_resident_memory_bytes`,
 /// `process_virtual_memory_bytes`, `process_open_fds`, `process_max_fds`, `process_threads`,
 /// `process_start_time_seconds`.
-pub async fn serve(listener: TcpListener, handle: PrometheusHandle, max_connections: usize) {
+pub async fn serve(listener: Sockets, handle: PrometheusHandle, max_connections: usize) {
     let upkeep_handle = handle.clone();
     let upkeep = async move {
         let mut every = tokio::time::interval(Duration::from_secs(5));
@@ -911,17 +889,6 @@ impl Drop for Finish {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn metrics_addr_parses() {
-        assert_eq!(parse_metrics_addr(""), Ok(None));
-        assert_eq!(parse_metrics_addr("off"), Ok(None));
-        assert_eq!(
-            parse_metrics_addr("127.0.0.1:0"),
-            Ok(Some(SocketAddr::from(([127, 0, 0, 1], 0))))
-        );
-        assert!(parse_metrics_addr("nowhere").is_err());
-    }
 
     #[test]
     fn served_methods_keep_their_own_labels() {

@@ -68,7 +68,7 @@ use http_body::Frame;
 use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore};
 use tonic::{Status, body::Body};
 
-use crate::workers::{ShedReason, record_shed};
+use crate::overload::{ShedReason, record_shed};
 
 /// The gauge of the request bytes held by calls in the whole process.
 pub const BYTES_IN_FLIGHT_GAUGE: &str = "arbiter_request_bytes_in_flight";
