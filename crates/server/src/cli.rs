@@ -45,6 +45,44 @@ pub enum Command {
     Board(BoardArgs),
 }
 
+/// The `ARBITER_*` variable a refused value came from, when it came from one: clap's message
+/// names the flag (`invalid value '5x' for '--lame-duck <DURATION>'`) even when the value was
+/// the variable's, and a flag that is nowhere on the command line would leave the reader
+/// searching. `None` when the value was on the command line, or `error` is about no value.
+#[must_use]
+pub fn refused_variable(error: &clap::Error, argv: &[std::ffi::OsString]) -> Option<String> {
+    use clap::{
+        CommandFactory as _,
+        error::{ContextKind, ContextValue},
+    };
+    let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
+        error.get(ContextKind::InvalidArg),
+        error.get(ContextKind::InvalidValue),
+    ) else {
+        return None;
+    };
+    let flag = arg.split_whitespace().next()?;
+    let given = |long: &str| {
+        argv.iter().any(|word| {
+            word.to_str().is_some_and(|word| {
+                word == format!("--{long}") || word.starts_with(&format!("--{long}="))
+            })
+        })
+    };
+    let command = Cli::command();
+    command
+        .get_subcommands()
+        .flat_map(clap::Command::get_arguments)
+        .filter(|candidate| {
+            candidate
+                .get_long()
+                .is_some_and(|long| format!("--{long}") == flag && !given(long))
+        })
+        .filter_map(|candidate| candidate.get_env())
+        .find(|variable| std::env::var_os(variable).is_some_and(|set| set == value.as_str()))
+        .map(|variable| variable.to_string_lossy().into_owned())
+}
+
 /// Flags of `arbiter board`.
 #[derive(Debug, Clone, Args)]
 pub struct BoardArgs {
@@ -878,6 +916,45 @@ mod tests {
             Cli::try_parse_from(["arbiter", "serve", "--max-request-bytes-in-flight", "1023"])
                 .is_err()
         );
+    }
+
+    /// Issue 27 item 8: `--request-timeout 1m30s` was refused. Every flag whose default is a
+    /// duration reads compound durations, and a value that is none names its flag.
+    #[test]
+    fn r_every_duration_flag_reads_compound_durations() {
+        let duration_flags: Vec<String> = Cli::command()
+            .find_subcommand("serve")
+            .expect("serve")
+            .get_arguments()
+            .filter(|arg| {
+                arg.get_default_values().iter().any(|value| {
+                    let text = value.to_string_lossy();
+                    text.ends_with(['s', 'm', 'h'])
+                        && text.starts_with(|c: char| c.is_ascii_digit())
+                })
+            })
+            .map(|arg| arg.get_long().expect("a long flag").to_owned())
+            .collect();
+        assert_eq!(duration_flags.len(), 13, "{duration_flags:?}");
+        for flag in &duration_flags {
+            let flag = format!("--{flag}");
+            let args = Cli::try_parse_from(["arbiter", "serve", &flag, "1m30s"]);
+            assert!(args.is_ok(), "{flag} 1m30s: {:?}", args.err());
+            let error = Cli::try_parse_from(["arbiter", "serve", &flag, "1m30"])
+                .expect_err("no unit after 30");
+            assert_eq!(error.kind(), clap::error::ErrorKind::ValueValidation);
+            assert!(error.to_string().contains(&flag), "{error}");
+        }
+        assert_eq!(
+            serve_args(&["--request-timeout", "1m30s", "--lame-duck", "1.5s"]).request_timeout,
+            Duration::from_secs(90)
+        );
+        let health_check = Cli::try_parse_from(["arbiter", "health-check", "--timeout", "1m30s"])
+            .expect("health-check --timeout 1m30s");
+        let Command::HealthCheck(args) = health_check.command else {
+            panic!("expected health-check");
+        };
+        assert_eq!(args.timeout, Duration::from_secs(90));
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use arbiter_server::{
-    cli::{BoardArgs, Cli, Command, PerftArgs},
+    cli::{self, BoardArgs, Cli, Command, PerftArgs},
     health_check, logging,
     serve::{Bound, shutdown_signal},
 };
@@ -26,10 +26,14 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 const EXIT_USAGE: u8 = 64;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
+            if let Some(variable) = cli::refused_variable(&error, &argv) {
+                eprintln!("arbiter: that value comes from the environment variable {variable}");
+            }
             return if error.use_stderr() {
                 ExitCode::from(EXIT_USAGE)
             } else {
