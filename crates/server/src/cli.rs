@@ -1,10 +1,11 @@
 //! Command line: subcommands, flags and their `ARBITER_*` environment fallbacks.
 
-use std::{net::SocketAddr, path::PathBuf, time::Duration};
+use std::{path::PathBuf, time::Duration};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::{
+    address::{AddressError, ListenAddr},
     duration::{parse_duration, parse_positive_duration},
     health_check::Probe,
     limits,
@@ -112,14 +113,17 @@ fn parse_last_move(text: &str) -> Result<(arbiter_rules::Square, arbiter_rules::
 /// Flags of `arbiter serve`.
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
-    /// Address the gRPC server listens on; port 0 picks a free port (the log tells which).
-    #[arg(long, env = "ARBITER_GRPC_ADDR", default_value = "[::]:50051")]
-    pub grpc_addr: SocketAddr,
+    /// Address the gRPC server listens on, HOST:PORT: an IPv4 address, an IPv6 address in
+    /// brackets or a host name (every address it resolves to is bound; localhost is 127.0.0.1
+    /// and [::1]); port 0 picks a free port (printed as "arbiter listening on ADDR").
+    #[arg(long, env = "ARBITER_GRPC_ADDR", default_value = "[::]:50051",
+          value_parser = |text: &str| text.parse::<ListenAddr>())]
+    pub grpc_addr: ListenAddr,
 
     /// Address of the Prometheus endpoint (`GET /metrics`, HTTP/1.1); port 0 picks a free port
     /// (printed as "arbiter metrics on ADDR"); "" or "off" disables metrics.
     #[arg(long, env = "ARBITER_METRICS_ADDR", default_value = "[::]:9090",
-          value_parser = |text: &str| parse_optional_addr(text).map(OptionalAddr))]
+          value_parser = |text: &str| crate::address::parse_optional(text).map(OptionalAddr))]
     pub metrics_addr: OptionalAddr,
 
     /// Largest accepted request message, in bytes.
@@ -252,7 +256,7 @@ pub struct ServeArgs {
     /// through when the main port is full, and it stays plaintext when the main port speaks TLS;
     /// "" or "off" disables it. Port 0 picks a free port (printed as "arbiter health on ADDR").
     #[arg(long, env = "ARBITER_HEALTH_ADDR", default_value = "[::]:50052",
-          value_parser = |text: &str| parse_optional_addr(text).map(OptionalAddr))]
+          value_parser = |text: &str| crate::address::parse_optional(text).map(OptionalAddr))]
     pub health_addr: OptionalAddr,
 
     /// Most connections open at once on the gRPC port; a connection beyond it is closed at once.
@@ -371,6 +375,18 @@ pub struct ServeArgs {
 /// Flags of `arbiter serve` that contradict each other.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ServeArgsError {
+    /// An address flag's host name did not resolve (or the resolver failed).
+    #[error("--{flag} ({variable}) {addr}: {source}")]
+    Unresolved {
+        /// The flag, without its dashes.
+        flag: &'static str,
+        /// Its environment variable.
+        variable: &'static str,
+        /// The address as given.
+        addr: String,
+        /// What the resolver said.
+        source: AddressError,
+    },
     /// The budget of request bytes in flight cannot hold one message of the largest size
     /// accepted: such a message could never be received.
     #[error(
@@ -457,19 +473,29 @@ impl ServeArgs {
         })
     }
 
-    /// The flags as the plain values the server runs with ([`ServeConfig`]): counts as
-    /// `usize`, 0 workers as the number of cores, a zero age or keepalive interval as "none".
+    /// The flags as the plain values the server runs with ([`ServeConfig`]): addresses
+    /// resolved (see [`ListenAddr::resolve`]: blocking, once, at startup), counts as `usize`,
+    /// 0 workers as the number of cores, a zero age or keepalive interval as "none".
     ///
     /// # Errors
     ///
-    /// As [`ServeArgs::check`]: flags that contradict each other.
+    /// As [`ServeArgs::check`]: flags that contradict each other; and
+    /// [`ServeArgsError::Unresolved`] for an address whose host name does not resolve.
     pub fn config(&self) -> Result<ServeConfig, ServeArgsError> {
         self.check()?;
         let usize_of = limits::usize_of;
         Ok(ServeConfig {
-            grpc_addrs: vec![self.grpc_addr],
-            health_addrs: self.health_addr.0.into_iter().collect(),
-            metrics_addrs: self.metrics_addr.0.into_iter().collect(),
+            grpc_addrs: resolve("grpc-addr", "ARBITER_GRPC_ADDR", Some(&self.grpc_addr))?,
+            health_addrs: resolve(
+                "health-addr",
+                "ARBITER_HEALTH_ADDR",
+                self.health_addr.0.as_ref(),
+            )?,
+            metrics_addrs: resolve(
+                "metrics-addr",
+                "ARBITER_METRICS_ADDR",
+                self.metrics_addr.0.as_ref(),
+            )?,
             limits: limits::Limits {
                 max_moves: usize_of(self.max_moves),
                 max_pgn_bytes: usize_of(self.max_pgn_bytes),
@@ -526,24 +552,26 @@ impl ServeArgs {
     }
 }
 
-/// Reads an address that may be turned off: `None` for "" or "off" (any case).
-///
-/// # Errors
-///
-/// A message when the text is neither empty, `off`, nor a socket address.
-pub fn parse_optional_addr(text: &str) -> Result<Option<SocketAddr>, String> {
-    let text = text.trim();
-    if text.is_empty() || text.eq_ignore_ascii_case("off") {
-        return Ok(None);
-    }
-    text.parse().map(Some).map_err(|error| {
-        format!("{text:?} is not an address such as \"[::]:9090\" (or \"off\"): {error}")
+/// An address that can be turned off (`--metrics-addr`, `--health-addr`): `None` when off.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptionalAddr(pub Option<ListenAddr>);
+
+/// The socket addresses of an address flag's value (none when it is off), or the error naming
+/// the flag and its variable.
+fn resolve(
+    flag: &'static str,
+    variable: &'static str,
+    addr: Option<&ListenAddr>,
+) -> Result<Vec<std::net::SocketAddr>, ServeArgsError> {
+    addr.map_or(Ok(Vec::new()), |addr| {
+        addr.resolve().map_err(|source| ServeArgsError::Unresolved {
+            flag,
+            variable,
+            addr: addr.to_string(),
+            source,
+        })
     })
 }
-
-/// An address that can be turned off (`--metrics-addr`, `--health-addr`): `None` when off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OptionalAddr(pub Option<SocketAddr>);
 
 /// Analysis budget of adjudication (see `arbiter_rules::AnalysisBudget`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -783,11 +811,15 @@ mod tests {
             panic!("expected serve");
         };
         assert_eq!(args.grpc_addr.port(), 50051);
+        assert_eq!(args.grpc_addr.to_string(), "[::]:50051");
         assert_eq!(args.max_message_bytes, 4 * 1024 * 1024);
         assert_eq!(args.max_moves, 10_000);
         assert_eq!(args.request_timeout, Duration::from_secs(10));
         assert_eq!(args.stream_workers, 0);
-        assert_eq!(args.metrics_addr.0.map(|addr| addr.port()), Some(9090));
+        assert_eq!(
+            args.metrics_addr.0.as_ref().map(ListenAddr::port),
+            Some(9090)
+        );
         assert_eq!(args.max_pgn_bytes, 1024 * 1024);
         assert_eq!(args.max_games_per_stream, 10_000);
         assert_eq!(args.http2_connection_window_bytes, 1024 * 1024);
@@ -812,7 +844,10 @@ mod tests {
         assert_eq!(args.handshake_timeout, Duration::from_secs(10));
         assert_eq!(args.connection_idle_timeout, Duration::from_secs(300));
         assert_eq!(args.max_concurrent_streams, 32);
-        assert_eq!(args.health_addr.0.map(|addr| addr.port()), Some(50052));
+        assert_eq!(
+            args.health_addr.0.as_ref().map(ListenAddr::port),
+            Some(50052)
+        );
         assert_eq!(args.tls_reload_interval, Duration::from_secs(30));
         assert_eq!(args.access_log, AccessLogMode::Off);
         assert_eq!(args.access_log_sample, 100);
@@ -955,6 +990,56 @@ mod tests {
             panic!("expected health-check");
         };
         assert_eq!(args.timeout, Duration::from_secs(90));
+    }
+
+    /// Issue 27 item 8: `--grpc-addr localhost:50051` was refused. Every address flag takes a
+    /// host name; `localhost` stands for both loopback addresses, and the configuration binds
+    /// both.
+    #[test]
+    fn r_address_flags_take_host_names() {
+        let config = serve_args(&[
+            "--grpc-addr",
+            "localhost:50051",
+            "--health-addr",
+            "LOCALHOST:0",
+            "--metrics-addr",
+            "127.0.0.1:9090",
+        ])
+        .config()
+        .expect("localhost resolves");
+        let loopback = |port| {
+            vec![
+                std::net::SocketAddr::from(([127, 0, 0, 1], port)),
+                std::net::SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port)),
+            ]
+        };
+        assert_eq!(config.grpc_addrs, loopback(50051));
+        assert_eq!(config.health_addrs, loopback(0));
+        assert_eq!(
+            config.metrics_addrs,
+            [std::net::SocketAddr::from(([127, 0, 0, 1], 9090))]
+        );
+    }
+
+    #[test]
+    fn an_address_that_does_not_resolve_or_read_names_its_flag() {
+        let error = serve_args(&["--metrics-addr", "nowhere.invalid:9090"])
+            .config()
+            .expect_err("never resolves");
+        assert_eq!(
+            error.to_string(),
+            "--metrics-addr (ARBITER_METRICS_ADDR) nowhere.invalid:9090: cannot resolve \
+             \"nowhere.invalid\": names under .invalid never resolve (RFC 6761)"
+        );
+        for (flag, value) in [
+            ("--grpc-addr", "localhost"),
+            ("--health-addr", "localhost:http"),
+            ("--metrics-addr", "::1:9090"),
+        ] {
+            let error = Cli::try_parse_from(["arbiter", "serve", flag, value]).expect_err(value);
+            assert_eq!(error.kind(), clap::error::ErrorKind::ValueValidation);
+            assert!(error.to_string().contains(flag), "{error}");
+        }
     }
 
     #[test]

@@ -26,6 +26,7 @@
 //! # }
 //! ```
 
+pub mod address;
 pub mod adjudicate;
 pub mod adjudicate_cli;
 pub mod cli;

@@ -178,7 +178,7 @@ impl Sockets {
             match bind_with_ipv4_fallback(addr).await {
                 Ok(listener) => listeners.push(listener),
                 Err(BindError { addr, source }) if addrs.len() > 1 && family_missing(&source) => {
-                    tracing::warn!(%addr, error = %source, "address left out: the host does not have its family");
+                    tracing::warn!(%addr, error = %source, "address left out: this host cannot listen on it (no such interface, or its IP version is off)");
                     left_out = Some(BindError { addr, source });
                 }
                 Err(error) => return Err(error),
@@ -1137,6 +1137,64 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Port 0 on a name's two addresses is one free port for both (a client must reach the same
+    /// server on either), and each socket accepts.
+    #[tokio::test]
+    async fn the_addresses_of_a_port_share_the_free_port_and_all_accept() {
+        let ipv6 = std::net::TcpListener::bind("[::1]:0").is_ok();
+        let mut asked = vec![SocketAddr::from(([127, 0, 0, 1], 0))];
+        if ipv6 {
+            asked.push(SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, 0)));
+        }
+        let sockets = Sockets::bind(&asked).await.expect("bind");
+        let bound = sockets.local_addrs().expect("addresses");
+        let port = bound[0].port();
+        assert_ne!(port, 0);
+        let wanted: Vec<SocketAddr> = asked
+            .iter()
+            .map(|addr| SocketAddr::new(addr.ip(), port))
+            .collect();
+        assert_eq!(bound, wanted);
+        for addr in bound {
+            let _client = TcpStream::connect(addr).await.expect("connect");
+            let (stream, _) = sockets.accept().await.expect("accept");
+            assert_eq!(stream.local_addr().expect("local address"), addr);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_port_without_an_address_or_with_one_taken_is_an_error() {
+        let error = Sockets::bind(&[]).await.expect_err("nothing to bind");
+        assert_eq!(error.source.kind(), std::io::ErrorKind::InvalidInput);
+        let taken = Sockets::bind(&[SocketAddr::from(([127, 0, 0, 1], 0))])
+            .await
+            .expect("bind");
+        let addr = taken.local_addrs().expect("address")[0];
+        let error = Sockets::bind(&[addr]).await.expect_err("in use");
+        assert_eq!(error.addr, addr);
+        assert_eq!(error.source.kind(), std::io::ErrorKind::AddrInUse);
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("cannot listen on {addr}: "))
+        );
+    }
+
+    /// Of a name's addresses, one the host cannot have (here an address of no interface) is
+    /// left out, as `[::1]` is where IPv6 is off; alone, it is an error.
+    #[tokio::test]
+    async fn an_address_the_host_cannot_have_is_left_out_of_several() {
+        let foreign = SocketAddr::from(([192, 0, 2, 1], 0)); // TEST-NET-1, on no interface
+        let sockets = Sockets::bind(&[SocketAddr::from(([127, 0, 0, 1], 0)), foreign])
+            .await
+            .expect("the loopback address alone");
+        let bound = sockets.local_addrs().expect("addresses");
+        assert_eq!(bound.len(), 1);
+        assert!(bound[0].ip().is_loopback());
+        let error = Sockets::bind(&[foreign]).await.expect_err("alone");
+        assert_eq!(error.source.kind(), std::io::ErrorKind::AddrNotAvailable);
+    }
 
     fn peer(text: &str) -> SocketAddr {
         text.parse().expect("a socket address")
