@@ -55,7 +55,7 @@ fn main() -> ExitCode {
             // Chess work runs on the blocking pool, whose size is fixed by the flags (workers,
             // analyses, housekeeping): it never grows with the number of calls.
             let blocking_threads = config.blocking_threads();
-            run_async(blocking_threads, async move {
+            run_async(blocking_threads, Report::Log, async move {
                 // Listen for signals before anything is announced: a SIGTERM sent right after
                 // the listening line must start a drain, not kill the process.
                 let shutdown = shutdown_signal();
@@ -80,7 +80,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => perft(&args),
         Command::Adjudicate(args) => arbiter_server::adjudicate_cli::main(&args),
         Command::Board(args) => board(&args),
-        Command::HealthCheck(args) => run_async(1, async move {
+        Command::HealthCheck(args) => run_async(1, Report::Plain, async move {
             health_check::run(&args.probe()).await?;
             println!("SERVING");
             Ok(())
@@ -98,9 +98,29 @@ fn joined(addrs: &[std::net::SocketAddr]) -> String {
         .join(", ")
 }
 
-/// Runs `task` on a multi-threaded runtime and turns its error into exit status 1.
+/// Where a command reports the error that ends it.
+#[derive(Clone, Copy)]
+enum Report {
+    /// A plain `arbiter: ...` line on standard error (the commands that write no log).
+    Plain,
+    /// An ERROR line of the log, in the log's format (`serve`: one format per process).
+    Log,
+}
+
+impl Report {
+    fn error(self, error: &dyn std::fmt::Display) {
+        match self {
+            Self::Plain => eprintln!("arbiter: {error}"),
+            Self::Log => tracing::error!(%error, "arbiter stopped on an error"),
+        }
+    }
+}
+
+/// Runs `task` on a multi-threaded runtime and turns its error into exit status 1, reported
+/// as `report` says.
 fn run_async(
     blocking_threads: usize,
+    report: Report,
     task: impl Future<Output = Result<(), Box<dyn std::error::Error>>>,
 ) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -110,7 +130,7 @@ fn run_async(
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("arbiter: cannot start the async runtime: {error}");
+            report.error(&format_args!("cannot start the async runtime: {error}"));
             return ExitCode::FAILURE;
         }
     };
@@ -120,7 +140,7 @@ fn run_async(
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("arbiter: {error}");
+            report.error(&error);
             ExitCode::FAILURE
         }
     }

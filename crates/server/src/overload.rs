@@ -121,7 +121,7 @@ pub async fn summarise(every: Duration) {
             shed_calls,
             by_reason = %by_reason,
             refused_connections,
-            interval_ms = u64::try_from(every.as_millis()).unwrap_or(u64::MAX),
+            interval_ms = crate::logging::millis(every),
             "overloaded: calls shed or connections refused since the last summary"
         );
     }

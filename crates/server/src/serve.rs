@@ -442,8 +442,8 @@ impl Bound {
         let lame_duck = config.lame_duck.min(config.drain_timeout / 2);
         if lame_duck < config.lame_duck {
             tracing::warn!(
-                lame_duck_ms = lame_duck.as_millis(),
-                asked_ms = config.lame_duck.as_millis(),
+                lame_duck_ms = crate::logging::millis(lame_duck),
+                asked_ms = crate::logging::millis(config.lame_duck),
                 "--lame-duck is capped at half of --drain-timeout, so that calls have time to finish"
             );
         }
@@ -452,7 +452,7 @@ impl Bound {
         let stopping = async move {
             shutdown.await;
             tracing::info!(
-                lame_duck_ms = lame_duck.as_millis(),
+                lame_duck_ms = crate::logging::millis(lame_duck),
                 "shutdown requested: health NOT_SERVING, draining"
             );
             set_draining(&drain_reporter);
@@ -470,7 +470,7 @@ impl Bound {
             () = server => tracing::info!("drained: all calls finished"),
             () = stopping => {
                 tracing::warn!(
-                    drain_timeout_ms = drain_timeout.as_millis(),
+                    drain_timeout_ms = crate::logging::millis(drain_timeout),
                     "drain timeout reached: exiting with calls still open"
                 );
             }

@@ -28,6 +28,88 @@ fn refused(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
     )
 }
 
+/// A running `arbiter serve` with its output lines, killed when dropped.
+struct Started {
+    child: std::process::Child,
+    stdout: std::sync::mpsc::Receiver<String>,
+    stderr: std::sync::mpsc::Receiver<String>,
+}
+
+impl Started {
+    /// Starts `arbiter serve` with `args` and the variables `env` (RUST_LOG unset unless given).
+    fn new(args: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut child = Command::new(binary::arbiter())
+            .arg("serve")
+            .args(args)
+            .env_remove("RUST_LOG")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start arbiter serve");
+        let stdout = lines(child.stdout.take().expect("stdout"));
+        let stderr = lines(child.stderr.take().expect("stderr"));
+        Self {
+            child,
+            stdout,
+            stderr,
+        }
+    }
+
+    /// The lines of standard output up to the first that starts with `prefix`, that one
+    /// included.
+    fn stdout_until(&self, prefix: &str) -> Vec<String> {
+        let mut printed = Vec::new();
+        while let Ok(line) = self.stdout.recv_timeout(TIMEOUT) {
+            let done = line.starts_with(prefix);
+            printed.push(line);
+            if done {
+                return printed;
+            }
+        }
+        panic!("no {prefix:?} line within {TIMEOUT:?}: {printed:?}");
+    }
+
+    /// The log lines, each read as JSON, up to the first whose message starts with `message`,
+    /// that one included.
+    fn log_until(&self, message: &str) -> Vec<serde_json::Value> {
+        let mut records = Vec::new();
+        while let Ok(line) = self.stderr.recv_timeout(TIMEOUT) {
+            let record: serde_json::Value = serde_json::from_str(&line)
+                .unwrap_or_else(|error| panic!("not a JSON log line ({error}): {line}"));
+            let done = record["message"]
+                .as_str()
+                .is_some_and(|text| text.starts_with(message));
+            records.push(record);
+            if done {
+                return records;
+            }
+        }
+        panic!("no {message:?} log line within {TIMEOUT:?}: {records:?}");
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The lines `pipe` gives, on a channel fed by a thread of its own.
+fn lines(pipe: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
 /// Whether this host can listen on `[::1]` (the server leaves it out, with a warning, where
 /// it cannot).
 fn ipv6_loopback() -> bool {
@@ -48,9 +130,8 @@ fn addresses(line: &str, prefix: &str) -> Option<Vec<SocketAddr>> {
 /// resolver gives first.
 #[test]
 fn r_localhost_listens_on_both_loopback_addresses() {
-    let mut child = Command::new(binary::arbiter())
-        .args([
-            "serve",
+    let server = Started::new(
+        &[
             "--grpc-addr",
             "localhost:0",
             "--health-addr",
@@ -59,29 +140,10 @@ fn r_localhost_listens_on_both_loopback_addresses() {
             "localhost:0",
             "--log-format",
             "json",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start arbiter serve");
-    let stdout = child.stdout.take().expect("stdout");
-    let (lines_tx, lines_rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if lines_tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let mut printed = Vec::new();
-    while let Ok(line) = lines_rx.recv_timeout(TIMEOUT) {
-        let done = line.starts_with("arbiter listening on ");
-        printed.push(line);
-        if done {
-            break;
-        }
-    }
+        ],
+        &[],
+    );
+    let printed = server.stdout_until("arbiter listening on ");
     let find = |prefix: &str| {
         printed
             .iter()
@@ -119,8 +181,6 @@ fn r_localhost_listens_on_both_loopback_addresses() {
         std::net::TcpStream::connect_timeout(addr, TIMEOUT)
             .unwrap_or_else(|error| panic!("connect to /metrics on {addr}: {error}"));
     }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 /// A value that cannot be used names its flag, or its variable when it came from one, and is a
@@ -156,5 +216,171 @@ fn a_refused_value_names_its_flag_or_its_variable() {
         stderr.trim_end(),
         "arbiter: --metrics-addr (ARBITER_METRICS_ADDR) nowhere.invalid:9090: cannot resolve \
          \"nowhere.invalid\": names under .invalid never resolve (RFC 6761)"
+    );
+}
+
+/// Issue 27 item 8: `--request-timeout 1m30s` was refused. Compound durations are read from
+/// flags and variables alike: the lame duck asked (1m30s) is capped at half the drain timeout
+/// (ARBITER_DRAIN_TIMEOUT=1m30s, so 45 s), and the warning says so in milliseconds.
+#[test]
+fn r_compound_durations_are_read_from_flags_and_variables() {
+    let server = Started::new(
+        &[
+            "--grpc-addr",
+            "127.0.0.1:0",
+            "--health-addr",
+            "off",
+            "--metrics-addr",
+            "off",
+            "--log-format",
+            "json",
+            "--lame-duck",
+            "1m30s",
+            "--request-timeout",
+            "1h 30m",
+        ],
+        &[("ARBITER_DRAIN_TIMEOUT", "1m30s")],
+    );
+    let capped = server
+        .log_until("--lame-duck is capped")
+        .pop()
+        .expect("the warning");
+    assert_eq!(
+        capped["lame_duck_ms"],
+        serde_json::json!(45_000),
+        "{capped}"
+    );
+    assert_eq!(capped["asked_ms"], serde_json::json!(90_000), "{capped}");
+}
+
+/// Issue 27 item 7: the JSON log wrote `"lame_duck_ms":"2000"`: `Duration::as_millis` is a
+/// `u128`, which tracing records through `Debug`, as a string. Every number a line carries is
+/// now a JSON number: over a whole run (startup, a call in the access log, a drain), no field but
+/// the request id (which may happen to be all digits) holds a string of digits.
+#[tokio::test]
+async fn r_numbers_in_json_log_lines_are_json_numbers() {
+    let mut server = arbiter_e2e::server::Server::start_with(&[
+        "--lame-duck",
+        "300ms",
+        "--drain-timeout",
+        "5s",
+        "--access-log",
+        "all",
+    ]);
+    let mut client = server.client().await;
+    client
+        .list_legal_moves(arbiter_proto::v1::ListLegalMovesRequest {
+            position: Some(arbiter_proto::v1::Position {
+                kind: Some(arbiter_proto::v1::position::Kind::Fen(
+                    "startpos".to_owned(),
+                )),
+                ..arbiter_proto::v1::Position::default()
+            }),
+            ..arbiter_proto::v1::ListLegalMovesRequest::default()
+        })
+        .await
+        .expect("ListLegalMoves of the start position");
+    drop(client);
+    server.signal("TERM");
+    assert!(
+        server.exited(TIMEOUT).await.success(),
+        "{}",
+        server.stderr_tail()
+    );
+    let records: Vec<serde_json::Value> = server
+        .stderr_tail()
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|error| panic!("not a JSON log line ({error}): {line}"))
+        })
+        .collect();
+    let field = |message: &str, name: &str| {
+        records
+            .iter()
+            .find(|record| record["message"] == message)
+            .map(|record| record[name].clone())
+            .unwrap_or_else(|| panic!("no {message:?} line: {records:?}"))
+    };
+    assert_eq!(
+        field(
+            "shutdown requested: health NOT_SERVING, draining",
+            "lame_duck_ms"
+        ),
+        serde_json::json!(300)
+    );
+    assert_eq!(field("call finished", "grpc_status"), "OK");
+    assert!(field("call finished", "elapsed_us").is_u64(), "{records:?}");
+    let digits_as_text: Vec<(String, String)> = records
+        .iter()
+        .flat_map(|record| record.as_object().into_iter().flatten())
+        .filter(|(name, _)| *name != "request_id")
+        .filter_map(|(name, value)| {
+            let text = value.as_str()?;
+            (!text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit()))
+                .then(|| (name.clone(), text.to_owned()))
+        })
+        .collect();
+    assert_eq!(digits_as_text, [], "numbers written as strings");
+}
+
+/// Issue 27 item 7: one log format per process. An unreadable `RUST_LOG` was reported as a plain
+/// line before the JSON lines (and a panic as the standard library's plain text): it is now a
+/// WARN line of the log, and the server runs with the default filter.
+#[test]
+fn r_an_unreadable_rust_log_is_a_line_of_the_log() {
+    let server = Started::new(
+        &[
+            "--grpc-addr",
+            "127.0.0.1:0",
+            "--health-addr",
+            "off",
+            "--metrics-addr",
+            "off",
+            "--log-format",
+            "json",
+        ],
+        &[("RUST_LOG", "arbiter=loudest")],
+    );
+    let records = server.log_until("arbiter listening");
+    let warning = records
+        .iter()
+        .find(|record| record["message"] == "RUST_LOG is not a valid log filter: using the default")
+        .unwrap_or_else(|| panic!("no warning about RUST_LOG: {records:?}"));
+    assert_eq!(warning["level"], "WARN");
+    assert_eq!(warning["rust_log"], "arbiter=loudest");
+    assert_eq!(warning["default"], "info,h2=error,rustls=error");
+}
+
+/// Issue 27 item 7: one log format per process. The error that stops `serve` after its log
+/// started (here: the gRPC port is taken) was a plain `arbiter: ...` line after JSON lines; it
+/// is an ERROR line of the log, and the exit status stays 1.
+#[test]
+fn r_the_error_that_stops_serve_is_a_line_of_the_log() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port to take");
+    let addr = taken.local_addr().expect("its address").to_string();
+    let output = command::run(
+        Command::new(binary::arbiter())
+            .args(["serve", "--grpc-addr", &addr, "--health-addr", "off"])
+            .args(["--metrics-addr", "off", "--log-format", "json"])
+            .env_remove("RUST_LOG"),
+        TIMEOUT,
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let records: Vec<serde_json::Value> = stderr
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|error| panic!("not a JSON log line ({error}): {line}"))
+        })
+        .collect();
+    let last = records.last().expect("a log line");
+    assert_eq!(last["level"], "ERROR", "{stderr}");
+    assert_eq!(last["message"], "arbiter stopped on an error", "{stderr}");
+    let error = last["error"].as_str().expect("the error");
+    assert!(
+        error.starts_with(&format!("cannot listen on {addr}: ")),
+        "{error}"
     );
 }
