@@ -55,6 +55,11 @@ impl ShedReason {
 /// Creates every series of `arbiter_calls_shed_total` at 0, so that `rate()` and alerts see
 /// them before the first call is shed.
 pub fn describe_shed() {
+    metrics::describe_counter!(
+        "arbiter_calls_shed_total",
+        "Calls refused with RESOURCE_EXHAUSTED before their work, by reason (concurrency_limit, \
+         queue_timeout, stream_limit, request_bytes, analysis_queue, answer_bytes)."
+    );
     for reason in ShedReason::ALL {
         metrics::counter!("arbiter_calls_shed_total", "reason" => reason.label()).increment(0);
     }

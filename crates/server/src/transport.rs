@@ -365,6 +365,20 @@ impl Closed {
 /// them must not wait for it. Called when the listener's socket is bound, before the server
 /// says it listens.
 pub fn describe_listener(name: &'static str) {
+    metrics::describe_counter!(
+        "arbiter_connections_accepted_total",
+        "Connections accepted, by listener (grpc, health, metrics)."
+    );
+    metrics::describe_gauge!(
+        "arbiter_connections_open",
+        "Connections open now, by listener (grpc, health, metrics)."
+    );
+    metrics::describe_counter!(
+        "arbiter_connections_closed_total",
+        "Connections closed, by listener and reason (limit, evicted, handshake_timeout, \
+         tls_error, idle, max_age, shutdown, keepalive_timeout, flood_guard, protocol_error, \
+         slow_reader, client)."
+    );
     metrics::counter!("arbiter_connections_accepted_total", "listener" => name).increment(0);
     metrics::gauge!("arbiter_connections_open", "listener" => name).increment(0.0);
     for reason in Closed::ALL {
