@@ -4,11 +4,10 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use arbiter_server::{
-    cli::{self, BoardArgs, Cli, Command, PerftArgs},
+    cli::{self, BoardArgs, Command, PerftArgs},
     health_check, logging,
     serve::{Bound, shutdown_signal},
 };
-use clap::Parser as _;
 
 /// jemalloc instead of the system allocator: games, records and responses are many small
 /// allocations made on one thread and freed on another, which glibc's malloc handles slowly, and
@@ -27,7 +26,7 @@ const EXIT_USAGE: u8 = 64;
 
 fn main() -> ExitCode {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let cli = match Cli::try_parse_from(&argv) {
+    let cli = match cli::try_parse(&argv) {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();

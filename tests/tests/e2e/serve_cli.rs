@@ -384,3 +384,37 @@ fn r_the_error_that_stops_serve_is_a_line_of_the_log() {
         "{error}"
     );
 }
+
+/// Issue 27 item 8: `serve -h` was 93 lines of one list, up to 606 columns wide. The binary
+/// prints its flags under headings, one line each within 100 columns; `--help` the details.
+#[test]
+fn r_serve_short_help_is_grouped_one_line_per_flag() {
+    let output = command::run(
+        Command::new(binary::arbiter()).args(["serve", "-h"]),
+        TIMEOUT,
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let short = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(short.lines().count(), 73, "{short}");
+    assert_eq!(
+        short.lines().map(|line| line.chars().count()).max(),
+        Some(100),
+        "{short}"
+    );
+    assert!(
+        short.contains(
+            "Listeners:\n      --grpc-addr <ADDR>     Address of the gRPC API (and gRPC-Web)\n"
+        ),
+        "{short}"
+    );
+    let output = command::run(
+        Command::new(binary::arbiter()).args(["serve", "--help"]),
+        TIMEOUT,
+    );
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let full = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        full.contains("[env: ARBITER_GRPC_ADDR=]\n          [default: [::]:50051]"),
+        "{full}"
+    );
+}
