@@ -106,6 +106,8 @@ ALL_ON: dict[str, Any] = {
     # come out once (check_no_duplicate_keys), the selector labels unchanged.
     "podLabels": {"app.kubernetes.io/component": "api", "app.kubernetes.io/name": "not-arbiter", "team": "games"},
     "service": {"labels": {"app.kubernetes.io/part-of": "games", "app.kubernetes.io/instance": "other"}},
+    # Compound durations, as the binary reads them (issue 27).
+    "config": {"requestTimeout": "1m30s", "lameDuck": "1s500ms"},
 }
 # TLS from a Secret made outside the chart; and from cert-manager, with mutual TLS.
 TLS: dict[str, Any] = {"tls": {"enabled": True, "secretName": "arbiter-grpc-tls"}}
@@ -308,11 +310,19 @@ def one(objects: list[dict[str, Any]], kind: str, name: str | None = None) -> di
     return found[0]
 
 
+DURATION_PART = r"([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)"
+
+
 def duration_seconds(text: str) -> float:
-    match = re.fullmatch(r"([0-9.]+)(ms|s|m|h)?", str(text).strip())
-    if not match:
+    """A duration as the chart's schema allows it: a number of seconds, a number and a unit, or
+    several numbers and units ("1m30s")."""
+    text = str(text).strip()
+    if re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", text):
+        return float(text)
+    if not re.fullmatch(f"(?:{DURATION_PART})+", text):
         raise ValueError(f"not a duration: {text!r}")
-    return float(match.group(1)) * {"ms": 0.001, "s": 1, None: 1, "m": 60, "h": 3600}[match.group(2)]
+    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
+    return sum(float(number) * units[unit] for number, unit in re.findall(DURATION_PART, text))
 
 
 # ---- Dockerfile and build context ---------------------------------------------------------------
@@ -916,7 +926,7 @@ def canonical(value: Any) -> Any:
     text = ",".join(map(str, value)) if isinstance(value, list) else str(value).strip()
     if re.fullmatch(r"[0-9]+", text):
         return int(text)
-    if re.fullmatch(r"[0-9.]+(ms|s|m|h)", text):
+    if re.fullmatch(f"(?:{DURATION_PART})+", text):
         return ("duration", duration_seconds(text))
     return text
 

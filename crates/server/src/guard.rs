@@ -51,7 +51,7 @@ use tower::{Layer, Service, ServiceExt as _};
 
 use crate::{
     delivery::Delivery,
-    workers::{ShedReason, record_shed},
+    overload::{ShedReason, record_shed},
 };
 
 pub mod answer_bytes;

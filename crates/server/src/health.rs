@@ -11,7 +11,7 @@
 //!
 //! # What a client can make the server keep
 //!
-//! Registered names are the server's own (the few [`crate::serve`] sets) and stay for the life of
+//! Registered names are the server's own (the few of [`DRAINED_NAMES`] and [`LIVENESS`]) and stay for the life of
 //! the server. A Watch of an unregistered name needs an entry under that name to hear of a later
 //! registration, and clients choose those names, so such entries are bounded: at most
 //! [`MAX_WATCHED_UNKNOWN_NAMES`] names, each at most [`MAX_NAME_BYTES`] bytes long, and an entry
@@ -47,6 +47,7 @@ use std::{
     task::{Context, Poll, ready},
 };
 
+use arbiter_proto::SERVICE_NAME;
 use tokio::sync::watch;
 use tokio_stream::{Stream, wrappers::WatchStream as StatusStream};
 use tonic::{Request, Response, Status};
@@ -58,6 +59,17 @@ use tonic_health::{
         health_server::{Health, HealthServer},
     },
 };
+
+/// Health name that reports whether the process is alive; it stays SERVING while draining, so
+/// that a liveness probe never kills a process that is shutting down cleanly.
+pub const LIVENESS: &str = "liveness";
+
+/// Health name that reports whether the process accepts new calls; NOT_SERVING while draining.
+pub const READINESS: &str = "readiness";
+
+/// The health names that turn NOT_SERVING when draining: the whole server (""), the arbiter
+/// service and readiness.
+pub const DRAINED_NAMES: [&str; 3] = ["", SERVICE_NAME, READINESS];
 
 /// At most this many distinct unregistered names have an entry of their own at a time (see the
 /// module documentation).
@@ -141,6 +153,13 @@ impl HealthReporter {
     /// graceful shutdown does not wait for them; Check still answers.
     pub fn end_watches(&self) {
         self.registry.ending.send_replace(true);
+    }
+}
+
+/// Turns every drained health name NOT_SERVING; liveness stays SERVING.
+pub fn set_draining(reporter: &HealthReporter) {
+    for name in DRAINED_NAMES {
+        reporter.set_status(name, ServingStatus::NotServing);
     }
 }
 
@@ -536,26 +555,20 @@ mod tests {
     #[tokio::test]
     async fn draining_turns_drained_names_not_serving_but_not_liveness() {
         let (reporter, service) = reporter_and_service();
-        for name in crate::serve::DRAINED_NAMES
-            .into_iter()
-            .chain([crate::serve::LIVENESS])
-        {
+        for name in DRAINED_NAMES.into_iter().chain([LIVENESS]) {
             reporter.set_serving(name);
         }
-        let mut readiness = watch(&service, crate::serve::READINESS).await;
+        let mut readiness = watch(&service, READINESS).await;
         assert_eq!(next(&mut readiness).await, Ok(WireStatus::Serving));
-        crate::serve::set_draining(&reporter);
+        set_draining(&reporter);
         assert_eq!(next(&mut readiness).await, Ok(WireStatus::NotServing));
-        for name in crate::serve::DRAINED_NAMES {
+        for name in DRAINED_NAMES {
             assert_eq!(
                 check(&service, name).await,
                 Ok(WireStatus::NotServing),
                 "{name:?}"
             );
         }
-        assert_eq!(
-            check(&service, crate::serve::LIVENESS).await,
-            Ok(WireStatus::Serving)
-        );
+        assert_eq!(check(&service, LIVENESS).await, Ok(WireStatus::Serving));
     }
 }

@@ -1,13 +1,33 @@
 //! The `arbiter health-check` client: asks a server's gRPC health service once.
 
-use std::path::{Path, PathBuf};
+use std::{
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
 use tonic_health::pb::{
     HealthCheckRequest, health_check_response::ServingStatus, health_client::HealthClient,
 };
 
-use crate::cli::HealthCheckArgs;
+/// What to ask, and of which server: `arbiter health-check`'s flags as plain values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    /// The server: a URI (`http://host:port`, `https://host:port`) or `host:port` (plaintext,
+    /// or TLS when any TLS setting is given).
+    pub addr: String,
+    /// The service name to ask about; "" is the server as a whole.
+    pub service: String,
+    /// Longest time to connect, and then to wait for the answer.
+    pub timeout: Duration,
+    /// PEM CA certificates to trust for a TLS server; implies TLS.
+    pub tls_ca: Option<PathBuf>,
+    /// PEM client certificate chain and its private key, for a server that asks for mutual
+    /// TLS; implies TLS.
+    pub tls_identity: Option<(PathBuf, PathBuf)>,
+    /// The name the server certificate must carry (default: the host of `addr`); implies TLS.
+    pub tls_domain: Option<String>,
+}
 
 /// Why a health check did not report SERVING.
 #[derive(Debug, thiserror::Error)]
@@ -50,41 +70,38 @@ pub enum HealthCheckError {
     },
 }
 
-/// Asks `args.addr` for the health of `args.service`; `Ok` only when SERVING.
+/// Asks `probe.addr` for the health of `probe.service`; `Ok` only when SERVING.
 ///
 /// # Errors
 ///
 /// Returns a [`HealthCheckError`] when the server cannot be reached, fails the call, or reports
 /// any status but SERVING.
-pub async fn run(args: &HealthCheckArgs) -> Result<(), HealthCheckError> {
-    let tls_asked = args.tls_ca.is_some()
-        || args.tls_cert.is_some()
-        || args.tls_key.is_some()
-        || args.tls_domain.is_some();
-    let addr = with_scheme(&args.addr, tls_asked);
+pub async fn run(probe: &Probe) -> Result<(), HealthCheckError> {
+    let tls_asked =
+        probe.tls_ca.is_some() || probe.tls_identity.is_some() || probe.tls_domain.is_some();
+    let addr = with_scheme(&probe.addr, tls_asked);
     let mut endpoint = Endpoint::from_shared(addr.clone())
         .map_err(|source| HealthCheckError::Address {
-            addr: args.addr.clone(),
+            addr: probe.addr.clone(),
             source,
         })?
-        .connect_timeout(args.timeout)
-        .timeout(args.timeout);
+        .connect_timeout(probe.timeout)
+        .timeout(probe.timeout);
     if tls_asked || addr.starts_with("https://") {
         let mut tls = ClientTlsConfig::new();
-        if let Some(path) = &args.tls_ca {
+        if let Some(path) = &probe.tls_ca {
             tls = tls.ca_certificate(Certificate::from_pem(read(path)?));
         }
-        // clap makes `--tls-cert` and `--tls-key` go together.
-        if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+        if let Some((cert, key)) = &probe.tls_identity {
             tls = tls.identity(Identity::from_pem(read(cert)?, read(key)?));
         }
-        if let Some(domain) = &args.tls_domain {
+        if let Some(domain) = &probe.tls_domain {
             tls = tls.domain_name(domain.clone());
         }
         endpoint = endpoint
             .tls_config(tls)
             .map_err(|source| HealthCheckError::Address {
-                addr: args.addr.clone(),
+                addr: probe.addr.clone(),
                 source,
             })?;
     }
@@ -92,19 +109,19 @@ pub async fn run(args: &HealthCheckArgs) -> Result<(), HealthCheckError> {
         .connect()
         .await
         .map_err(|source| HealthCheckError::Connect {
-            addr: args.addr.clone(),
+            addr: probe.addr.clone(),
             source,
         })?;
     let response = HealthClient::new(channel)
         .check(HealthCheckRequest {
-            service: args.service.clone(),
+            service: probe.service.clone(),
         })
         .await?
         .into_inner();
     match ServingStatus::try_from(response.status) {
         Ok(ServingStatus::Serving) => Ok(()),
         other => Err(HealthCheckError::NotServing {
-            service: args.service.clone(),
+            service: probe.service.clone(),
             status: other.map_or("UNKNOWN_STATUS", |status| status.as_str_name()),
         }),
     }

@@ -1,13 +1,13 @@
 //! Every bound of the server and the CLI, with its default as a named constant: the flags of
-//! `arbiter serve` and `arbiter adjudicate` ([`crate::cli`]) take their defaults from here, and
+//! `arbiter serve` and `arbiter adjudicate` (the `cli` module) take their defaults from here, and
 //! [`Limits`], the bounds on the chess work of one call or game that the handlers
 //! ([`crate::service`]) and the CLI ([`crate::adjudicate_cli`]) both enforce, is built from the
 //! same constants. The README's "Limits and overload" table states the same numbers (the tests of
-//! [`crate::cli`] check the flags' defaults against those numbers and against
+//! the `cli` module check the flags' defaults against those numbers and against
 //! [`Limits::default`]), and `scripts/check-deploy.py` checks that the Helm chart and the
 //! kustomize base set every flag to the binary's default.
 //!
-//! Durations are written as the flags read them ("10s", "5m"; see [`crate::cli::parse_duration`]).
+//! Durations are written as the flags read them ("10s", "5m"; see [`crate::duration::parse_duration`]).
 
 use std::time::Duration;
 
@@ -203,11 +203,11 @@ pub const DEFAULT_TLS_RELOAD_INTERVAL: &str = "30s";
 /// One of the duration defaults above as a [`Duration`].
 ///
 /// # Panics
-/// When `text` is not a duration [`crate::cli::parse_duration`] reads; every constant of this
+/// When `text` is not a duration [`crate::duration::parse_duration`] reads; every constant of this
 /// module is one (a test reads them all).
 #[must_use]
 pub fn default_duration(text: &str) -> Duration {
-    crate::cli::parse_duration(text)
+    crate::duration::parse_duration(text)
         .unwrap_or_else(|error| panic!("the default duration {text:?} is unreadable: {error}"))
 }
 

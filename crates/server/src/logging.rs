@@ -2,10 +2,9 @@
 
 use std::io::IsTerminal as _;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use tracing_subscriber::{EnvFilter, fmt};
-
-use crate::cli::LogFormat;
 
 /// The HTTP/2 library's own per-connection warnings (a peer's rapid resets, say) are kept out of
 /// the log unless `RUST_LOG` names the `h2` target: a client could otherwise turn each of its
@@ -44,18 +43,33 @@ pub fn filter_spec(rust_log: Option<&str>) -> String {
     spec
 }
 
-/// Installs the global log subscriber. Without a format, logs are text on a terminal and JSON
-/// otherwise (containers). The filter comes from `RUST_LOG` through [`filter_spec`] (an
-/// unreadable `RUST_LOG` is reported on standard error and the default used). Text has colours
-/// only when standard error is a terminal (never in a file or a pipe).
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// One JSON object per line, fields flattened into it.
+    Json,
+    /// Human-readable text.
+    Text,
+}
+
+/// Installs the global log subscriber, and a panic hook that writes a panic as a log line.
+/// Without a format, logs are text on a terminal and JSON otherwise (containers). The filter
+/// comes from `RUST_LOG` through [`filter_spec`]; an unreadable `RUST_LOG` is a WARN line of the
+/// log itself and the default filter is used. Text has colours only when standard error is a
+/// terminal (never in a file or a pipe).
+///
+/// Everything the process writes on standard error after this is in the one format: the
+/// libraries' `log` records are forwarded, and a panic (a bug: a handler's is answered INTERNAL)
+/// is an ERROR line with its message, place and, when `RUST_BACKTRACE` asks for one, backtrace,
+/// instead of the standard library's plain text.
 ///
 /// Calling it a second time leaves the first subscriber in place.
 pub fn init(format: Option<LogFormat>) {
     let rust_log = std::env::var("RUST_LOG").ok();
-    let filter = EnvFilter::try_new(filter_spec(rust_log.as_deref())).unwrap_or_else(|error| {
-        eprintln!("arbiter: RUST_LOG is not a valid log filter ({error}): using the default");
-        EnvFilter::new(filter_spec(None))
-    });
+    let (filter, unreadable) = match EnvFilter::try_new(filter_spec(rust_log.as_deref())) {
+        Ok(filter) => (filter, None),
+        Err(error) => (EnvFilter::new(filter_spec(None)), Some(error)),
+    };
     let terminal = std::io::stderr().is_terminal();
     let format = format.unwrap_or(if terminal {
         LogFormat::Text
@@ -67,7 +81,7 @@ pub fn init(format: Option<LogFormat>) {
         .with_writer(std::io::stderr)
         .with_ansi(terminal);
     // An error means a subscriber is already installed, which is fine.
-    let _ = match format {
+    let installed = match format {
         LogFormat::Json => builder
             .json()
             .flatten_event(true)
@@ -75,6 +89,46 @@ pub fn init(format: Option<LogFormat>) {
             .try_init(),
         LogFormat::Text => builder.try_init(),
     };
+    if let Some(error) = unreadable {
+        tracing::warn!(
+            rust_log = rust_log.as_deref().unwrap_or_default(),
+            %error,
+            default = %filter_spec(None),
+            "RUST_LOG is not a valid log filter: using the default"
+        );
+    }
+    if installed.is_ok() {
+        std::panic::set_hook(Box::new(|info| {
+            let backtrace = std::backtrace::Backtrace::capture();
+            let location = info.location().map(ToString::to_string).unwrap_or_default();
+            let message = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|text| (*text).to_owned())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let thread = std::thread::current();
+            let thread = thread.name().unwrap_or("unnamed");
+            match backtrace.status() {
+                std::backtrace::BacktraceStatus::Captured => tracing::error!(
+                    panic = %message,
+                    %location,
+                    thread,
+                    %backtrace,
+                    "panicked"
+                ),
+                _ => tracing::error!(panic = %message, %location, thread, "panicked"),
+            }
+        }));
+    }
+}
+
+/// `duration` in whole milliseconds, as a log field's value: a number in JSON lines
+/// (`"lame_duck_ms":2000`). `Duration::as_millis` is a `u128`, which tracing records through its
+/// `Debug` form, and the JSON formatter writes that as a string (`"lame_duck_ms":"2000"`).
+#[must_use]
+pub fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Which calls get an access log line ("call finished", with method, peer, request id, status

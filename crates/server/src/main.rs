@@ -4,11 +4,10 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use arbiter_server::{
-    cli::{BoardArgs, Cli, Command, PerftArgs},
+    cli::{self, BoardArgs, Command, PerftArgs},
     health_check, logging, output,
     serve::{Bound, shutdown_signal},
 };
-use clap::Parser as _;
 
 /// jemalloc instead of the system allocator: games, records and responses are many small
 /// allocations made on one thread and freed on another, which glibc's malloc handles slowly, and
@@ -26,10 +25,16 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 const EXIT_USAGE: u8 = 64;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match cli::try_parse(&argv) {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
+            if let Some(variable) = cli::refused_variable(&error, &argv) {
+                output::report(format_args!(
+                    "that value comes from the environment variable {variable}"
+                ));
+            }
             return if error.use_stderr() {
                 ExitCode::from(EXIT_USAGE)
             } else {
@@ -40,29 +45,34 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => {
             // Flags that contradict each other are a command line error too.
-            if let Err(error) = args.check() {
-                output::report(format_args!("{error}"));
-                return ExitCode::from(EXIT_USAGE);
-            }
-            logging::init(args.log_format);
+            let config = match args.config() {
+                Ok(config) => config,
+                Err(error) => {
+                    output::report(format_args!("{error}"));
+                    return ExitCode::from(EXIT_USAGE);
+                }
+            };
+            logging::init(args.log_format());
             // Chess work runs on the blocking pool, whose size is fixed by the flags (workers,
             // analyses, housekeeping): it never grows with the number of calls.
-            let blocking_threads = args.blocking_threads();
-            run_async(blocking_threads, async move {
+            let blocking_threads = config.blocking_threads();
+            run_async(blocking_threads, Report::Log, async move {
                 // Listen for signals before anything is announced: a SIGTERM sent right after
                 // the listening line must start a drain, not kill the process.
                 let shutdown = shutdown_signal();
-                let bound = Bound::bind(args).await?;
+                let bound = Bound::bind(config).await?;
                 // One log line names every address (a port of 0 resolved), in the log's own
                 // format: scripts and the end-to-end tests read it from there, and nothing is
                 // written on standard output, so that a container's output is all one format.
-                let off = |addr: Option<std::net::SocketAddr>| {
-                    addr.map_or_else(|| "off".to_owned(), |addr| addr.to_string())
+                // A host name that stands for two addresses binds both: `127.0.0.1:50051,
+                // [::1]:50051`.
+                let off = |addrs: Option<Vec<std::net::SocketAddr>>| {
+                    addrs.map_or_else(|| "off".to_owned(), |addrs| joined(&addrs))
                 };
                 tracing::info!(
-                    grpc_addr = %bound.local_addr()?,
-                    metrics_addr = %off(bound.metrics_addr()?),
-                    health_addr = %off(bound.health_addr()?),
+                    grpc_addr = %joined(&bound.local_addrs()?),
+                    metrics_addr = %off(bound.metrics_addrs()?),
+                    health_addr = %off(bound.health_addrs()?),
                     "arbiter listening"
                 );
                 bound.serve(shutdown).await?;
@@ -74,8 +84,8 @@ fn main() -> ExitCode {
         Command::Adjudicate(args) => arbiter_server::adjudicate_cli::main(&args),
         Command::Board(args) => board(&args),
         Command::HealthCheck(args) => {
-            let status = run_async(1, async move {
-                health_check::run(&args).await?;
+            let status = run_async(1, Report::Plain, async move {
+                health_check::run(&args.probe()).await?;
                 Ok(())
             });
             if status != ExitCode::SUCCESS {
@@ -86,9 +96,39 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs `task` on a multi-threaded runtime and turns its error into exit status 1.
+/// The addresses a port bound, as the listening line names them: `127.0.0.1:50051`, or
+/// `127.0.0.1:50051, [::1]:50051` for a name that stands for two.
+fn joined(addrs: &[std::net::SocketAddr]) -> String {
+    addrs
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Where a command reports the error that ends it.
+#[derive(Clone, Copy)]
+enum Report {
+    /// A plain `arbiter: ...` line on standard error (the commands that write no log).
+    Plain,
+    /// An ERROR line of the log, in the log's format (`serve`: one format per process).
+    Log,
+}
+
+impl Report {
+    fn error(self, error: &dyn std::fmt::Display) {
+        match self {
+            Self::Plain => output::report(format_args!("{error}")),
+            Self::Log => tracing::error!(%error, "arbiter stopped on an error"),
+        }
+    }
+}
+
+/// Runs `task` on a multi-threaded runtime and turns its error into exit status 1, reported
+/// as `report` says.
 fn run_async(
     blocking_threads: usize,
+    report: Report,
     task: impl Future<Output = Result<(), Box<dyn std::error::Error>>>,
 ) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -98,7 +138,7 @@ fn run_async(
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            output::report(format_args!("cannot start the async runtime: {error}"));
+            report.error(&format_args!("cannot start the async runtime: {error}"));
             return ExitCode::FAILURE;
         }
     };
@@ -108,7 +148,7 @@ fn run_async(
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            output::report(format_args!("{error}"));
+            report.error(&error);
             ExitCode::FAILURE
         }
     }

@@ -18,7 +18,18 @@
 //! | `arbiter_answer_bytes_in_flight` | gauge (bytes) | none: answers built and not yet taken ([`crate::guard::answer_bytes`]) |
 //! | `arbiter_answers_abandoned_total` | counter | `reason` (`deadline`, `evicted`, `slow_reader`; [`crate::delivery`]) |
 //! | `arbiter_cors_preflights_total` | counter | `outcome` (`allowed`, `refused`): CORS preflights of gRPC-Web, answered before this layer ([`crate::grpc_web::PREFLIGHTS_COUNTER`]) |
+//! | `arbiter_calls_shed_total` | counter | `reason` (see [`crate::overload::ShedReason`]) |
+//! | `arbiter_request_bytes_in_flight` | gauge (bytes) | none: requests held ([`crate::guard::request_bytes`]) |
+//! | `arbiter_analyses_running` | gauge | none: analyzer runs under way |
+//! | `arbiter_analysis_calls_away` | gauge | none: calls away from their worker for an analysis |
+//! | `arbiter_connections_open` | gauge | `listener` (`grpc`, `health`, `metrics`) |
+//! | `arbiter_connections_accepted_total` | counter | `listener` |
+//! | `arbiter_connections_closed_total` | counter | `listener`, `reason` ([`crate::transport`]) |
 //! | `arbiter_build_info` | gauge, always 1 | `version` |
+//! | `process_*` | the Prometheus conventions' process metrics | none ([`process_families`]) |
+//!
+//! Every family has a HELP line (the recorder's from `describe_*`, the process families' from
+//! [`process_families`]).
 //!
 //! `grpc_code` values are grpc-go's names of the status codes ([`code_name`]: `OK`, `Canceled`,
 //! `Unknown`, `InvalidArgument`, `DeadlineExceeded`, `NotFound`, `AlreadyExists`,
@@ -47,7 +58,7 @@
 use crate::{
     delivery::{Abandoned, Delivery},
     guard::request_bytes::Framing,
-    transport::{Admitted, ConnectionSlots, WhenFull},
+    transport::{Admitted, BindError, ConnectionSlots, Sockets, WhenFull},
 };
 use std::{
     convert::Infallible,
@@ -66,7 +77,6 @@ use bytes::Bytes;
 use http::{HeaderMap, Request, Response};
 use http_body::Frame;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-use tokio::net::TcpListener;
 use tonic::{Code, Status, body::Body, server::NamedService};
 use tower::{Layer, Service};
 
@@ -84,28 +94,8 @@ pub enum MetricsError {
     #[error("cannot install the metrics recorder: {0}")]
     Install(#[from] metrics_exporter_prometheus::BuildError),
     /// The metrics listening socket could not be opened.
-    #[error("cannot listen for /metrics on {addr}: {source}")]
-    Bind {
-        /// The address asked for.
-        addr: SocketAddr,
-        /// The socket error.
-        source: std::io::Error,
-    },
-}
-
-/// Parses the `--metrics-addr` value: `""` or `off` disable metrics (`None`).
-///
-/// # Errors
-///
-/// Returns a message when the text is neither empty, `off`, nor a socket address.
-pub fn parse_metrics_addr(text: &str) -> Result<Option<SocketAddr>, String> {
-    let text = text.trim();
-    if text.is_empty() || text.eq_ignore_ascii_case("off") {
-        return Ok(None);
-    }
-    text.parse().map(Some).map_err(|error| {
-        format!("{text:?} is not an address such as \"[::]:9090\" (or \"off\"): {error}")
-    })
+    #[error("cannot listen for /metrics: {0}")]
+    Bind(#[source] BindError),
 }
 
 /// The gauge of analyzer runs under way, read from the rules crate at each scrape.
@@ -125,6 +115,7 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
             &HANDLING_SECONDS_BUCKETS,
         )?
         .install_recorder()?;
+    describe();
     metrics::gauge!("arbiter_build_info", "version" => env!("CARGO_PKG_VERSION")).set(1.0);
     metrics::describe_gauge!(
         ANALYSES_RUNNING_GAUGE,
@@ -146,19 +137,140 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
     for outcome in crate::grpc_web::PREFLIGHT_OUTCOMES {
         metrics::counter!(crate::grpc_web::PREFLIGHTS_COUNTER, "outcome" => outcome).increment(0);
     }
-    metrics_process::Collector::default().describe();
     Ok(handle)
 }
 
-/// Opens the `/metrics` listening socket (port 0 picks a free port).
+/// The HELP text (and unit) of every family this module and [`crate::tls`] record; the other
+/// modules describe their own where they create their series (connections in
+/// [`crate::transport::describe_listener`], shed calls in [`crate::overload::describe_shed`],
+/// the byte budgets in [`crate::guard`], abandoned answers in [`crate::delivery::describe`]).
+/// The process families are rendered apart ([`process_families`]).
+fn describe() {
+    use metrics::{Unit, describe_counter, describe_gauge, describe_histogram};
+    describe_counter!(
+        "grpc_server_started_total",
+        "RPCs started on the server, by grpc_type, grpc_service and grpc_method."
+    );
+    describe_counter!(
+        "grpc_server_handled_total",
+        "RPCs completed on the server, by grpc_type, grpc_service, grpc_method and grpc_code (a \
+         client that went away is Canceled)."
+    );
+    describe_histogram!(
+        "grpc_server_handling_seconds",
+        Unit::Seconds,
+        "Time from an RPC's start until its status was sent, by grpc_type, grpc_service and \
+         grpc_method: for a stream, how long it stayed open (alert on unary calls only)."
+    );
+    describe_counter!(
+        "grpc_server_msg_received_total",
+        "Request messages received, by grpc_type, grpc_service and grpc_method."
+    );
+    describe_counter!(
+        "grpc_server_msg_sent_total",
+        "Answer messages sent, by grpc_type, grpc_service and grpc_method."
+    );
+    describe_counter!(
+        "arbiter_games_adjudicated_total",
+        "Games adjudicated (AdjudicateGame, and each game of AdjudicateGames), by result and \
+         termination."
+    );
+    describe_counter!(
+        "arbiter_moves_rejected_total",
+        "Moves refused by the rules, by reason (syntax, illegal, ambiguous, not_strict)."
+    );
+    describe_counter!(
+        "arbiter_positions_validated_total",
+        "Positions checked by ValidatePosition, by valid (true, false)."
+    );
+    describe_counter!(
+        crate::tls::RELOADS_COUNTER,
+        "Reloads of the TLS files by result: ok (a changed certificate now served to new \
+         connections) or error (unreadable or broken files, the previous certificate kept)."
+    );
+    describe_gauge!(
+        "arbiter_build_info",
+        "Always 1: the version label is the running binary's version."
+    );
+}
+
+/// The process metrics of the Prometheus conventions (client_golang's names and HELP texts),
+/// from a snapshot of `/proc/self` read by metrics-process, as exposition text. They are written
+/// here rather than through the recorder because the `metrics` crate's counters are whole
+/// numbers: recorded there, `process_cpu_seconds_total` moved in whole seconds (0 after 0.19 s
+/// of CPU, issue 27); here it has the kernel's resolution (a clock tick, 10 ms).
+#[must_use]
+pub fn process_families(snapshot: &metrics_process::collector::Metrics) -> String {
+    #[allow(clippy::cast_precision_loss)] // byte and descriptor counts far below 2^53
+    let families: [(&str, &str, &str, Option<f64>); 8] = [
+        (
+            "process_cpu_seconds_total",
+            "counter",
+            "Total user and system CPU time spent in seconds.",
+            snapshot.cpu_seconds_total,
+        ),
+        (
+            "process_open_fds",
+            "gauge",
+            "Number of open file descriptors.",
+            snapshot.open_fds.map(|n| n as f64),
+        ),
+        (
+            "process_max_fds",
+            "gauge",
+            "Maximum number of open file descriptors (0: unlimited).",
+            snapshot.max_fds.map(|n| n as f64),
+        ),
+        (
+            "process_virtual_memory_bytes",
+            "gauge",
+            "Virtual memory size in bytes.",
+            snapshot.virtual_memory_bytes.map(|n| n as f64),
+        ),
+        (
+            "process_virtual_memory_max_bytes",
+            "gauge",
+            "Maximum amount of virtual memory available in bytes (0: unlimited).",
+            snapshot.virtual_memory_max_bytes.map(|n| n as f64),
+        ),
+        (
+            "process_resident_memory_bytes",
+            "gauge",
+            "Resident memory size in bytes.",
+            snapshot.resident_memory_bytes.map(|n| n as f64),
+        ),
+        (
+            "process_start_time_seconds",
+            "gauge",
+            "Start time of the process since unix epoch in seconds.",
+            snapshot.start_time_seconds.map(|n| n as f64),
+        ),
+        (
+            "process_threads",
+            "gauge",
+            "Number of OS threads in the process.",
+            snapshot.threads.map(|n| n as f64),
+        ),
+    ];
+    families
+        .into_iter()
+        .filter_map(|(name, kind, help, value)| {
+            let value = value?;
+            Some(format!(
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
+            ))
+        })
+        .collect()
+}
+
+/// Opens the `/metrics` listening sockets, one per address (port 0 picks a free port; see
+/// [`Sockets::bind`]).
 ///
 /// # Errors
 ///
-/// Returns [`MetricsError::Bind`] when the address cannot be bound.
-pub async fn bind(addr: SocketAddr) -> Result<TcpListener, MetricsError> {
-    crate::serve::bind_with_ipv4_fallback(addr)
-        .await
-        .map_err(|(addr, source)| MetricsError::Bind { addr, source })
+/// Returns [`MetricsError::Bind`] when an address cannot be bound.
+pub async fn bind(addrs: &[SocketAddr]) -> Result<Sockets, MetricsError> {
+    Sockets::bind(addrs).await.map_err(MetricsError::Bind)
 }
 
 /// Answers `GET /metrics` (anything else: 404) on `listener` with the text rendering of
@@ -177,11 +289,12 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, MetricsError> {
 /// complete request in time), `idle` (no next request in time), `slow_reader` (an answer not
 /// taken in time) or `client`; `limit` stays at 0 (kept for the dashboards that read it).
 ///
-/// Each scrape first reads the process metrics of the Prometheus conventions from `/proc`
-/// (metrics-process): `process_cpu_seconds_total`, `process_resident_memory_bytes`,
-/// `process_virtual_memory_bytes`, `process_open_fds`, `process_max_fds`, `process_threads`,
-/// `process_start_time_seconds`.
-pub async fn serve(listener: TcpListener, handle: PrometheusHandle, max_connections: usize) {
+/// Each scrape also reads the process metrics of the Prometheus conventions from `/proc`
+/// (metrics-process; see [`process_families`]): `process_cpu_seconds_total` (fractional),
+/// `process_resident_memory_bytes`, `process_virtual_memory_bytes`,
+/// `process_virtual_memory_max_bytes`, `process_open_fds`, `process_max_fds`,
+/// `process_threads`, `process_start_time_seconds`.
+pub async fn serve(listener: Sockets, handle: PrometheusHandle, max_connections: usize) {
     let upkeep_handle = handle.clone();
     let upkeep = async move {
         let mut every = tokio::time::interval(Duration::from_secs(5));
@@ -442,15 +555,15 @@ fn metrics_response<B>(
 ) -> Response<http_body_util::Full<Bytes>> {
     let (status, content_type, body) =
         if request.uri().path() == "/metrics" && request.method() == http::Method::GET {
-            metrics_process::Collector::default().collect();
             #[allow(clippy::cast_precision_loss)] // a handful of runs
             let analyses = arbiter_rules::interrupt::analyses_running() as f64;
             metrics::gauge!(ANALYSES_RUNNING_GAUGE).set(analyses);
-            (
-                200,
-                "text/plain; version=0.0.4; charset=utf-8",
-                handle.render(),
-            )
+            let mut text = handle.render();
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&process_families(&metrics_process::collector::collect()));
+            (200, "text/plain; version=0.0.4; charset=utf-8", text)
         } else {
             (
                 404,
@@ -911,17 +1024,6 @@ impl Drop for Finish {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn metrics_addr_parses() {
-        assert_eq!(parse_metrics_addr(""), Ok(None));
-        assert_eq!(parse_metrics_addr("off"), Ok(None));
-        assert_eq!(
-            parse_metrics_addr("127.0.0.1:0"),
-            Ok(Some(SocketAddr::from(([127, 0, 0, 1], 0))))
-        );
-        assert!(parse_metrics_addr("nowhere").is_err());
-    }
 
     #[test]
     fn served_methods_keep_their_own_labels() {

@@ -6,7 +6,71 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::workers::ShedReason;
+/// Why a call was refused before it ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShedReason {
+    /// The concurrency limit was reached: no room to wait.
+    ConcurrencyLimit,
+    /// No worker became free within `--max-queue-wait`.
+    QueueTimeout,
+    /// The stream limit was reached.
+    StreamLimit,
+    /// The budget of request bytes in flight had no room for the call's request within
+    /// `--max-queue-wait` (see [`crate::guard::request_bytes`]).
+    RequestBytes,
+    /// The call's work needed an analyzer run while the most calls allowed were already away
+    /// from their worker for one (see the module documentation).
+    AnalysisQueue,
+    /// The budget of answer bytes in flight had no room for the call's answer: none at all
+    /// when the call arrived, or none for its answer within `--max-queue-wait` (see
+    /// [`crate::guard::answer_bytes`]).
+    AnswerBytes,
+}
+
+impl ShedReason {
+    /// Every reason, in declaration order (so `reason as usize` indexes it).
+    pub const ALL: [Self; 6] = [
+        Self::ConcurrencyLimit,
+        Self::QueueTimeout,
+        Self::StreamLimit,
+        Self::RequestBytes,
+        Self::AnalysisQueue,
+        Self::AnswerBytes,
+    ];
+
+    /// The `reason` label of `arbiter_calls_shed_total`.
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::ConcurrencyLimit => "concurrency_limit",
+            Self::QueueTimeout => "queue_timeout",
+            Self::StreamLimit => "stream_limit",
+            Self::RequestBytes => "request_bytes",
+            Self::AnalysisQueue => "analysis_queue",
+            Self::AnswerBytes => "answer_bytes",
+        }
+    }
+}
+
+/// Creates every series of `arbiter_calls_shed_total` at 0, so that `rate()` and alerts see
+/// them before the first call is shed.
+pub fn describe_shed() {
+    metrics::describe_counter!(
+        "arbiter_calls_shed_total",
+        "Calls refused with RESOURCE_EXHAUSTED before their work, by reason (concurrency_limit, \
+         queue_timeout, stream_limit, request_bytes, analysis_queue, answer_bytes)."
+    );
+    for reason in ShedReason::ALL {
+        metrics::counter!("arbiter_calls_shed_total", "reason" => reason.label()).increment(0);
+    }
+}
+
+/// Counts a shed call (`arbiter_calls_shed_total{reason}`) and adds it to the summary that
+/// this module logs at a bounded rate.
+pub fn record_shed(reason: ShedReason) {
+    metrics::counter!("arbiter_calls_shed_total", "reason" => reason.label()).increment(1);
+    note_shed(reason);
+}
 
 /// Calls shed since the last summary, by [`ShedReason`] (in its declaration order, that of
 /// [`ShedReason::ALL`]).
@@ -62,7 +126,7 @@ pub async fn summarise(every: Duration) {
             shed_calls,
             by_reason = %by_reason,
             refused_connections,
-            interval_ms = u64::try_from(every.as_millis()).unwrap_or(u64::MAX),
+            interval_ms = crate::logging::millis(every),
             "overloaded: calls shed or connections refused since the last summary"
         );
     }

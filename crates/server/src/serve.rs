@@ -1,29 +1,23 @@
 //! `arbiter serve`: the gRPC server (and gRPC-Web, on the same port) with health, reflection,
 //! limits and graceful shutdown.
 
-use std::{
-    future::Future,
-    net::{Ipv4Addr, Ipv6Addr, SocketAddr},
-    sync::Arc,
-    time::Duration,
-};
+use std::{future::Future, net::SocketAddr, sync::Arc, time::Duration};
 
 use arbiter_proto::{SERVICE_NAME, v1::arbiter_service_server::ArbiterServiceServer};
-use tokio::net::TcpListener;
 use tonic::service::Routes;
 use tonic_health::ServingStatus;
 use tower::Layer as _;
 
 use crate::{
-    cli::ServeArgs,
     grpc_web::{AllowedOrigins, GrpcWebLayer},
     guard::{AnswerBytes, GuardLayer, RequestBytes},
-    health::HealthReporter,
-    limits::{Limits, usize_of},
+    health::{DRAINED_NAMES, LIVENESS, set_draining},
+    limits::Limits,
+    logging::AccessLog,
     metrics::{MetricsError, MetricsLayer},
     service::{Arbiter, StreamTimes},
     tls::{ReloadingTls, TlsFiles},
-    transport::{ConnectionLimits, Listener, TlsSource, WhenFull},
+    transport::{BindError, ConnectionLimits, Listener, Sockets, TlsSource, WhenFull},
     workers::Workers,
 };
 
@@ -77,31 +71,12 @@ where
 /// How often what was shed is summarised in the log (one line at most per interval).
 pub const OVERLOAD_LOG_INTERVAL: Duration = Duration::from_secs(1);
 
-/// Health name that reports whether the process is alive; it stays SERVING while draining, so
-/// that a liveness probe never kills a process that is shutting down cleanly.
-pub const LIVENESS: &str = "liveness";
-
-/// Health name that reports whether the process accepts new calls; NOT_SERVING while draining.
-pub const READINESS: &str = "readiness";
-
-/// The health names that turn NOT_SERVING when draining: the whole server (""), the arbiter
-/// service and readiness.
-pub const DRAINED_NAMES: [&str; 3] = ["", SERVICE_NAME, READINESS];
-
 /// Why the server could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    /// Flags contradict each other.
+    /// A listening socket could not be opened.
     #[error(transparent)]
-    Args(#[from] crate::cli::ServeArgsError),
-    /// The listening socket could not be opened.
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        /// The address asked for.
-        addr: SocketAddr,
-        /// The socket error.
-        source: std::io::Error,
-    },
+    Bind(#[from] BindError),
     /// The reflection service could not be built from the descriptors.
     #[error("cannot build the reflection service: {0}")]
     Reflection(#[from] tonic_reflection::server::Error),
@@ -113,109 +88,190 @@ pub enum ServeError {
     Tls(#[from] crate::tls::TlsError),
 }
 
+/// What `arbiter serve` runs with: plain values, made from the command line (flags, their
+/// `ARBITER_*` variables and defaults) by `cli::ServeArgs::config`, or by a program that embeds
+/// the server. Counts are `usize`, byte budgets `u64`; a zero count or duration is taken as
+/// given (the command line refuses those that make no sense).
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// The addresses of the gRPC port (`--grpc-addr`, its host name resolved): each is bound
+    /// (see [`Sockets::bind`]).
+    pub grpc_addrs: Vec<SocketAddr>,
+    /// The addresses of the plaintext health port (`--health-addr`); empty: no health port.
+    pub health_addrs: Vec<SocketAddr>,
+    /// The addresses of `GET /metrics` (`--metrics-addr`); empty: no metrics.
+    pub metrics_addrs: Vec<SocketAddr>,
+    /// The bounds of one call's chess work (`--max-moves`, `--max-pgn-bytes`, `--analysis`,
+    /// `--max-games-per-stream`).
+    pub limits: Limits,
+    /// Largest request or answer message, in bytes (`--max-message-bytes`).
+    pub max_message_bytes: usize,
+    /// Threads that do chess work (`--workers`, 0 already turned into the number of cores).
+    pub workers: usize,
+    /// Workers that stream messages may use at once, at most `workers` (`--stream-workers`, 0
+    /// already turned into all workers but one).
+    pub stream_workers: usize,
+    /// Analyzer runs at once in the process (`--max-analyses`).
+    pub max_analyses: usize,
+    /// Unary calls admitted at once (`--concurrency-limit`).
+    pub concurrency_limit: usize,
+    /// AdjudicateGames streams open at once, and reflection streams in a pool of their own
+    /// (`--max-streams`).
+    pub max_streams: usize,
+    /// Largest unary request, in bytes, answered on the network thread that read it
+    /// (`--max-inline-bytes`; 0: none).
+    pub max_inline_bytes: usize,
+    /// Longest wait for a worker, an analysis slot or room in a byte budget (`--max-queue-wait`).
+    pub max_queue_wait: Duration,
+    /// Longest time of a call, or of one stream message (`--request-timeout`).
+    pub request_timeout: Duration,
+    /// Longest time a stream may go without progress (`--stream-idle-timeout`).
+    pub stream_idle_timeout: Duration,
+    /// Bytes of request messages held at once, gRPC headers included
+    /// (`--max-request-bytes-in-flight`).
+    pub max_request_bytes_in_flight: u64,
+    /// Bytes of answers built and not yet taken, plus 1 KiB per such call
+    /// (`--max-answer-bytes-in-flight`).
+    pub max_answer_bytes_in_flight: u64,
+    /// The gRPC port's connection bounds (`--max-connections`, the handshake, idle and age
+    /// timeouts, HTTP/2 windows and keepalive, `--slow-reader-timeout`,
+    /// `--socket-send-buffer-bytes`); the health port takes them too, with its own cap.
+    pub connections: ConnectionLimits,
+    /// Connections open at once on the health port (`--health-max-connections`).
+    pub health_max_connections: usize,
+    /// Connections open at once on the metrics port (`--metrics-max-connections`).
+    pub metrics_max_connections: usize,
+    /// The certificate, key and client CA files (`--tls-cert`, `--tls-key`, `--tls-client-ca`);
+    /// `None`: plaintext.
+    pub tls: Option<TlsFiles>,
+    /// How often the TLS files are read again (`--tls-reload-interval`); `None`: never.
+    pub tls_reload_interval: Option<Duration>,
+    /// Browser origins allowed to call over gRPC-Web (`--cors-allowed-origins`).
+    pub cors_allowed_origins: AllowedOrigins,
+    /// Which calls get an access log line (`--access-log`, `--access-log-sample`).
+    pub access_log: AccessLog,
+    /// How long calls are still accepted after a shutdown signal while health says NOT_SERVING
+    /// (`--lame-duck`); at most half of `drain_timeout` is used.
+    pub lame_duck: Duration,
+    /// Longest time of a graceful shutdown, lame duck included (`--drain-timeout`).
+    pub drain_timeout: Duration,
+}
+
+impl ServeConfig {
+    /// Most calls away from their worker for analyzer runs at once (see
+    /// [`Workers::max_seatless`]).
+    #[must_use]
+    pub fn max_seatless(&self) -> usize {
+        Workers::max_seatless(self.workers, self.max_analyses)
+    }
+
+    /// Threads of the blocking pool: one per worker, one per call that may be away from its
+    /// worker for an analyzer run, and one for housekeeping (reading reloaded TLS files). The
+    /// pool never grows with the number of calls.
+    #[must_use]
+    pub fn blocking_threads(&self) -> usize {
+        self.workers
+            .saturating_add(self.max_seatless())
+            .saturating_add(1)
+    }
+}
+
 /// A bound, not yet serving, server: lets callers learn the actual port before serving.
 #[derive(Debug)]
 pub struct Bound {
-    listener: TcpListener,
-    health: Option<TcpListener>,
-    metrics: Option<(TcpListener, metrics_exporter_prometheus::PrometheusHandle)>,
+    listener: Sockets,
+    health: Option<Sockets>,
+    metrics: Option<(Sockets, metrics_exporter_prometheus::PrometheusHandle)>,
     tls: Option<Arc<ReloadingTls>>,
-    args: ServeArgs,
+    config: ServeConfig,
 }
 
 impl Bound {
-    /// Prepares the rules engine, reads the TLS files if any, opens the listening socket of
-    /// `args.grpc_addr` (port 0 picks a free port) and, unless they are off, the health port of
-    /// `args.health_addr`, and installs the metrics recorder and opens the socket of
-    /// `args.metrics_addr`.
+    /// Prepares the rules engine, reads the TLS files if any, opens the listening sockets of
+    /// `config.grpc_addrs` (port 0 picks a free port) and, unless they are off, of the health
+    /// port, and installs the metrics recorder and opens the sockets of `/metrics`.
     ///
     /// # Errors
     ///
-    /// Returns [`ServeError::Args`] when flags contradict each other ([`ServeArgs::check`]),
-    /// [`ServeError::Tls`] when a TLS file is unreadable or broken,
-    /// [`ServeError::Bind`] when an address cannot be bound, [`ServeError::Metrics`] when the
-    /// metrics address cannot be bound or a recorder is already installed.
-    pub async fn bind(args: ServeArgs) -> Result<Self, ServeError> {
-        args.check()?;
+    /// [`ServeError::Tls`] when a TLS file is unreadable or broken, [`ServeError::Bind`] when
+    /// an address cannot be bound, [`ServeError::Metrics`] when the metrics address cannot be
+    /// bound or a recorder is already installed.
+    pub async fn bind(config: ServeConfig) -> Result<Self, ServeError> {
         // Build the move generator's attack tables now, not during the first call.
         let warm_up =
             tokio::task::spawn_blocking(|| arbiter_rules::Position::startpos().legal_moves().len());
         if let Err(error) = warm_up.await {
             tracing::warn!(%error, "move generator warm-up failed");
         }
-        let tls = match (&args.tls_cert, &args.tls_key) {
-            (Some(cert), Some(key)) => Some(Arc::new(ReloadingTls::load(TlsFiles {
-                cert: cert.clone(),
-                key: key.clone(),
-                client_ca: args.tls_client_ca.clone(),
-            })?)),
-            _ => None,
-        };
-        let listener = bind_with_ipv4_fallback(args.grpc_addr)
-            .await
-            .map_err(|(addr, source)| ServeError::Bind { addr, source })?;
-        let health = match args.health_addr.0 {
-            Some(addr) => Some(
-                bind_with_ipv4_fallback(addr)
-                    .await
-                    .map_err(|(addr, source)| ServeError::Bind { addr, source })?,
-            ),
+        let tls = match &config.tls {
+            Some(files) => Some(Arc::new(ReloadingTls::load(files.clone())?)),
             None => None,
         };
-        let metrics = match args.metrics_addr.0 {
-            Some(addr) => {
-                let metrics_listener = crate::metrics::bind(addr).await?;
-                let handle = crate::metrics::install()?;
-                // The series that count events exist at 0 before the first scrape can come.
-                crate::workers::describe_shed();
-                crate::delivery::describe();
-                crate::transport::describe_listener("grpc");
-                if health.is_some() {
-                    crate::transport::describe_listener("health");
-                }
-                Some((metrics_listener, handle))
+        let listener = Sockets::bind(&config.grpc_addrs).await?;
+        let health = if config.health_addrs.is_empty() {
+            None
+        } else {
+            Some(Sockets::bind(&config.health_addrs).await?)
+        };
+        let metrics = if config.metrics_addrs.is_empty() {
+            None
+        } else {
+            let metrics_listener = crate::metrics::bind(&config.metrics_addrs).await?;
+            let handle = crate::metrics::install()?;
+            // The series that count events exist at 0 before the first scrape can come.
+            crate::overload::describe_shed();
+            crate::delivery::describe();
+            crate::transport::describe_listener("grpc");
+            if health.is_some() {
+                crate::transport::describe_listener("health");
             }
-            None => None,
+            Some((metrics_listener, handle))
         };
         Ok(Self {
             listener,
             health,
             metrics,
             tls,
-            args,
+            config,
         })
     }
 
-    /// The address actually bound.
+    /// The first address the gRPC port bound (see [`Bound::local_addrs`]).
     ///
     /// # Errors
     ///
     /// Returns the socket error if the address cannot be read.
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
-        self.listener.local_addr()
+        first(self.listener.local_addrs()?)
     }
 
-    /// The address the plaintext health listener actually bound, `None` when it is off.
+    /// Every address the gRPC port bound, in the order of [`ServeConfig::grpc_addrs`].
     ///
     /// # Errors
     ///
-    /// Returns the socket error if the address cannot be read.
-    pub fn health_addr(&self) -> std::io::Result<Option<SocketAddr>> {
-        self.health
-            .as_ref()
-            .map(TcpListener::local_addr)
-            .transpose()
+    /// Returns the socket error if an address cannot be read.
+    pub fn local_addrs(&self) -> std::io::Result<Vec<SocketAddr>> {
+        self.listener.local_addrs()
     }
 
-    /// The address the `/metrics` endpoint actually bound, `None` when metrics are off.
+    /// The addresses the plaintext health listener bound, `None` when it is off.
     ///
     /// # Errors
     ///
-    /// Returns the socket error if the address cannot be read.
-    pub fn metrics_addr(&self) -> std::io::Result<Option<SocketAddr>> {
+    /// Returns the socket error if an address cannot be read.
+    pub fn health_addrs(&self) -> std::io::Result<Option<Vec<SocketAddr>>> {
+        self.health.as_ref().map(Sockets::local_addrs).transpose()
+    }
+
+    /// The addresses the `/metrics` endpoint bound, `None` when metrics are off.
+    ///
+    /// # Errors
+    ///
+    /// Returns the socket error if an address cannot be read.
+    pub fn metrics_addrs(&self) -> std::io::Result<Option<Vec<SocketAddr>>> {
         self.metrics
             .as_ref()
-            .map(|(listener, _)| listener.local_addr())
+            .map(|(listener, _)| listener.local_addrs())
             .transpose()
     }
 
@@ -236,17 +292,20 @@ impl Bound {
             health,
             metrics,
             tls,
-            args,
+            config,
         } = self;
         // Stopped when serving ends, so that no task outlives the server.
         let metrics_task = metrics.map(|(listener, handle)| {
-            let cap = usize_of(args.metrics_max_connections);
-            tokio::spawn(crate::metrics::serve(listener, handle, cap))
+            tokio::spawn(crate::metrics::serve(
+                listener,
+                handle,
+                config.metrics_max_connections,
+            ))
         });
         let tls_task = tls
             .as_ref()
-            .filter(|_| !args.tls_reload_interval.is_zero())
-            .map(|tls| tokio::spawn(Arc::clone(tls).watch(args.tls_reload_interval)));
+            .zip(config.tls_reload_interval)
+            .map(|(tls, every)| tokio::spawn(Arc::clone(tls).watch(every)));
 
         let (reporter, health_service) = crate::health::reporter();
         for name in DRAINED_NAMES.into_iter().chain([LIVENESS]) {
@@ -266,52 +325,40 @@ impl Bound {
             .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
             .build_v1alpha()?;
 
-        let limits = Limits {
-            max_moves: usize_of(args.max_moves),
-            max_pgn_bytes: usize_of(args.max_pgn_bytes),
-            analysis: args.analysis.into(),
-            max_games_per_stream: usize_of(args.max_games_per_stream),
-            max_tags: usize_of(args.max_tags),
-            max_tag_value_bytes: usize_of(args.max_tag_value_bytes),
-            max_variation_depth: usize_of(args.max_variation_depth),
-        };
-        arbiter_rules::interrupt::set_max_concurrent_analyses(usize_of(args.max_analyses));
+        let limits = config.limits;
+        arbiter_rules::interrupt::set_max_concurrent_analyses(config.max_analyses);
         // A call whose analysis would wait longer for a slot than it may wait for a worker is
         // refused (RESOURCE_EXHAUSTED, reason analysis_queue), not left to reach its deadline.
-        arbiter_rules::interrupt::set_max_analysis_wait(Some(args.max_queue_wait));
-        let workers = Workers::new(
-            args.worker_threads(),
-            args.max_queue_wait,
-            args.max_seatless(),
-        )
-        .with_stream_workers(args.stream_worker_threads());
+        arbiter_rules::interrupt::set_max_analysis_wait(Some(config.max_queue_wait));
+        let workers = Workers::new(config.workers, config.max_queue_wait, config.max_seatless())
+            .with_stream_workers(config.stream_workers);
         let stream_times = StreamTimes {
-            idle: args.stream_idle_timeout,
-            message: args.request_timeout,
+            idle: config.stream_idle_timeout,
+            message: config.request_timeout,
         };
-        let max_bytes = usize_of(args.max_message_bytes);
+        let max_bytes = config.max_message_bytes;
         // Turns true when the lame-duck period is over: no new connections, a GOAWAY on open
         // ones, and open streams end between messages.
         let (stop_tx, stop) = tokio::sync::watch::channel(false);
         let (health_stop_tx, health_stop) = tokio::sync::watch::channel(false);
         let arbiter = ArbiterServiceServer::new(
             Arbiter::new(limits, workers, stream_times)
-                .with_max_inline_bytes(usize_of(args.max_inline_bytes))
+                .with_max_inline_bytes(config.max_inline_bytes)
                 .with_drain(stop.clone()),
         )
         .max_decoding_message_size(max_bytes)
         .max_encoding_message_size(max_bytes);
-        let answers = AnswerBytes::new(args.max_answer_bytes_in_flight, args.max_queue_wait);
+        let answers = AnswerBytes::new(config.max_answer_bytes_in_flight, config.max_queue_wait);
         let guard = GuardLayer::new(
-            usize_of(args.concurrency_limit),
-            usize_of(args.max_streams),
+            config.concurrency_limit,
+            config.max_streams,
             vec![format!("/{SERVICE_NAME}/AdjudicateGames")],
-            args.request_timeout,
+            config.request_timeout,
         )
         .with_request_bytes(
-            RequestBytes::new(args.max_request_bytes_in_flight, args.max_queue_wait)
+            RequestBytes::new(config.max_request_bytes_in_flight, config.max_queue_wait)
                 .with_max_message(max_bytes)
-                .with_arrival_bound(args.request_timeout),
+                .with_arrival_bound(config.request_timeout),
         )
         .with_answer_bytes(answers.clone());
         // Reflection streams answer with file descriptors (tens of KiB each; two wait per stream
@@ -320,22 +367,22 @@ impl Bound {
         // a client that opens reflection streams and never reads holds at most that many.
         let reflection_guard = GuardLayer::new(
             1,
-            usize_of(args.max_streams),
+            config.max_streams,
             REFLECTION_METHODS
                 .iter()
                 .map(|path| (*path).to_owned())
                 .collect(),
-            args.request_timeout,
+            config.request_timeout,
         )
         .with_answer_bytes(answers)
         .streams_held_by_answers();
-        crate::logging::set_access_log(args.access_log());
+        crate::logging::set_access_log(config.access_log);
         let overload_task = tokio::spawn(crate::overload::summarise(OVERLOAD_LOG_INTERVAL));
 
         // gRPC-Web is translated to gRPC (and CORS answered) in front of the metrics layer, so
         // that everything inside sees a gRPC-Web call as the gRPC call it is. The metrics layer
         // then sees every call, even those no service answers (UNIMPLEMENTED).
-        let origins = &args.cors_allowed_origins;
+        let origins = &config.cors_allowed_origins;
         match origins {
             AllowedOrigins::None => {}
             AllowedOrigins::Any => tracing::warn!(
@@ -355,7 +402,7 @@ impl Bound {
                     .prepare(),
             )),
         );
-        let limits = connection_limits(&args, args.max_connections);
+        let limits = config.connections.clone();
         let grpc = Listener::new(
             listener,
             "grpc",
@@ -365,7 +412,7 @@ impl Bound {
         .serve(routes, stop.clone());
         let health = health.map(|listener| {
             let limits = ConnectionLimits {
-                max_connections: usize_of(args.health_max_connections),
+                max_connections: config.health_max_connections,
                 // A probe always gets a place: the busiest source gives one up (see
                 // `WhenFull`), so no client can hold the probes out.
                 when_full: WhenFull::EvictFromBusiestSource,
@@ -392,20 +439,20 @@ impl Bound {
             }
         };
 
-        let lame_duck = args.lame_duck.min(args.drain_timeout / 2);
-        if lame_duck < args.lame_duck {
+        let lame_duck = config.lame_duck.min(config.drain_timeout / 2);
+        if lame_duck < config.lame_duck {
             tracing::warn!(
-                lame_duck_ms = lame_duck.as_millis(),
-                asked_ms = args.lame_duck.as_millis(),
+                lame_duck_ms = crate::logging::millis(lame_duck),
+                asked_ms = crate::logging::millis(config.lame_duck),
                 "--lame-duck is capped at half of --drain-timeout, so that calls have time to finish"
             );
         }
-        let drain_timeout = args.drain_timeout;
+        let drain_timeout = config.drain_timeout;
         let drain_reporter = reporter.clone();
         let stopping = async move {
             shutdown.await;
             tracing::info!(
-                lame_duck_ms = lame_duck.as_millis(),
+                lame_duck_ms = crate::logging::millis(lame_duck),
                 "shutdown requested: health NOT_SERVING, draining"
             );
             set_draining(&drain_reporter);
@@ -423,7 +470,7 @@ impl Bound {
             () = server => tracing::info!("drained: all calls finished"),
             () = stopping => {
                 tracing::warn!(
-                    drain_timeout_ms = drain_timeout.as_millis(),
+                    drain_timeout_ms = crate::logging::millis(drain_timeout),
                     "drain timeout reached: exiting with calls still open"
                 );
             }
@@ -454,56 +501,12 @@ const REFLECTION_METHODS: [&str; 2] = [
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
 
-/// The connection bounds of `args` for a listener of at most `max_connections` connections,
-/// refusing connections beyond them (the gRPC port's way).
-fn connection_limits(args: &ServeArgs, max_connections: u32) -> ConnectionLimits {
-    ConnectionLimits {
-        max_connections: usize_of(max_connections),
-        when_full: WhenFull::Refuse,
-        handshake_timeout: args.handshake_timeout,
-        idle_timeout: args.connection_idle_timeout,
-        max_concurrent_streams: args.max_concurrent_streams,
-        max_age: Some(args.max_connection_age).filter(|age| !age.is_zero()),
-        max_age_grace: args.max_connection_age_grace,
-        keepalive_interval: Some(args.http2_keepalive_interval).filter(|every| !every.is_zero()),
-        keepalive_timeout: args.http2_keepalive_timeout,
-        stream_window: args.http2_stream_window_bytes,
-        connection_window: args.http2_connection_window_bytes,
-        max_header_list_bytes: MAX_HEADER_LIST_BYTES,
-        http1: true,
-        slow_reader_timeout: args.slow_reader_timeout,
-        socket_send_buffer: (args.socket_send_buffer_bytes > 0)
-            .then(|| usize_of(args.socket_send_buffer_bytes)),
-    }
-}
-
-/// Binds `addr`; when it is the IPv6 wildcard and the host has no IPv6, binds every IPv4
-/// address instead. On failure returns the address tried last and the error.
-///
-/// # Errors
-///
-/// Returns the address and socket error when nothing can be bound.
-pub async fn bind_with_ipv4_fallback(
-    addr: SocketAddr,
-) -> Result<TcpListener, (SocketAddr, std::io::Error)> {
-    match TcpListener::bind(addr).await {
-        Ok(listener) => Ok(listener),
-        Err(error) if addr == SocketAddr::from((Ipv6Addr::UNSPECIFIED, addr.port())) => {
-            let fallback = SocketAddr::from((Ipv4Addr::UNSPECIFIED, addr.port()));
-            tracing::warn!(%error, %fallback, "cannot bind the IPv6 wildcard address, using IPv4");
-            TcpListener::bind(fallback)
-                .await
-                .map_err(|source| (fallback, source))
-        }
-        Err(source) => Err((addr, source)),
-    }
-}
-
-/// Turns every drained health name NOT_SERVING; liveness stays SERVING.
-pub fn set_draining(reporter: &HealthReporter) {
-    for name in DRAINED_NAMES {
-        reporter.set_status(name, ServingStatus::NotServing);
-    }
+/// The first of the addresses a port bound (there is at least one).
+fn first(addrs: Vec<SocketAddr>) -> std::io::Result<SocketAddr> {
+    addrs
+        .into_iter()
+        .next()
+        .ok_or_else(|| std::io::Error::other("no address bound"))
 }
 
 /// Listens for SIGTERM and SIGINT (Ctrl-C) from the moment it is called (inside a tokio

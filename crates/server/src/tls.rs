@@ -70,6 +70,9 @@ pub const ALPN_H2: &[u8] = b"h2";
 /// (and for clients that offer nothing else).
 pub const ALPN_HTTP1: &[u8] = b"http/1.1";
 
+/// The counter of TLS reloads, by `result` (`ok`, `error`; see [`ReloadingTls::watch`]).
+pub const RELOADS_COUNTER: &str = "arbiter_tls_reloads_total";
+
 /// The PEM files of the server's TLS identity and, for mutual TLS, of the CAs of its clients.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TlsFiles {
@@ -331,7 +334,7 @@ impl ReloadingTls {
                         %not_after,
                         "TLS certificate reloaded"
                     );
-                    metrics::counter!("arbiter_tls_reloads_total", "result" => "ok").increment(1);
+                    metrics::counter!(RELOADS_COUNTER, "result" => "ok").increment(1);
                 }
                 Err(error) => {
                     let message = error.to_string();
@@ -339,8 +342,7 @@ impl ReloadingTls {
                         tracing::debug!(%error, "TLS files still broken");
                     } else {
                         tracing::warn!(%error, "cannot reload TLS files, keeping the previous certificate");
-                        metrics::counter!("arbiter_tls_reloads_total", "result" => "error")
-                            .increment(1);
+                        metrics::counter!(RELOADS_COUNTER, "result" => "error").increment(1);
                         reported = Some(message);
                     }
                 }

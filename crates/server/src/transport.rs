@@ -127,13 +127,142 @@ pub struct ConnectionLimits {
     pub socket_send_buffer: Option<usize>,
 }
 
+/// The listening sockets of one port: one per address its flag stands for (a host name may
+/// stand for several, `localhost` for `127.0.0.1` and `[::1]`), accepted from as one.
+#[derive(Debug)]
+pub struct Sockets {
+    listeners: Vec<TcpListener>,
+    /// The socket looked at first by the next accept, so that none is starved by another.
+    next: AtomicUsize,
+}
+
+/// A listening socket that could not be opened.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot listen on {addr}: {source}")]
+pub struct BindError {
+    /// The address tried (the last one, when none could be bound).
+    pub addr: SocketAddr,
+    /// The socket error.
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl Sockets {
+    /// Binds every address of `addrs` (the addresses one address flag stands for, see
+    /// [`crate::address::ListenAddr::resolve`]):
+    ///
+    /// - port 0 picks a free port for the first address, and the others get the same port;
+    /// - the IPv6 wildcard (`[::]`) on a host without IPv6 binds the IPv4 wildcard instead;
+    /// - of several addresses, one whose family the host does not have (`[::1]` where IPv6 is
+    ///   off: "address not available" or "address family not supported") is left out with a
+    ///   warning, as long as another is bound.
+    ///
+    /// # Errors
+    ///
+    /// [`BindError`] for the first address that cannot be bound otherwise (in use, not allowed),
+    /// or when none can be bound (or `addrs` is empty).
+    pub async fn bind(addrs: &[SocketAddr]) -> Result<Self, BindError> {
+        let mut listeners: Vec<TcpListener> = Vec::with_capacity(addrs.len());
+        let mut left_out = None;
+        for &asked in addrs {
+            let mut addr = asked;
+            if addr.port() == 0
+                && let Some(first) = listeners.first()
+            {
+                let port = first
+                    .local_addr()
+                    .map_err(|source| BindError { addr, source })?
+                    .port();
+                addr.set_port(port);
+            }
+            match bind_with_ipv4_fallback(addr).await {
+                Ok(listener) => listeners.push(listener),
+                Err(BindError { addr, source }) if addrs.len() > 1 && family_missing(&source) => {
+                    tracing::warn!(%addr, error = %source, "address left out: this host cannot listen on it (no such interface, or its IP version is off)");
+                    left_out = Some(BindError { addr, source });
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        if listeners.is_empty() {
+            return Err(left_out.unwrap_or_else(|| BindError {
+                addr: SocketAddr::from(([0, 0, 0, 0], 0)),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "no address to listen on",
+                ),
+            }));
+        }
+        Ok(Self {
+            listeners,
+            next: AtomicUsize::new(0),
+        })
+    }
+
+    /// The addresses bound, in the order of the addresses asked.
+    ///
+    /// # Errors
+    ///
+    /// The socket error when an address cannot be read.
+    pub fn local_addrs(&self) -> std::io::Result<Vec<SocketAddr>> {
+        self.listeners.iter().map(TcpListener::local_addr).collect()
+    }
+
+    /// The next connection on any of the sockets, and its peer's address.
+    ///
+    /// # Errors
+    ///
+    /// The error of the socket that failed to accept (out of file descriptors, a connection
+    /// reset before it was accepted).
+    pub async fn accept(&self) -> std::io::Result<(TcpStream, SocketAddr)> {
+        std::future::poll_fn(|cx| {
+            let count = self.listeners.len();
+            let start = self.next.fetch_add(1, Ordering::Relaxed) % count.max(1);
+            for offset in 0..count {
+                if let Poll::Ready(accepted) =
+                    self.listeners[(start + offset) % count].poll_accept(cx)
+                {
+                    return Poll::Ready(accepted);
+                }
+            }
+            Poll::Pending
+        })
+        .await
+    }
+}
+
+/// Whether a bind error says the host has no such address family (IPv6 turned off).
+fn family_missing(error: &std::io::Error) -> bool {
+    error.kind() == std::io::ErrorKind::AddrNotAvailable
+        || error.raw_os_error() == Some(libc::EAFNOSUPPORT)
+}
+
+/// Binds `addr`; when it is the IPv6 wildcard and the host has no IPv6, binds the IPv4
+/// wildcard instead.
+async fn bind_with_ipv4_fallback(addr: SocketAddr) -> Result<TcpListener, BindError> {
+    match TcpListener::bind(addr).await {
+        Ok(listener) => Ok(listener),
+        Err(error) if addr == SocketAddr::from((std::net::Ipv6Addr::UNSPECIFIED, addr.port())) => {
+            let fallback = SocketAddr::from((std::net::Ipv4Addr::UNSPECIFIED, addr.port()));
+            tracing::warn!(%error, %fallback, "cannot bind the IPv6 wildcard address, using IPv4");
+            TcpListener::bind(fallback)
+                .await
+                .map_err(|source| BindError {
+                    addr: fallback,
+                    source,
+                })
+        }
+        Err(source) => Err(BindError { addr, source }),
+    }
+}
+
 /// Where new connections get their TLS configuration: called once per connection, so that a
 /// reloaded certificate is used from the next connection on.
 pub type TlsSource = Arc<dyn Fn() -> tokio_rustls::TlsAcceptor + Send + Sync>;
 
 /// A bound listening socket and how its connections are served.
 pub struct Listener {
-    tcp: TcpListener,
+    tcp: Sockets,
     name: &'static str,
     limits: ConnectionLimits,
     tls: Option<TlsSource>,
@@ -142,7 +271,7 @@ pub struct Listener {
 impl std::fmt::Debug for Listener {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Listener")
-            .field("addr", &self.tcp.local_addr().ok())
+            .field("addrs", &self.tcp.local_addrs().ok())
             .field("name", &self.name)
             .field("limits", &self.limits)
             .field("tls", &self.tls.is_some())
@@ -236,6 +365,20 @@ impl Closed {
 /// them must not wait for it. Called when the listener's socket is bound, before the server
 /// says it listens.
 pub fn describe_listener(name: &'static str) {
+    metrics::describe_counter!(
+        "arbiter_connections_accepted_total",
+        "Connections accepted, by listener (grpc, health, metrics)."
+    );
+    metrics::describe_gauge!(
+        "arbiter_connections_open",
+        "Connections open now, by listener (grpc, health, metrics)."
+    );
+    metrics::describe_counter!(
+        "arbiter_connections_closed_total",
+        "Connections closed, by listener and reason (limit, evicted, handshake_timeout, \
+         tls_error, idle, max_age, shutdown, keepalive_timeout, flood_guard, protocol_error, \
+         slow_reader, client)."
+    );
     metrics::counter!("arbiter_connections_accepted_total", "listener" => name).increment(0);
     metrics::gauge!("arbiter_connections_open", "listener" => name).increment(0.0);
     for reason in Closed::ALL {
@@ -499,11 +642,11 @@ impl Drop for Place {
 }
 
 impl Listener {
-    /// A listener named `name` (the `listener` label of its metrics) serving `tcp` under
-    /// `limits`, with TLS from `tls` when given.
+    /// A listener named `name` (the `listener` label of its metrics) serving the sockets `tcp`
+    /// under `limits`, with TLS from `tls` when given.
     #[must_use]
     pub fn new(
-        tcp: TcpListener,
+        tcp: Sockets,
         name: &'static str,
         limits: ConnectionLimits,
         tls: Option<TlsSource>,
@@ -516,13 +659,13 @@ impl Listener {
         }
     }
 
-    /// The address bound.
+    /// The addresses bound.
     ///
     /// # Errors
     ///
-    /// The socket error when the address cannot be read.
-    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
-        self.tcp.local_addr()
+    /// The socket error when an address cannot be read.
+    pub fn local_addrs(&self) -> std::io::Result<Vec<SocketAddr>> {
+        self.tcp.local_addrs()
     }
 
     /// Accepts and serves connections with `service` until `shutdown` turns true; then stops
@@ -545,7 +688,6 @@ impl Listener {
         } = self;
         let slots = ConnectionSlots::new(limits.max_connections, limits.when_full);
         let limits = Arc::new(limits);
-        let local_addr = tcp.local_addr().ok();
         loop {
             let accepted = tokio::select! {
                 biased;
@@ -582,7 +724,7 @@ impl Listener {
                 tracing::debug!(%error, listener = name, "SO_SNDBUF not set");
             }
             let info = TcpConnectInfo {
-                local_addr,
+                local_addr: stream.local_addr().ok(),
                 remote_addr: Some(peer),
             };
             let connection = serve_connection(
@@ -1009,6 +1151,64 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Port 0 on a name's two addresses is one free port for both (a client must reach the same
+    /// server on either), and each socket accepts.
+    #[tokio::test]
+    async fn the_addresses_of_a_port_share_the_free_port_and_all_accept() {
+        let ipv6 = std::net::TcpListener::bind("[::1]:0").is_ok();
+        let mut asked = vec![SocketAddr::from(([127, 0, 0, 1], 0))];
+        if ipv6 {
+            asked.push(SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, 0)));
+        }
+        let sockets = Sockets::bind(&asked).await.expect("bind");
+        let bound = sockets.local_addrs().expect("addresses");
+        let port = bound[0].port();
+        assert_ne!(port, 0);
+        let wanted: Vec<SocketAddr> = asked
+            .iter()
+            .map(|addr| SocketAddr::new(addr.ip(), port))
+            .collect();
+        assert_eq!(bound, wanted);
+        for addr in bound {
+            let _client = TcpStream::connect(addr).await.expect("connect");
+            let (stream, _) = sockets.accept().await.expect("accept");
+            assert_eq!(stream.local_addr().expect("local address"), addr);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_port_without_an_address_or_with_one_taken_is_an_error() {
+        let error = Sockets::bind(&[]).await.expect_err("nothing to bind");
+        assert_eq!(error.source.kind(), std::io::ErrorKind::InvalidInput);
+        let taken = Sockets::bind(&[SocketAddr::from(([127, 0, 0, 1], 0))])
+            .await
+            .expect("bind");
+        let addr = taken.local_addrs().expect("address")[0];
+        let error = Sockets::bind(&[addr]).await.expect_err("in use");
+        assert_eq!(error.addr, addr);
+        assert_eq!(error.source.kind(), std::io::ErrorKind::AddrInUse);
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("cannot listen on {addr}: "))
+        );
+    }
+
+    /// Of a name's addresses, one the host cannot have (here an address of no interface) is
+    /// left out, as `[::1]` is where IPv6 is off; alone, it is an error.
+    #[tokio::test]
+    async fn an_address_the_host_cannot_have_is_left_out_of_several() {
+        let foreign = SocketAddr::from(([192, 0, 2, 1], 0)); // TEST-NET-1, on no interface
+        let sockets = Sockets::bind(&[SocketAddr::from(([127, 0, 0, 1], 0)), foreign])
+            .await
+            .expect("the loopback address alone");
+        let bound = sockets.local_addrs().expect("addresses");
+        assert_eq!(bound.len(), 1);
+        assert!(bound[0].ip().is_loopback());
+        let error = Sockets::bind(&[foreign]).await.expect_err("alone");
+        assert_eq!(error.source.kind(), std::io::ErrorKind::AddrNotAvailable);
+    }
 
     fn peer(text: &str) -> SocketAddr {
         text.parse().expect("a socket address")

@@ -59,66 +59,7 @@ use arbiter_rules::interrupt::{Interrupt, Seat, with_interrupt, with_seat};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tonic::Status;
 
-/// Why a call was refused before it ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ShedReason {
-    /// The concurrency limit was reached: no room to wait.
-    ConcurrencyLimit,
-    /// No worker became free within `--max-queue-wait`.
-    QueueTimeout,
-    /// The stream limit was reached.
-    StreamLimit,
-    /// The budget of request bytes in flight had no room for the call's request within
-    /// `--max-queue-wait` (see [`crate::guard::request_bytes`]).
-    RequestBytes,
-    /// The call's work needed an analyzer run while the most calls allowed were already away
-    /// from their worker for one (see the module documentation).
-    AnalysisQueue,
-    /// The budget of answer bytes in flight had no room for the call's answer: none at all
-    /// when the call arrived, or none for its answer within `--max-queue-wait` (see
-    /// [`crate::guard::answer_bytes`]).
-    AnswerBytes,
-}
-
-impl ShedReason {
-    /// Every reason, in declaration order (so `reason as usize` indexes it).
-    pub const ALL: [Self; 6] = [
-        Self::ConcurrencyLimit,
-        Self::QueueTimeout,
-        Self::StreamLimit,
-        Self::RequestBytes,
-        Self::AnalysisQueue,
-        Self::AnswerBytes,
-    ];
-
-    /// The `reason` label of `arbiter_calls_shed_total`.
-    #[must_use]
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::ConcurrencyLimit => "concurrency_limit",
-            Self::QueueTimeout => "queue_timeout",
-            Self::StreamLimit => "stream_limit",
-            Self::RequestBytes => "request_bytes",
-            Self::AnalysisQueue => "analysis_queue",
-            Self::AnswerBytes => "answer_bytes",
-        }
-    }
-}
-
-/// Creates every series of `arbiter_calls_shed_total` at 0, so that `rate()` and alerts see
-/// them before the first call is shed.
-pub fn describe_shed() {
-    for reason in ShedReason::ALL {
-        metrics::counter!("arbiter_calls_shed_total", "reason" => reason.label()).increment(0);
-    }
-}
-
-/// Counts a shed call (`arbiter_calls_shed_total{reason}`) and adds it to the summary that
-/// [`crate::overload`] logs at a bounded rate.
-pub fn record_shed(reason: ShedReason) {
-    metrics::counter!("arbiter_calls_shed_total", "reason" => reason.label()).increment(1);
-    crate::overload::note_shed(reason);
-}
+use crate::overload::{ShedReason, record_shed};
 
 /// The gauge of calls away from their worker for an analyzer run (waiting for a slot, running,
 /// or waiting to sit again); at most [`Workers::max_seatless`], beyond which calls are refused

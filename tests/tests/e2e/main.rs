@@ -22,5 +22,6 @@ mod reflection;
 mod report;
 mod resync;
 mod rpc;
+mod serve_cli;
 mod tls;
 mod web_example;

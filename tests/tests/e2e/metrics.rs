@@ -1,7 +1,7 @@
 //! `/metrics` of the real binary: exact counter values and labels after known calls, histogram
 //! buckets, build info, domain counters, the `x-request-id` echo, one `unknown` series for
-//! made-up paths, and the input series of the alert rules' promtool tests as the server writes
-//! them.
+//! made-up paths, the input series of the alert rules' promtool tests as the server writes
+//! them, a HELP line for every family and fractional CPU seconds.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -1155,4 +1155,207 @@ fn r_shed_and_connection_counters_exist_at_zero_before_any_event() {
     for gauge in ["arbiter_analyses_running", "arbiter_analysis_calls_away"] {
         assert_eq!(sample(&text, gauge), Some(0.0), "{gauge} in\n{text}");
     }
+}
+
+/// The metric families of one scrape: `(# TYPE names, # HELP names with their texts)`.
+fn families(text: &str) -> (BTreeSet<String>, BTreeMap<String, String>) {
+    let mut types = BTreeSet::new();
+    let mut helps = BTreeMap::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            types.insert(rest.split(' ').next().unwrap_or_default().to_owned());
+        } else if let Some(rest) = line.strip_prefix("# HELP ") {
+            let (name, help) = rest.split_once(' ').unwrap_or((rest, ""));
+            helps.insert(name.to_owned(), help.trim().to_owned());
+        }
+    }
+    (types, helps)
+}
+
+/// Issue 27 item 7: most families had no HELP line (`arbiter_calls_shed_total`, the connection
+/// families, `grpc_server_*`, the domain counters, ...). After one call of each kind (unary OK
+/// and refused, a rejected move, an adjudication, a validation, an AdjudicateGames stream, a
+/// health check), every family the server writes has a HELP line with a text.
+#[tokio::test]
+async fn r_every_metric_family_has_help() {
+    let server = Server::start();
+    let channel = server.channel().await;
+    let mut client =
+        arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient::new(channel.clone());
+    within(
+        "ListLegalMoves",
+        client.list_legal_moves(ListLegalMovesRequest {
+            position: fen("startpos"),
+            ..ListLegalMovesRequest::default()
+        }),
+    )
+    .await
+    .expect("OK");
+    let status = within(
+        "ApplyMoves",
+        client.apply_moves(ApplyMovesRequest {
+            moves: vec!["e4".to_owned(), "Ke3".to_owned()],
+            ..ApplyMovesRequest::default()
+        }),
+    )
+    .await
+    .expect_err("an illegal move");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    within(
+        "AdjudicateGame",
+        client.adjudicate_game(AdjudicateGameRequest {
+            source: Some(adjudicate_game_request::Source::Game(Game {
+                start: None,
+                moves: ["f3", "e5", "g4", "Qh4#"].map(str::to_owned).to_vec(),
+            })),
+            ..AdjudicateGameRequest::default()
+        }),
+    )
+    .await
+    .expect("AdjudicateGame");
+    within(
+        "ValidatePosition",
+        client.validate_position(ValidatePositionRequest {
+            position: fen("startpos"),
+            ..ValidatePositionRequest::default()
+        }),
+    )
+    .await
+    .expect("ValidatePosition");
+    let game = "[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n".to_owned();
+    let mut answers = within(
+        "AdjudicateGames",
+        client.adjudicate_games(tonic::codegen::tokio_stream::iter([
+            arbiter_proto::v1::AdjudicateGamesRequest {
+                source: Some(arbiter_proto::v1::adjudicate_games_request::Source::Pgn(
+                    game,
+                )),
+                ..arbiter_proto::v1::AdjudicateGamesRequest::default()
+            },
+        ])),
+    )
+    .await
+    .expect("AdjudicateGames")
+    .into_inner();
+    while within("AdjudicateGames answer", answers.message())
+        .await
+        .expect("an answer")
+        .is_some()
+    {}
+    let mut health = tonic_health::pb::health_client::HealthClient::new(channel);
+    within(
+        "Check",
+        health.check(tonic_health::pb::HealthCheckRequest::default()),
+    )
+    .await
+    .expect("SERVING");
+
+    let text = server.scrape();
+    let (types, helps) = families(&text);
+    for family in [
+        "grpc_server_started_total",
+        "grpc_server_handled_total",
+        "grpc_server_handling_seconds",
+        "grpc_server_msg_received_total",
+        "grpc_server_msg_sent_total",
+        "arbiter_games_adjudicated_total",
+        "arbiter_moves_rejected_total",
+        "arbiter_positions_validated_total",
+        "arbiter_calls_shed_total",
+        "arbiter_connections_open",
+        "arbiter_connections_accepted_total",
+        "arbiter_connections_closed_total",
+        "arbiter_request_bytes_in_flight",
+        "arbiter_answer_bytes_in_flight",
+        "arbiter_build_info",
+        "process_cpu_seconds_total",
+    ] {
+        assert!(types.contains(family), "no family {family}:\n{text}");
+    }
+    let without_help: Vec<&String> = types
+        .iter()
+        .filter(|family| helps.get(*family).is_none_or(String::is_empty))
+        .collect();
+    assert_eq!(
+        without_help,
+        Vec::<&String>::new(),
+        "families without HELP:\n{text}"
+    );
+    assert_eq!(
+        helps.keys().collect::<BTreeSet<_>>(),
+        types.iter().collect::<BTreeSet<_>>(),
+        "a HELP line for a family that has no TYPE line"
+    );
+}
+
+/// The server's CPU time so far in clock ticks (utime + stime of `/proc/PID/stat`), and the
+/// ticks per second.
+#[cfg(target_os = "linux")]
+fn cpu_ticks(pid: u32) -> (u64, u64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc/PID/stat");
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .expect("(comm)")
+        .1
+        .split_whitespace()
+        .collect();
+    // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
+    let ticks =
+        fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    let output = std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .expect("getconf CLK_TCK");
+    let per_second = String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .expect("ticks per second");
+    (ticks, per_second)
+}
+
+/// Issue 27 item 7: `process_cpu_seconds_total` moved in whole seconds (0 after 0.19 s of CPU):
+/// the `metrics` crate's counters are whole numbers. It is now the kernel's CPU time to the
+/// tick, between the server's ticks read before and after the scrape.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn r_process_cpu_seconds_are_fractional() {
+    let server = Server::start();
+    let mut client = server.client().await;
+    // Some CPU time that is not a whole number of seconds (a tick is 10 ms).
+    let mut before = cpu_ticks(server.pid());
+    for _ in 0..200 {
+        if before.0 > 0 && !before.0.is_multiple_of(before.1) {
+            break;
+        }
+        within(
+            "ListLegalMoves",
+            client.list_legal_moves(ListLegalMovesRequest {
+                position: fen("startpos"),
+                ..ListLegalMovesRequest::default()
+            }),
+        )
+        .await
+        .expect("OK");
+        before = cpu_ticks(server.pid());
+    }
+    let (ticks_before, per_second) = before;
+    assert_ne!(
+        ticks_before % per_second,
+        0,
+        "no fractional CPU time to measure"
+    );
+    let text = server.scrape();
+    let (ticks_after, _) = cpu_ticks(server.pid());
+    let seconds = sample(&text, "process_cpu_seconds_total").expect("process_cpu_seconds_total");
+    #[allow(clippy::cast_precision_loss)]
+    let (low, high) = (
+        ticks_before as f64 / per_second as f64,
+        ticks_after as f64 / per_second as f64,
+    );
+    assert!(
+        (low - 1e-9..=high + 1e-9).contains(&seconds),
+        "{seconds} s not within [{low}, {high}]"
+    );
+    assert_ne!(seconds.fract(), 0.0, "{seconds}");
 }

@@ -52,7 +52,7 @@ use tonic::{Status, body::Body};
 
 use crate::{
     delivery::{Abandoned, Delivery, Registry},
-    workers::{ShedReason, record_shed},
+    overload::{ShedReason, record_shed},
 };
 
 /// The gauge of the answer bytes held in the whole process.

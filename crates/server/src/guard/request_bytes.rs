@@ -68,7 +68,7 @@ use http_body::Frame;
 use tokio::sync::{AcquireError, OwnedSemaphorePermit, Semaphore};
 use tonic::{Status, body::Body};
 
-use crate::workers::{ShedReason, record_shed};
+use crate::overload::{ShedReason, record_shed};
 
 /// The gauge of the request bytes held by calls in the whole process.
 pub const BYTES_IN_FLIGHT_GAUGE: &str = "arbiter_request_bytes_in_flight";
@@ -103,6 +103,12 @@ impl RequestBytes {
         let total = usize::try_from(bytes)
             .unwrap_or(usize::MAX)
             .min(Semaphore::MAX_PERMITS);
+        metrics::describe_gauge!(
+            BYTES_IN_FLIGHT_GAUGE,
+            metrics::Unit::Bytes,
+            "Bytes of request messages (their gRPC headers included) held by calls now, under \
+             --max-request-bytes-in-flight."
+        );
         metrics::gauge!(BYTES_IN_FLIGHT_GAUGE).set(0.0);
         Self {
             permits: Arc::new(Semaphore::new(total)),

@@ -10,8 +10,8 @@ use arbiter_proto::v1::{
     arbiter_service_client::ArbiterServiceClient, position,
 };
 use arbiter_server::{
-    cli::{Cli, Command, ServeArgs},
-    serve::Bound,
+    cli::{Cli, Command},
+    serve::{Bound, ServeConfig},
 };
 use clap::Parser as _;
 use tokio::sync::oneshot;
@@ -27,7 +27,7 @@ struct Running {
     server: tokio::task::JoinHandle<()>,
 }
 
-fn args(extra: &[&str]) -> ServeArgs {
+fn config(extra: &[&str]) -> ServeConfig {
     let mut argv = vec![
         "arbiter",
         "serve",
@@ -45,13 +45,13 @@ fn args(extra: &[&str]) -> ServeArgs {
     ];
     argv.extend_from_slice(extra);
     match Cli::try_parse_from(argv).expect("valid flags").command {
-        Command::Serve(args) => args,
+        Command::Serve(args) => args.config().expect("consistent flags"),
         other => panic!("expected serve, got {other:?}"),
     }
 }
 
 async fn start(extra: &[&str]) -> Running {
-    let bound = Bound::bind(args(extra)).await.expect("bind");
+    let bound = Bound::bind(config(extra)).await.expect("bind");
     let addr = bound.local_addr().expect("local addr");
     let (stop, stopped) = oneshot::channel::<()>();
     let server = tokio::spawn(async move {
