@@ -251,7 +251,7 @@ pub struct ServeArgs {
     /// Largest PGN tag value, in bytes (escapes decoded); a game with a longer one is an error
     /// of its own (LIMIT_EXCEEDED).
     #[arg(long, env = "ARBITER_MAX_TAG_VALUE_BYTES", default_value_t = limits::DEFAULT_MAX_TAG_VALUE_BYTES,
-          value_name = "BYTES", help_heading = "Adjudication", value_parser = clap::value_parser!(u32).range(1..))]
+          value_name = "N", help_heading = "Adjudication", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_tag_value_bytes: u32,
 
     /// Deepest nesting of PGN variations (0: none)
@@ -259,7 +259,7 @@ pub struct ServeArgs {
     /// Deepest nesting of variations in PGN movetext (0: no variations); a game nested deeper is
     /// an error of its own (LIMIT_EXCEEDED).
     #[arg(long, env = "ARBITER_MAX_VARIATION_DEPTH", default_value_t = limits::DEFAULT_MAX_VARIATION_DEPTH,
-          value_name = "DEPTH", help_heading = "Adjudication")]
+          value_name = "N", help_heading = "Adjudication")]
     pub max_variation_depth: u32,
 
     /// Threads that do chess work (0: one per core)

@@ -374,7 +374,7 @@ fn r_serve_short_help_is_grouped_one_line_per_flag() {
     );
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let short = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(short.lines().count(), 73, "{short}");
+    assert_eq!(short.lines().count(), 76, "{short}");
     assert_eq!(
         short.lines().map(|line| line.chars().count()).max(),
         Some(100),
