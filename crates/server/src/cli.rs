@@ -1445,7 +1445,7 @@ mod tests {
             .get_arguments()
             .filter(|arg| arg.get_id() != "help")
             .collect();
-        assert_eq!(flags.len(), 43);
+        assert_eq!(flags.len(), 46);
         let short = help(&["arbiter", "serve", "-h"]);
         let lines: Vec<&str> = short.lines().collect();
         let wide: Vec<&&str> = lines
@@ -1474,7 +1474,7 @@ mod tests {
             );
         }
         assert!(!short.contains("[env: "), "{short}");
-        assert_eq!(lines.len(), 73);
+        assert_eq!(lines.len(), 76);
 
         let full = help(&["arbiter", "serve", "--help"]);
         for arg in &flags {
