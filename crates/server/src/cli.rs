@@ -73,7 +73,7 @@ pub struct ServeArgs {
     pub grpc_addr: SocketAddr,
 
     /// Address of the Prometheus endpoint (`GET /metrics`, HTTP/1.1); port 0 picks a free port
-    /// (printed as "arbiter metrics on ADDR"); "" or "off" disables metrics.
+    /// (the log tells which); "" or "off" disables metrics.
     #[arg(long, env = "ARBITER_METRICS_ADDR", default_value = "[::]:9090",
           value_parser = |text: &str| crate::metrics::parse_metrics_addr(text).map(OptionalAddr))]
     pub metrics_addr: OptionalAddr,
@@ -222,7 +222,7 @@ pub struct ServeArgs {
     /// Address of a second, plaintext listener that serves only gRPC health
     /// (`grpc.health.v1.Health`), for probes: it has its own connection limit, so probes get
     /// through when the main port is full, and it stays plaintext when the main port speaks TLS;
-    /// "" or "off" disables it. Port 0 picks a free port (printed as "arbiter health on ADDR").
+    /// "" or "off" disables it. Port 0 picks a free port (the log tells which).
     #[arg(long, env = "ARBITER_HEALTH_ADDR", default_value = "[::]:50052",
           value_parser = |text: &str| crate::metrics::parse_metrics_addr(text).map(OptionalAddr))]
     pub health_addr: OptionalAddr,

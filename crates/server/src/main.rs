@@ -53,18 +53,18 @@ fn main() -> ExitCode {
                 // the listening line must start a drain, not kill the process.
                 let shutdown = shutdown_signal();
                 let bound = Bound::bind(args).await?;
-                let addr = bound.local_addr()?;
-                if let Some(metrics_addr) = bound.metrics_addr()? {
-                    output::announce(&format!("arbiter metrics on {metrics_addr}"));
-                    tracing::info!(%metrics_addr, "metrics on /metrics");
-                }
-                if let Some(health_addr) = bound.health_addr()? {
-                    output::announce(&format!("arbiter health on {health_addr}"));
-                    tracing::info!(%health_addr, "plaintext health listener");
-                }
-                // A plain line on stdout that scripts and end-to-end tests read.
-                output::announce(&format!("arbiter listening on {addr}"));
-                tracing::info!(%addr, "arbiter listening");
+                // One log line names every address (a port of 0 resolved), in the log's own
+                // format: scripts and the end-to-end tests read it from there, and nothing is
+                // written on standard output, so that a container's output is all one format.
+                let off = |addr: Option<std::net::SocketAddr>| {
+                    addr.map_or_else(|| "off".to_owned(), |addr| addr.to_string())
+                };
+                tracing::info!(
+                    grpc_addr = %bound.local_addr()?,
+                    metrics_addr = %off(bound.metrics_addr()?),
+                    health_addr = %off(bound.health_addr()?),
+                    "arbiter listening"
+                );
                 bound.serve(shutdown).await?;
                 tracing::info!("arbiter stopped");
                 Ok(())

@@ -7,9 +7,8 @@
 //! a-thousand-games.pgn | head -1`) has what it asked for: every command then stops writing and
 //! ends quietly, with exit status 0 and nothing on standard error ([`write_failed`]). (Output
 //! that fits in the pipe's buffer is written whole before the reader goes: the command then ends
-//! as it would have anyway.) `println!` and `eprintln!` would
-//! panic there instead (exit status 101 and a panic message), so the commands never use them.
-//! A server keeps serving when its standard output is closed ([`announce`]).
+//! as it would have anyway.) `println!` and `eprintln!` would panic there instead (exit status
+//! 101 and a panic message), so the commands never use them.
 
 use std::fmt;
 use std::io::{self, Write as _};
@@ -30,13 +29,6 @@ pub fn line(text: &str) -> io::Result<()> {
     let mut out = io::stdout().lock();
     writeln!(out, "{text}")?;
     out.flush()
-}
-
-/// Writes a line of a server's start on standard output (its addresses, which scripts read),
-/// ignoring failure: a server whose standard output is closed goes on serving, and its log
-/// (standard error) says the same.
-pub fn announce(text: &str) {
-    let _ = line(text);
 }
 
 /// The exit status after an error writing standard output: 0, quietly, when the reader has gone
