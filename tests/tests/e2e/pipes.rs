@@ -171,8 +171,9 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// `serve` writes its addresses on standard output: with standard output closed it serves all
-/// the same (a panic of `println!` killed it before it listened), and stops with 0 on SIGTERM.
+/// `serve` with standard output closed serves all the same and stops with 0 on SIGTERM (it
+/// printed its addresses there with `println!`, whose panic killed it before it listened; it
+/// now names them in its log only).
 #[test]
 fn serve_serves_with_standard_output_closed() {
     let (reader, writer) = std::io::pipe().expect("pipe");
