@@ -4,10 +4,20 @@
 CARGO ?= cargo
 NPM ?= npm
 BUF := node_modules/.bin/buf
-ARBITER := target/release/arbiter
 
-# Address `make run` listens on.
-GRPC_ADDR ?= [::]:50051
+# The binary the docs call `bin/arbiter`: a link (not in git) to the server's binary of the tests'
+# build (ARBITER_BUILT, below), made by `make test`, `make run` and `make test-build`.
+ARBITER := bin/arbiter
+# The release binary the benchmarks time (BENCHMARKS.md's figures are release builds: thin LTO,
+# one codegen unit).
+BENCH_ARBITER = $(TARGET_DIR)/release/arbiter
+
+# Addresses `make run` listens on, one per port of `arbiter serve` (--grpc-addr, --metrics-addr,
+# --health-addr): this machine only. The binary's own defaults, for containers, are every
+# interface.
+GRPC_ADDR ?= 127.0.0.1:50051
+METRICS_ADDR ?= 127.0.0.1:9090
+HEALTH_ADDR ?= 127.0.0.1:50052
 # Extra arguments for `arbiter serve` in `make run`.
 SERVE_ARGS ?=
 
@@ -16,8 +26,8 @@ SERVE_ARGS ?=
 TEST_STEPS := fmt-check clippy doc-check cargo-test fuzz-lock buf-lint buf-breaking
 TEST_EXTRA ?=
 # Render, lint and schema-check the Helm chart and kustomize base, lint the Dockerfile, unit-test
-# the alert rules with promtool (Debian's prometheus package, installed with apt-get when
-# missing), and run the binary as the rendered Deployment would (mk/deploy.mk).
+# the alert rules with promtool (taken out of Debian's prometheus package into .tools/, nothing
+# installed), and run the binary as the rendered Deployment would (mk/deploy.mk).
 TEST_EXTRA += deploy-check
 TEST_STEPS += $(TEST_EXTRA)
 
@@ -33,8 +43,8 @@ BENCH_PERFT := \
 	"startpos|5" \
 	"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1|4"
 
-.PHONY: all build release run test lint fmt fmt-check clippy doc-check cargo-test buf-lint buf-breaking \
-	proto-release-image bench \
+.PHONY: all build release run test test-build check unit-test lint fmt fmt-check clippy doc-check \
+	cargo-test buf-lint buf-breaking proto-release-image bench \
 	bench-perft bench-rpc bench-adjudicate bench-winnability tools clean
 
 all: build
@@ -45,10 +55,27 @@ build:
 release:
 	$(CARGO) build --release --workspace
 
-run: release
-	$(ARBITER) serve --grpc-addr '$(GRPC_ADDR)' $(SERVE_ARGS)
+# The tests' build (no second build after `make test`), then the server on 127.0.0.1. It logs one
+# "arbiter listening" line naming its three addresses.
+run: test-build
+	$(ARBITER) serve --grpc-addr '$(GRPC_ADDR)' --metrics-addr '$(METRICS_ADDR)' \
+		--health-addr '$(HEALTH_ADDR)' $(SERVE_ARGS)
 
 test: $(TEST_STEPS)
+
+# The inner loop: format, lint, and every crate's own tests (unit tests and the crates' tests/
+# directories), in the tests' profile so that it reuses `make test`'s build. Not the end-to-end
+# tests (arbiter-e2e), the browser tests, the shared data sets or the deployment checks, nor the
+# rules suites named in CHECK_SKIP (a minute or more each): `make test` runs them all. After a
+# one-line change in crates/server, with the build of a `make test` or `make check` before: 1 min
+# 46 s on 2 cores shared with other builds (load 10), 37 s of CPU.
+CHECK_SKIP ?= chasolver_positions_sound_and_agreeing perft_chess960_suite
+check: fmt-check clippy unit-test
+
+# Excluding arbiter-e2e leaves the feature set of `cargo test --workspace` unchanged today (its
+# dev-dependencies add no feature the server's build lacks), so this reuses the tests' build.
+unit-test:
+	$(CARGO) test $(TEST_BUILD_ARGS) --exclude arbiter-e2e -- $(addprefix --skip ,$(CHECK_SKIP))
 
 lint: fmt-check clippy buf-lint
 
@@ -79,11 +106,17 @@ export ARBITER_UNWINNABLE_DIR
 
 # The cargo profile of the tests (Cargo.toml: release optimizations, no LTO, so that a cold
 # `make test` stays within CI's budget); the deployment checks run the binary of the same profile.
-# `cargo test --workspace` builds the server's binary (the server crate has integration tests)
-# before any test runs, so the end-to-end tests are pointed at it: left to build it themselves
-# (`cargo build -p arbiter-server`, another feature set) they compiled the server a second time.
 TEST_PROFILE ?= test-release
 export TEST_PROFILE
+# cargo's output directory.
+TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
+# The one build of `make test` (test-build): every test binary and the server's binary, with the
+# feature set of `cargo test --workspace`. The end-to-end tests, the deployment checks, `make run`
+# and bin/arbiter all use its binary (ARBITER_BUILT). `cargo build -p arbiter-server` and `cargo
+# build --workspace --bin arbiter` resolve other features (no dev-dependencies) and compile the
+# server a second time (minutes); after `make test`, this is a no-op (0.3 s).
+TEST_BUILD_ARGS ?= --workspace --profile $(TEST_PROFILE)
+ARBITER_BUILT ?= $(TARGET_DIR)/$(TEST_PROFILE)/arbiter
 
 # The tests that need the shared data are #[ignore]d, named shared_corpus_* and
 # shared_unwinnable_*, and fail when run without it: they are run here (--include-ignored) for the
@@ -92,8 +125,14 @@ SHARED_TEST_ARGS := --include-ignored \
 	$(if $(wildcard $(ARBITER_CORPUS_DIR)/.),,--skip shared_corpus_) \
 	$(if $(wildcard $(ARBITER_UNWINNABLE_DIR)/.),,--skip shared_unwinnable_)
 
+test-build:
+	$(CARGO) test $(TEST_BUILD_ARGS) --no-run
+	@mkdir -p $(dir $(ARBITER))
+	@ln -sfn "$$(realpath -m --relative-to=$(dir $(ARBITER)) $(ARBITER_BUILT))" $(ARBITER)
+	@echo "$(ARBITER) -> $(ARBITER_BUILT)"
+
 # The browser test of the example web page loads examples/web/dist/ (mk/web.mk).
-cargo-test: tools browser-tools web-example
+cargo-test: tools browser-tools web-example test-build
 	@if [ -d "$(ARBITER_CORPUS_DIR)" ]; then \
 		echo "corpus tests (shared_corpus_*): run, ARBITER_CORPUS_DIR=$(ARBITER_CORPUS_DIR)"; \
 	else \
@@ -105,7 +144,7 @@ cargo-test: tools browser-tools web-example
 		echo "winnability sets (shared_unwinnable_*): NOT RUN, ARBITER_UNWINNABLE_DIR=$(ARBITER_UNWINNABLE_DIR) not found"; \
 	fi
 	@$(browser_env); \
-	ARBITER_BIN=$(abspath target/$(TEST_PROFILE)/arbiter) $(CARGO) test --workspace --profile $(TEST_PROFILE) \
+	ARBITER_BIN=$(abspath $(ARBITER_BUILT)) $(CARGO) test $(TEST_BUILD_ARGS) \
 		-- $(SHARED_TEST_ARGS) $$browser_skip
 
 buf-lint: tools
@@ -126,26 +165,26 @@ bench: bench-perft $(BENCH_EXTRA)
 # h2load comes from Debian's nghttp2-client (installed with apt when missing, as root in CI).
 bench-rpc: release
 	@command -v h2load >/dev/null || (apt-get update -q && apt-get install -y -q nghttp2-client)
-	scripts/bench-rpc.sh --binary $(ARBITER)
+	scripts/bench-rpc.sh --binary $(BENCH_ARBITER)
 
 bench-adjudicate: release
-	ARBITER=$(ARBITER) scripts/bench-adjudicate.sh
+	ARBITER=$(BENCH_ARBITER) scripts/bench-adjudicate.sh
 
 # Issue 13's winnability targets (ratio chasolver alone / arbiter >= 0.85), 10,000 positions of
 # each large set and the whole hard set, medians of 3 rounds.
 bench-winnability:
 	@test -d "$(ARBITER_UNWINNABLE_DIR)" || { echo "bench-winnability: NOT RUN, $(ARBITER_UNWINNABLE_DIR) not found"; exit 1; }
-	cargo build --release -p arbiter-rules --example winnability
-	target/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/chasolver-lichess.txt full 3 10000
-	target/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/d3chess-unfair-2022-05.txt fast 3 10000
-	target/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/chasolver-positions.txt fast 3
+	$(CARGO) build --release -p arbiter-rules --example winnability
+	$(TARGET_DIR)/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/chasolver-lichess.txt full 3 10000
+	$(TARGET_DIR)/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/d3chess-unfair-2022-05.txt fast 3 10000
+	$(TARGET_DIR)/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/chasolver-positions.txt fast 3
 
 bench-perft: release
 	@for spec in $(BENCH_PERFT); do \
 		fen="$${spec%|*}"; depth="$${spec##*|}"; \
 		echo "perft depth $$depth: $$fen"; \
 		start=$$(date +%s.%N); \
-		nodes=$$($(ARBITER) perft --fen "$$fen" --depth "$$depth") || exit 1; \
+		nodes=$$($(BENCH_ARBITER) perft --fen "$$fen" --depth "$$depth") || exit 1; \
 		end=$$(date +%s.%N); \
 		python3 -c "import sys; n=int(sys.argv[1]); t=float(sys.argv[3])-float(sys.argv[2]); print(f'  {n} nodes in {t:.3f} s: {n/t/1e6:.1f} Mnps')" "$$nodes" "$$start" "$$end"; \
 	done
@@ -158,7 +197,7 @@ $(BUF): package.json package-lock.json
 
 clean:
 	$(CARGO) clean
-	rm -rf node_modules $(WEB_GEN) $(WEB_DIST)
+	rm -rf node_modules $(WEB_GEN) $(WEB_DIST) $(ARBITER) $(PROMTOOL_DIR)
 
 include mk/deploy.mk
 # Headless Chromium for the browser tests (mk/browser.mk).

@@ -14,23 +14,28 @@ CARGO ?= cargo
 DEPLOY_VENV ?= .venv/deploy
 DEPLOY_PY := $(DEPLOY_VENV)/bin/python
 DEPLOY_STAMP := $(DEPLOY_VENV)/.installed
-# Binary the smoke test runs.
-# Binary the smoke test runs: the tests' profile (TEST_PROFILE, set by the Makefile), so that
-# `make test` builds it once.
+# Binary the smoke test runs: the one of the tests' build (ARBITER_BUILT, set by the Makefile), so
+# that `make test` builds it once; run alone, that of the same `cargo test --no-run`.
 DEPLOY_PROFILE ?= $(or $(TEST_PROFILE),release)
-DEPLOY_ARBITER ?= target/$(DEPLOY_PROFILE)/arbiter
+DEPLOY_ARBITER ?= $(or $(ARBITER_BUILT),target/$(DEPLOY_PROFILE)/arbiter)
 # Kubernetes versions the rendered objects are validated against (oldest supported, newest).
 DEPLOY_KUBE_VERSIONS ?= 1.27.0 1.37.0
 # Extra flags for the smoke test: the server reads every ARBITER_* name the chart sets, so an
 # unknown one fails.
 DEPLOY_SMOKE_ARGS ?= --strict-env
-# promtool, from Debian's `prometheus` package (installed by deploy-promtool when missing).
-PROMTOOL ?= promtool
+# promtool, taken out of Debian's `prometheus` package into this directory by deploy-promtool
+# (scripts/fetch-promtool.sh: `apt-get download` and `dpkg-deb`, nothing installed, no service).
+# Never the one on PATH; `make deploy-rules PROMTOOL=/path/to/promtool` uses another.
+PROMTOOL_DIR ?= .tools/prometheus
+PROMTOOL_LOCAL := $(PROMTOOL_DIR)/promtool
+PROMTOOL ?= $(PROMTOOL_LOCAL)
+# The Debian package it comes from: `prometheus` (the release's candidate) or `prometheus=VERSION`.
+PROMETHEUS_DEB ?= prometheus
 DEPLOY_RULES := deploy/prometheus/arbiter.rules.yaml
 DEPLOY_RULES_TEST := deploy/prometheus/arbiter.rules.test.yaml
 
 .PHONY: deploy-check deploy-venv deploy-lint deploy-rules deploy-promtool deploy-smoke \
-	deploy-build-release
+	deploy-build-release chart
 
 deploy-check: deploy-lint deploy-rules deploy-smoke
 
@@ -41,35 +46,48 @@ $(DEPLOY_STAMP): requirements-deploy.txt
 	$(DEPLOY_PY) -m pip install --quiet --disable-pip-version-check --requirement requirements-deploy.txt
 	@touch $@
 
-# Needs the binary: the chart's defaults are compared with those `arbiter serve --help` prints.
+# The chart's manifests as `helm template` renders them, with Helm's own code (helm-python-sdk in
+# the venv; Helm is not packaged for Debian): scripts/render-chart.py. CHART_ARGS: its flags, e.g.
+# `make chart CHART_ARGS='-f my-values.yaml --set image.repository=REGISTRY/arbiter' > arbiter.yaml`.
+CHART_ARGS ?=
+chart: $(DEPLOY_STAMP)
+	@$(DEPLOY_PY) scripts/render-chart.py $(CHART_ARGS)
+
+# Needs the binary: the chart's defaults are compared with those `arbiter serve --help` prints,
+# and the metrics the alerts and dashboard use with those it exports. First the unit tests of
+# check-deploy.py's own checks (scripts/tests/: a duplicate key, a selected test pod are caught).
 deploy-lint: $(DEPLOY_STAMP) deploy-build-release
+	$(DEPLOY_PY) -m unittest discover --start-directory scripts/tests
 	$(DEPLOY_PY) scripts/check-deploy.py --binary $(DEPLOY_ARBITER) $(addprefix --kube-version ,$(DEPLOY_KUBE_VERSIONS))
 
 # The alert rules parse and pass their unit tests (deploy-lint checks that the chart and the
-# kustomize overlay hold the same groups).
+# kustomize overlay hold the same groups). Without promtool, the step says NOT RUN and why, as the
+# browser tests do, and does not fail.
 deploy-rules: deploy-promtool
-	$(PROMTOOL) check rules $(DEPLOY_RULES)
-	$(PROMTOOL) test rules $(DEPLOY_RULES_TEST)
+	@if promtool=$$(command -v "$(PROMTOOL)"); then \
+		echo "alert rule tests (promtool): run, $$promtool ($$($$promtool --version 2>&1 | head -n 1))"; \
+		"$$promtool" check rules $(DEPLOY_RULES) && "$$promtool" test rules $(DEPLOY_RULES_TEST); \
+	else \
+		echo "alert rule tests (promtool): NOT RUN, $(if $(filter $(PROMTOOL_LOCAL),$(PROMTOOL)),$$(cat $(PROMTOOL_DIR)/NOT-RUN 2>/dev/null || echo no $(PROMTOOL)),no $(PROMTOOL))"; \
+	fi
 
-# Installs Debian's `prometheus` package (which ships promtool) when promtool is not on PATH;
-# fails, and says why, when it cannot. Needs root (CI is root) or sudo.
+# Fetches promtool into $(PROMTOOL_DIR) when it is not there (only when PROMTOOL is left at that
+# path). Never fails: deploy-rules reads whether promtool is there and says so.
 deploy-promtool:
-	@if ! command -v $(PROMTOOL) >/dev/null 2>&1; then \
-		echo "$(PROMTOOL) not found: installing the Debian package prometheus (apt-get)"; \
-		if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
-		{ $$sudo apt-get update && \
-		  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends prometheus; } \
-		|| { echo "deploy-promtool: FAILED to install prometheus with apt-get; the alert rule tests need promtool" >&2; exit 1; }; \
-	fi; \
-	command -v $(PROMTOOL) >/dev/null 2>&1 \
-		|| { echo "deploy-promtool: FAILED: no $(PROMTOOL) on PATH even after installing prometheus" >&2; exit 1; }
-	@$(PROMTOOL) --version 2>&1 | head -n 1
+ifeq ($(PROMTOOL),$(PROMTOOL_LOCAL))
+	@scripts/fetch-promtool.sh $(PROMTOOL_DIR) $(PROMETHEUS_DEB) || true
+endif
 
 # The image builds the same binary with --release (deploy/Dockerfile). Built as `cargo test
 # --workspace` builds it (`--no-run`): `cargo build --bin arbiter` alone resolves other features
-# and compiled the server a second time inside every `make test`.
+# and compiled the server a second time inside every `make test`. From the Makefile, that is its
+# test-build (the same build as the tests', `make run`'s and bin/arbiter's).
+ifdef ARBITER_BUILT
+deploy-build-release: test-build
+else
 deploy-build-release:
 	$(CARGO) test --workspace --profile $(DEPLOY_PROFILE) --locked --no-run
+endif
 
 deploy-smoke: $(DEPLOY_STAMP) deploy-build-release
 	$(DEPLOY_PY) scripts/smoke-deployment.py --binary $(DEPLOY_ARBITER) $(DEPLOY_SMOKE_ARGS)

@@ -29,6 +29,7 @@ probe's own cost does not depend on a client library.
 """
 
 import argparse
+import json
 import os
 import re
 import socket
@@ -237,24 +238,33 @@ class Server:
         cmd = [binary, "serve", "--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
                "--health-addr", "127.0.0.1:0", "--log-format", "json", *extra]
         env = {k: v for k, v in os.environ.items() if k != "RUST_LOG"}
-        self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
         self.lines = {}
         self.addrs = {}
-        for line in self.process.stdout:
-            for name in ("metrics", "health", "listening"):
-                match = re.match(rf"arbiter {name} on (\S+):(\d+)", line)
-                if match:
-                    self.addrs[name] = (match.group(1), int(match.group(2)))
-            if line.startswith("arbiter listening on"):
+        # The one "arbiter listening" log line names the three addresses (grpc_addr,
+        # metrics_addr, health_addr).
+        for line in self.process.stderr:
+            self.count_line(line)
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if event.get("message") == "arbiter listening":
+                for name, field in (("listening", "grpc_addr"), ("metrics", "metrics_addr"),
+                                    ("health", "health_addr")):
+                    host, _, port = event[field].rpartition(":")
+                    self.addrs[name] = (host, int(port))
                 break
-        threading.Thread(target=lambda: [None for _ in self.process.stdout], daemon=True).start()
         threading.Thread(target=self.count_lines, daemon=True).start()
+
+    def count_line(self, line):
+        match = re.search(r'"level":"(\w+)"', line)
+        level = match.group(1) if match else "?"
+        self.lines[level] = self.lines.get(level, 0) + 1
 
     def count_lines(self):
         for line in self.process.stderr:
-            match = re.search(r'"level":"(\w+)"', line)
-            level = match.group(1) if match else "?"
-            self.lines[level] = self.lines.get(level, 0) + 1
+            self.count_line(line)
 
     def loud_lines(self):
         return self.lines.get("WARN", 0) + self.lines.get("ERROR", 0)

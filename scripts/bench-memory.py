@@ -152,6 +152,21 @@ def free_port():
         return s.getsockname()[1]
 
 
+def wait_listening(port, process, timeout=30.0):
+    """Waits until 127.0.0.1:port accepts connections; exits the script if the server ends or
+    the timeout passes first (the server's log, at RUST_LOG=warn, has no line announcing it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            sys.exit(f"the server exited with status {process.returncode} before listening on port {port}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    sys.exit(f"the server did not listen on port {port} within {timeout:.0f} s")
+
+
 def scrape(port):
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
         return r.read().decode()
@@ -200,12 +215,9 @@ def main():
     if "--health-addr" in subprocess.run([args.binary, "serve", "--help"], capture_output=True, text=True).stdout:
         cmd += ["--health-addr", "off"]
     log = open(os.devnull, "w")
-    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True, env={**os.environ, "RUST_LOG": "warn"})
+    server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, env={**os.environ, "RUST_LOG": "warn"})
     try:
-        for line in server.stdout:
-            if line.startswith("arbiter listening on"):
-                break
-        threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
+        wait_listening(grpc_port, server)
         time.sleep(2)
         idle = rss_kib(server.pid)
         print(f"# {args.label} {' '.join(cmd[1:2] + args.serve_args)}")

@@ -32,7 +32,6 @@ import re
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -93,12 +92,9 @@ def start_server(binary, serve_args):
     cmd = [binary, "serve", "--grpc-addr", f"127.0.0.1:{grpc_port}",
            "--metrics-addr", f"127.0.0.1:{metrics_port}", "--health-addr", "off",
            "--log-format", "json", *serve_args]
-    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    server = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               env={**os.environ, "RUST_LOG": "warn"})
-    for line in server.stdout:
-        if line.startswith("arbiter listening on"):
-            break
-    threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
+    memory.wait_listening(grpc_port, server)
     return server, grpc_port, metrics_port
 
 

@@ -1,28 +1,38 @@
 #!/usr/bin/env python3
 """Static checks of everything under deploy/ and helm/: no Docker engine, no cluster needed.
 
-Run inside the deploy virtual environment (`make -f mk/deploy.mk deploy-lint` creates it):
+Run inside the deploy virtual environment (`make -f mk/deploy.mk deploy-lint` creates it; it
+runs this file's own unit tests, scripts/tests/, first):
 
   - hadolint on deploy/Dockerfile; the .dockerignore'd build context holds the whole Cargo
     workspace (cargo metadata --locked --offline in a copy of it);
   - helm lint (helm-python-sdk, Helm's own Go code) with default values, with every optional
     part enabled, with TLS from a Secret, and with mutual TLS from a cert-manager Certificate, for
-    each Kubernetes version;
-  - helm render of the same value sets; values.schema.json rejects misspelled keys;
-  - every rendered object, and the kustomize renders (kubectl kustomize), validated with
-    kubernetes-validate --strict against each pinned Kubernetes version; Prometheus Operator and
-    cert-manager objects against the strict CRD subsets in deploy/schemas/;
-  - invariants: labels, probes on the health port, security context, port names, selectors, test
-    hook, drain time, TLS (the Secret mounted whole, never subPath; paths; Certificate names);
+    each Kubernetes version; every render sets image.repository, which has no default (a render
+    without it must fail naming it);
+  - helm render of the same value sets; the chart refuses bad values, each with its own error;
+  - no duplicate keys: every rendered document (chart, kustomize) and every YAML file under
+    deploy/ and helm/arbiter/ is loaded with a loader that refuses a key twice in one mapping,
+    as kustomize v5.5+ does (Helm and kubectl keep the last one silently);
+  - every rendered object, and the kustomize renders (kubectl kustomize: the base, the
+    production overlay with its required image component made from image.example, and with the
+    optional monitoring component), validated with kubernetes-validate --strict against each
+    pinned Kubernetes version; Prometheus Operator and cert-manager objects against the strict
+    CRD subsets in deploy/schemas/; the base and the overlay need no CRD;
+  - invariants: labels, probes on the health port, security context, port names, selectors (and
+    that none selects the helm test pod), test hook, drain time, TLS (the Secret mounted whole,
+    never subPath; paths; Certificate names); config.workers follows the CPU request;
   - the chart exposes every setting `arbiter serve --help` lists (the binary given by --binary,
     default target/release/arbiter) as a value with the binary's default, and its Deployment and
     the kustomize base pass it (exceptions, each with its reason: DIFFERENT_DEFAULTS); each
     config.* value reaches its own ARBITER_* variable;
   - the kustomize base agrees with the chart; the alert rules file agrees with the chart's and
-    the kustomize overlay's PrometheusRule; the Grafana dashboard copies are identical; every
-    PromQL expression parses (promql-parser) and uses only the server's metrics; `promtool
-    check rules` when installed; the promtool unit tests (deploy/prometheus/
-    arbiter.rules.test.yaml, run by `make deploy-rules`) test every alert both firing and silent.
+    the kustomize component's PrometheusRule; the Grafana dashboard copies are identical (the
+    chart's ConfigMap sets the budget variables from its values); every PromQL expression parses
+    (promql-parser) and uses only metrics the binary exports (run and scraped after one call of
+    each kind); latency is judged on unary calls only, absence per namespace and job, and every
+    alert has a runbook_url to its section of docs/alerts.md; the promtool unit tests (deploy/prometheus/arbiter.rules.test.yaml, run by `make
+    deploy-rules`) test every alert both firing and silent.
 
 Exit status 0 when everything passes; prints one line per check and a closing summary line.
 """
@@ -31,6 +41,8 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import http.client
+import importlib
 import json
 import math
 import os
@@ -39,6 +51,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -48,8 +61,15 @@ import promql_parser
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+memory = importlib.import_module("bench-memory")  # protobuf fields, gRPC frames, free ports
 CHART = ROOT / "helm" / "arbiter"
-KUSTOMIZE = [ROOT / "deploy" / "kustomize" / "base", ROOT / "deploy" / "kustomize" / "overlays" / "production"]
+KUSTOMIZE = ROOT / "deploy" / "kustomize"
+# The overlay's required image component (absent from the repository: the user makes it from
+# image.example), and the line of its kustomization.yaml to uncomment for the monitoring component.
+PRODUCTION = KUSTOMIZE / "overlays" / "production"
+IMAGE_COMPONENT = "image"
+MONITORING_LINE = "  # - ../../components/monitoring"
 RULES = ROOT / "deploy" / "prometheus" / "arbiter.rules.yaml"
 RULES_TEST = ROOT / "deploy" / "prometheus" / "arbiter.rules.test.yaml"
 DASHBOARD = ROOT / "deploy" / "grafana" / "arbiter-dashboard.json"
@@ -64,8 +84,8 @@ NAMESPACE = "arbiter"
 ALL_ON: dict[str, Any] = {
     "headlessService": {"enabled": True},
     "autoscaling": {"enabled": True, "behavior": {"scaleDown": {"stabilizationWindowSeconds": 300}}},
-    "metrics": {"serviceMonitor": {"enabled": True, "labels": {"release": "prometheus"}},
-                "prometheusRule": {"enabled": True, "labels": {"release": "prometheus"}}},
+    "metrics": {"serviceMonitor": {"enabled": True, "labels": {"release": "prometheus", "app.kubernetes.io/component": "monitoring"}},
+                "prometheusRule": {"enabled": True, "labels": {"release": "prometheus", "app.kubernetes.io/part-of": "alerts"}}},
     "networkPolicy": {
         "enabled": True,
         "grpcFrom": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "games"}}}],
@@ -75,7 +95,7 @@ ALL_ON: dict[str, Any] = {
         "extraIngress": [{"ports": [{"port": 15008, "protocol": "TCP"}]}],
         "extraEgress": [{"ports": [{"port": 15012, "protocol": "TCP"}]}],
     },
-    "grafanaDashboard": {"enabled": True},
+    "grafanaDashboard": {"enabled": True, "labels": {"grafana_dashboard": "1", "app.kubernetes.io/component": "dashboard"}},
     "podDisruptionBudget": {"enabled": True, "minAvailable": 1},
     "image": {"digest": "sha256:" + "0" * 64},
     "extraEnv": [{"name": "ARBITER_EXTRA", "value": "1"}],
@@ -84,6 +104,10 @@ ALL_ON: dict[str, Any] = {
     "priorityClassName": "high",
     # Compound durations, as the binary reads them (issue 27).
     "config": {"requestTimeout": "1m30s", "lameDuck": "1s500ms"},
+    # Labels of the user's that the chart also sets (a selector label among them): each key must
+    # come out once (check_no_duplicate_keys), the selector labels unchanged.
+    "podLabels": {"app.kubernetes.io/component": "api", "app.kubernetes.io/name": "not-arbiter", "team": "games"},
+    "service": {"labels": {"app.kubernetes.io/part-of": "games", "app.kubernetes.io/instance": "other"}},
 }
 # TLS from a Secret made outside the chart; and from cert-manager, with mutual TLS.
 TLS: dict[str, Any] = {"tls": {"enabled": True, "secretName": "arbiter-grpc-tls"}}
@@ -96,26 +120,36 @@ TLS_CERT_MANAGER: dict[str, Any] = {
 VALUE_SETS: dict[str, dict[str, Any]] = {"default": {}, "all-optional-parts": ALL_ON, "tls": TLS,
                                          "tls-cert-manager-mtls": TLS_CERT_MANAGER}
 
-# Values that values.schema.json must reject.
-BAD_VALUES: dict[str, dict[str, Any]] = {
-    "misspelled key": {"config": {"maxMovez": 10}},
-    "misspelled top-level key": {"replicas": 3},
-    "bad duration": {"config": {"requestTimeout": "ten seconds"}},
-    "port out of range": {"ports": {"grpc": 70000}},
-    "health port on the gRPC port": {"ports": {"health": 50051}},
-    "certManager without tls.enabled": {"tls": {"certManager": {"enabled": True, "issuerRef": {"name": "ca"}}}},
-    "certManager without an issuer": {"tls": {"enabled": True, "certManager": {"enabled": True}}},
-    "clientCA without tls.enabled": {"tls": {"clientCA": {"enabled": True}}},
-    "workers neither a number nor \"\"": {"config": {"workers": "auto"}},
-    "bad Go duration for cert-manager": {"tls": {"enabled": True, "certManager": {"enabled": True, "issuerRef": {"name": "ca"}, "duration": "90d"}}},
-    "PDB as a list": {"podDisruptionBudget": {"minAvailable": [1]}},
+# Values the chart must refuse (values.schema.json or a template's `fail`), each with a part of
+# the error it must give (set over REQUIRED_VALUES, so that each fails for its own reason).
+BAD_VALUES: dict[str, tuple[dict[str, Any], str]] = {
+    "misspelled key": ({"config": {"maxMovez": 10}}, "additional properties 'maxMovez' not allowed"),
+    "misspelled top-level key": ({"replicas": 3}, "additional properties 'replicas' not allowed"),
+    "bad duration": ({"config": {"requestTimeout": "ten seconds"}}, "at '/config/requestTimeout'"),
+    "port out of range": ({"ports": {"grpc": 70000}}, "at '/ports/grpc': maximum"),
+    "health port on the gRPC port": ({"ports": {"health": 50051}}, "ports.grpc, ports.metrics and ports.health must differ"),
+    "certManager without tls.enabled": ({"tls": {"certManager": {"enabled": True, "issuerRef": {"name": "ca"}}}},
+                                        "tls.certManager.enabled needs tls.enabled"),
+    "certManager without an issuer": ({"tls": {"enabled": True, "certManager": {"enabled": True}}},
+                                      "tls.certManager.issuerRef.name is required"),
+    "clientCA without tls.enabled": ({"tls": {"clientCA": {"enabled": True}}}, "tls.clientCA.enabled needs tls.enabled"),
+    "workers neither a number nor \"\"": ({"config": {"workers": "auto"}}, "at '/config/workers'"),
+    "workers \"\" without a CPU request": ({"resources": {"requests": {"cpu": None}}},
+                                           "resources.requests.cpu is not set: set resources.requests.cpu or config.workers"),
+    "bad Go duration for cert-manager": ({"tls": {"enabled": True, "certManager": {"enabled": True, "issuerRef": {"name": "ca"}, "duration": "90d"}}},
+                                         "at '/tls/certManager/duration'"),
+    "PDB as a list": ({"podDisruptionBudget": {"minAvailable": [1]}}, "at '/podDisruptionBudget/minAvailable'"),
     # A path never equals a browser's Origin: it would silently allow nothing.
-    "CORS origin with a path": {"grpcWeb": {"corsAllowedOrigins": ["https://app.example.com/"]}},
-    "CORS origins as one string": {"grpcWeb": {"corsAllowedOrigins": "https://a.example,https://b.example"}},
+    "CORS origin with a path": ({"grpcWeb": {"corsAllowedOrigins": ["https://app.example.com/"]}}, "at '/grpcWeb/corsAllowedOrigins/0'"),
+    "CORS origins as one string": ({"grpcWeb": {"corsAllowedOrigins": "https://a.example,https://b.example"}}, "at '/grpcWeb/corsAllowedOrigins'"),
+    "image.repository empty": ({"image": {"repository": ""}}, "at '/image/repository': minLength"),
+    "runbookBaseUrl with a fragment": ({"metrics": {"prometheusRule": {"enabled": True, "runbookBaseUrl": "https://wiki.example.com/arbiter#alerts"}}},
+                                       "at '/metrics/prometheusRule/runbookBaseUrl'"),
 }
 
-# The metrics the server exports (DESIGN.md section 5).
-METRICS = {
+# Metrics the dashboard must show (a panel each); all of them, and every name the alerts and
+# panels use, must be among the series the server exports (EXPORTED, scraped from the binary).
+PANELLED = {
     "grpc_server_started_total",
     "grpc_server_handled_total",
     "grpc_server_handling_seconds_bucket",
@@ -123,10 +157,16 @@ METRICS = {
     "grpc_server_handling_seconds_count",
     "arbiter_games_adjudicated_total",
     "arbiter_moves_rejected_total",
+    "arbiter_calls_shed_total",
+    "arbiter_answers_abandoned_total",
+    "arbiter_answer_bytes_in_flight",
+    "arbiter_request_bytes_in_flight",
     "arbiter_build_info",
     "process_resident_memory_bytes",
     "process_cpu_seconds_total",
 }
+# The names of the series `arbiter serve` exports after one call of each kind (scrape_exported).
+EXPORTED: set[str] = set()
 
 PASSED: list[str] = []
 FAILED: list[str] = []
@@ -170,21 +210,86 @@ def run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
     return result
 
 
-def parse_docs(text: str) -> list[dict[str, Any]]:
-    return [d for d in yaml.safe_load_all(text) if d]
+class DuplicateKeyError(yaml.constructor.ConstructorError):
+    """A mapping holds the same key twice."""
 
 
-def render(values: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
-    """Renders the chart like `helm template`; returns its objects and NOTES.txt."""
+class StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a key given twice in one mapping is an error.
+
+    YAML forbids duplicate keys, but PyYAML, Helm and kubectl keep the last one silently, while
+    kustomize (v5.5 and later) and any post-renderer built on it refuse the document: a chart
+    that renders one works with `helm install` and breaks the first time it passes through
+    kustomize. Merge keys (`<<`) are not duplicates."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, yaml.Mark] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.get(key)
+                except TypeError:  # an unhashable key: the safe loader reports it
+                    continue
+                if first is not None:
+                    raise DuplicateKeyError(
+                        "while constructing a mapping", node.start_mark,
+                        f"found duplicate key {key!r} (first at line {first.line + 1}, column {first.column + 1})",
+                        key_node.start_mark)
+                seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
+
+def parse_docs(text: str, source: str = "<text>") -> list[dict[str, Any]]:
+    """Every non-empty YAML document of `text`, loaded strictly (StrictLoader: no duplicate key).
+    Errors name `source` and the line and column in `text`."""
+    try:
+        return [d for d in yaml.load_all(text, Loader=StrictLoader) if d]
+    except yaml.MarkedYAMLError as exc:
+        raise AssertionError(f"{source}: {exc}") from exc
+
+
+# The chart's one value without a default (values.schema.json requires image.repository):
+# every render here sets it, as an installation must.
+REQUIRED_VALUES: dict[str, Any] = {"image": {"repository": "registry.example.com/arbiter"}}
+
+
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """`base` with `over` merged in, as Helm merges values: maps key by key, anything else replaced."""
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def with_required(values: dict[str, Any]) -> dict[str, Any]:
+    return deep_merge(REQUIRED_VALUES, values)
+
+
+def render_texts(values: dict[str, Any], required: bool = True) -> dict[str, str]:
+    """The chart's rendered files (path -> text), like `helm template`; `required`: with
+    REQUIRED_VALUES under `values`."""
     with helm.Chart.load(CHART) as chart:
-        manifests = chart.render(values, name=RELEASE, namespace=NAMESPACE, is_install=True)
+        return chart.render(with_required(values) if required else values, name=RELEASE,
+                            namespace=NAMESPACE, is_install=True)
+
+
+def render(values: dict[str, Any], required: bool = True) -> tuple[list[dict[str, Any]], str]:
+    """Renders the chart like `helm template`; returns its objects and NOTES.txt. Each file is
+    loaded strictly (no duplicate key)."""
+    manifests = render_texts(values, required)
     notes = ""
     objects: list[dict[str, Any]] = []
     for path, text in sorted(manifests.items()):
         if path.endswith("NOTES.txt"):
             notes = text
             continue
-        for doc in parse_docs(text):
+        for doc in parse_docs(text, path):
             doc.setdefault("__source", path)
             objects.append(doc)
     return objects, notes
@@ -274,18 +379,61 @@ def check_build_context() -> None:
 
 @check("helm lint --strict ({0} values, Kubernetes {1})")
 def check_lint(label: str, kube: str) -> None:
-    report = helm.lint(CHART, VALUE_SETS[label], strict=True, kube_version=f"v{kube}", namespace=NAMESPACE)
+    report = helm.lint(CHART, with_required(VALUE_SETS[label]), strict=True, kube_version=f"v{kube}", namespace=NAMESPACE)
     bad = [m for m in report.get("messages", []) if m.get("severity", 0) >= 2] + report.get("errors", [])
     assert not bad, json.dumps(bad, indent=2)
 
 
-@check("values.schema.json rejects: {0}")
+@check("the chart refuses: {0}")
 def check_bad_values(label: str) -> None:
+    values, message = BAD_VALUES[label]
     try:
-        render(BAD_VALUES[label])
-    except helm.HelmError:
+        render(values)
+    except helm.HelmError as exc:
+        assert message in str(exc), f"refused, but not for {message!r}: {exc}"
         return
     raise AssertionError("rendered without error")
+
+
+@check("image.repository has no default: a render without it fails naming it (issue 27)")
+def check_image_required() -> None:
+    with helm.Chart.load(CHART) as chart:
+        defaults = chart.merge_values({})
+    assert "repository" not in defaults["image"], f"values.yaml sets image.repository: {defaults['image']['repository']!r}"
+    try:
+        render({}, required=False)
+    except helm.HelmError as exc:
+        assert "at '/image': missing property 'repository'" in str(exc), str(exc)
+    else:
+        raise AssertionError("rendered without image.repository")
+    image = container_of(render({})[0])["image"]
+    assert image == f"{REQUIRED_VALUES['image']['repository']}:0.1.0", image
+
+
+# config.workers "" follows the CPU request rounded up (at least 1), never the limit; a number
+# is taken as it is. (values, ARBITER_WORKERS wanted)
+WORKERS_CASES: list[tuple[dict[str, Any], str]] = [
+    ({}, "1"),
+    ({"resources": {"requests": {"cpu": "1500m"}}}, "2"),
+    ({"resources": {"requests": {"cpu": "250m"}}}, "1"),
+    ({"resources": {"requests": {"cpu": 1.2}}}, "2"),
+    # A platform that strips limits, and a limit far above the request: the request decides.
+    ({"resources": {"requests": {"cpu": 3}, "limits": None}}, "3"),
+    ({"resources": {"requests": {"cpu": "500m"}, "limits": {"cpu": 8}}}, "1"),
+    ({"config": {"workers": 5}}, "5"),
+    ({"config": {"workers": 5}, "resources": {"requests": {"cpu": None}}}, "5"),
+]
+
+
+@check("config.workers follows the CPU request (rounded up), never the CPU limit (issue 27)")
+def check_workers() -> None:
+    wrong = []
+    for values, wanted in WORKERS_CASES:
+        container = container_of(render(values)[0])
+        got = next((e.get("value") for e in container["env"] if e["name"] == "ARBITER_WORKERS"), None)
+        if got != wanted:
+            wrong.append(f"{json.dumps(values)}: ARBITER_WORKERS {got!r}, not {wanted!r}")
+    assert not wrong, "\n".join(wrong)
 
 
 def validate_objects(objects: list[dict[str, Any]], kube: str, what: str) -> None:
@@ -310,10 +458,88 @@ def validate_objects(objects: list[dict[str, Any]], kube: str, what: str) -> Non
         assert "Couldn't find schema" not in out.stdout + out.stderr, out.stdout + out.stderr
 
 
+def static_yaml_files() -> list[Path]:
+    """Every YAML file of the deployment that is YAML as written (chart templates are not, until
+    rendered)."""
+    files = [p for d in (ROOT / "deploy", CHART) for p in sorted(d.rglob("*.y*ml"))
+             if p.suffix in (".yaml", ".yml") and CHART / "templates" not in p.parents]
+    return [p for p in files if not (PRODUCTION / IMAGE_COMPONENT) in p.parents]
+
+
+@check("no duplicate keys (strict YAML): the chart rendered with each value set, each kustomization, and the YAML files under deploy/ and helm/arbiter/")
+def check_no_duplicate_keys() -> None:
+    """kustomize v5.5+ and post-renderers built on it refuse a YAML mapping that holds a key
+    twice, which Helm and kubectl accept (the last one wins): every document is loaded here with
+    StrictLoader, which refuses it too, naming the file, line and column."""
+    problems: list[str] = []
+    counts: dict[str, int] = {}
+    for label, values in VALUE_SETS.items():
+        for path, text in render_texts(values).items():
+            if path.endswith("NOTES.txt"):
+                continue
+            try:
+                counts[f"chart ({label})"] = counts.get(f"chart ({label})", 0) + len(parse_docs(text, path))
+            except AssertionError as exc:
+                problems.append(f"chart with {label} values: {exc}")
+    for name in KUSTOMIZATIONS:
+        try:
+            counts[name] = len(kustomized(name))
+        except AssertionError as exc:
+            problems.append(str(exc))
+    for path in static_yaml_files():
+        try:
+            parse_docs(path.read_text(), str(path.relative_to(ROOT)))
+        except AssertionError as exc:
+            problems.append(str(exc))
+    print(f"     documents: {', '.join(f'{k} {v}' for k, v in counts.items())}; files: {len(static_yaml_files())}", flush=True)
+    assert not problems, "\n".join(problems)
+
+
 @check("render ({0} values) validates against Kubernetes {1} (strict)")
 def check_render_valid(label: str, kube: str) -> None:
     objects, _ = render(VALUE_SETS[label])
     validate_objects(objects, kube, label)
+
+
+def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    """Whether a label selector (a LabelSelector with matchLabels / matchExpressions, or a
+    Service's plain map) selects an object with `labels`."""
+    if "matchLabels" not in selector and "matchExpressions" not in selector:
+        selector = {"matchLabels": selector}
+    if not all(labels.get(k) == v for k, v in (selector.get("matchLabels") or {}).items()):
+        return False
+    for e in selector.get("matchExpressions") or []:
+        key, op, values = e["key"], e["operator"], e.get("values") or []
+        ok = {"In": key in labels and labels[key] in values, "NotIn": labels.get(key) not in values,
+              "Exists": key in labels, "DoesNotExist": key not in labels}[op]
+        if not ok:
+            return False
+    return True
+
+
+def pod_selectors(objects: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Every selector of pods in the rendered objects, named: the Deployment's, Services', PDBs',
+    NetworkPolicies' (the pods they apply to) and the pod template's spread and (anti-)affinity
+    terms."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for o in objects:
+        name, spec = f"{o['kind']}/{o['metadata']['name']}", o.get("spec") or {}
+        if o["kind"] == "Service" and spec.get("selector"):
+            found.append((f"{name} selector", spec["selector"]))
+        elif o["kind"] in ("Deployment", "PodDisruptionBudget") and spec.get("selector"):
+            found.append((f"{name} selector", spec["selector"]))
+        elif o["kind"] == "NetworkPolicy":
+            found.append((f"{name} podSelector", spec["podSelector"]))
+        if o["kind"] == "Deployment":
+            pod = spec["template"]["spec"]
+            for i, t in enumerate(pod.get("topologySpreadConstraints") or []):
+                found.append((f"{name} topologySpreadConstraints[{i}]", t["labelSelector"]))
+            for kind, terms in (pod.get("affinity") or {}).items():
+                for mode, items in terms.items() if kind != "nodeAffinity" else []:
+                    for i, term in enumerate(items):
+                        term = term.get("podAffinityTerm", term)
+                        found.append((f"{name} {kind}.{mode}[{i}]", term.get("labelSelector") or {}))
+    return found
 
 
 LABELS = ["app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/version",
@@ -416,11 +642,18 @@ def check_invariants(label: str) -> None:
     tls = merged["tls"]
     tests = [o for o in objects if o["metadata"].get("annotations", {}).get("helm.sh/hook") == "test"]
     need(len(tests) == 1 and tests[0]["kind"] == "Pod", "one helm test Pod")
+    selectors = pod_selectors(objects)
+    need(len(selectors) >= 3, f"found only the pod selectors {[n for n, _ in selectors]}")
+    for where, sel in selectors:
+        need(selects(sel, pod["metadata"]["labels"]), f"{where} does not select the server's pods")
     for test in tests:
-        # Selected, it would be an endpoint of the Service, counted by the PDB, and denied DNS and
-        # the Service by the NetworkPolicy.
+        # Issue 27: the test pod has labels of its own, and nothing selects it: selected, it
+        # would be an endpoint of the Service, counted by the PDB, spread against the server's
+        # pods, and denied DNS and the Service by the NetworkPolicy.
         labels = test["metadata"].get("labels", {})
-        need(any(labels.get(k) != v for k, v in selector.items()), "the helm test Pod has the server's selector labels")
+        need(labels.get("app.kubernetes.io/component") == "test", f"the helm test Pod's component label is {labels.get('app.kubernetes.io/component')!r}")
+        for where, sel in selectors:
+            need(not selects(sel, labels), f"{where} selects the helm test Pod")
     service_host = f"{main['metadata']['name']}.{NAMESPACE}.svc"
     target = f"{'https' if tls['enabled'] else 'http'}://{service_host}:{[p['port'] for p in main['spec']['ports'] if p['name'] == 'grpc'][0]}"
     for tc in tests[0]["spec"]["containers"] if tests else []:
@@ -485,15 +718,93 @@ def check_tls(objects: list[dict[str, Any]], merged: dict[str, Any], c: dict[str
 # ---- kustomize ----------------------------------------------------------------------------------
 
 
-def kustomize(directory: Path) -> list[dict[str, Any]]:
-    return parse_docs(run([venv_tool("kubectl"), "kustomize", str(directory)]).stdout)
+def kustomize(directory: Path, label: str) -> list[dict[str, Any]]:
+    return parse_docs(run([venv_tool("kubectl"), "kustomize", str(directory)]).stdout, f"kubectl kustomize {label}")
+
+
+# What a user renders: the base as it is; the production overlay with its image component made
+# from image.example as its comment says, without and with the monitoring component.
+KUSTOMIZATIONS = {
+    "base": {"image": False, "monitoring": False},
+    "overlays/production": {"image": True, "monitoring": False},
+    "overlays/production + components/monitoring": {"image": True, "monitoring": True},
+}
+_KUSTOMIZED: dict[str, list[dict[str, Any]]] = {}
+
+
+def kustomize_tree(tmp: Path, image: bool, monitoring: bool) -> Path:
+    """A copy of deploy/kustomize in `tmp` (without a local overlays/production/image), with the
+    image component made from image.example and the monitoring line uncommented as asked;
+    returns the copy of overlays/production."""
+    tree = tmp / "kustomize"
+    shutil.copytree(KUSTOMIZE, tree, ignore=lambda d, names: [IMAGE_COMPONENT] if Path(d) == PRODUCTION else [])
+    overlay = tree / PRODUCTION.relative_to(KUSTOMIZE)
+    if image:
+        shutil.copytree(overlay / "image.example", overlay / IMAGE_COMPONENT)
+    if monitoring:
+        kustomization = overlay / "kustomization.yaml"
+        lines = kustomization.read_text().split("\n")
+        assert lines.count(MONITORING_LINE) == 1, f"{PRODUCTION.relative_to(ROOT)}/kustomization.yaml lacks the line {MONITORING_LINE!r}"
+        kustomization.write_text("\n".join(MONITORING_LINE.replace("# ", "", 1) if l == MONITORING_LINE else l for l in lines))
+    return overlay
+
+
+def kustomized(name: str) -> list[dict[str, Any]]:
+    """The objects of one of KUSTOMIZATIONS (rendered once per run)."""
+    if name not in _KUSTOMIZED:
+        if name == "base":
+            _KUSTOMIZED[name] = kustomize(KUSTOMIZE / "base", name)
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                _KUSTOMIZED[name] = kustomize(kustomize_tree(Path(tmp), **KUSTOMIZATIONS[name]), name)
+    return _KUSTOMIZED[name]
 
 
 @check("kubectl kustomize {0} validates against Kubernetes {1} (strict)")
-def check_kustomize_valid(rel: str, kube: str) -> None:
-    objects = kustomize(ROOT / rel)
+def check_kustomize_valid(name: str, kube: str) -> None:
+    objects = kustomized(name)
     assert objects, "renders nothing"
-    validate_objects(objects, kube, Path(rel).name)
+    validate_objects(objects, kube, name.replace("/", "-").replace(" + ", "+"))
+
+
+# API groups that need CRDs (Prometheus Operator, cert-manager).
+CRD_GROUPS = ("monitoring.coreos.com/", "cert-manager.io/")
+
+
+@check("kustomize: the base and the overlay need no CRD; the monitoring component adds exactly a ServiceMonitor and a PrometheusRule")
+def check_kustomize_crds() -> None:
+    def crd_kinds(name: str) -> list[str]:
+        return sorted(f"{o['kind']}/{o['metadata']['name']}" for o in kustomized(name)
+                      if str(o.get("apiVersion", "")).startswith(CRD_GROUPS))
+
+    for name in ("base", "overlays/production"):
+        assert not crd_kinds(name), f"{name} renders objects that need CRDs: {crd_kinds(name)}"
+    with_monitoring = crd_kinds("overlays/production + components/monitoring")
+    assert with_monitoring == ["PrometheusRule/arbiter", "ServiceMonitor/arbiter"], with_monitoring
+    plain = {(o["kind"], o["metadata"]["name"]) for o in kustomized("overlays/production")}
+    monitored = {(o["kind"], o["metadata"]["name"]) for o in kustomized("overlays/production + components/monitoring")}
+    assert monitored - plain == {("PrometheusRule", "arbiter"), ("ServiceMonitor", "arbiter")}, monitored ^ plain
+    for name in KUSTOMIZATIONS:
+        namespaces = {o["metadata"].get("namespace") for o in kustomized(name)}
+        wanted = {None} if name == "base" else {NAMESPACE}
+        assert namespaces == wanted, f"{name}: namespaces {namespaces}, not {wanted}"
+
+
+@check("kustomize: overlays/production refuses to render until its image is set (no placeholder pulled silently)")
+def check_overlay_needs_image() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        overlay = kustomize_tree(Path(tmp), image=False, monitoring=False)
+        result = subprocess.run([venv_tool("kubectl"), "kustomize", str(overlay)], capture_output=True, text=True)
+    assert result.returncode != 0, "renders without its image component"
+    assert f"overlays/production/{IMAGE_COMPONENT}" in result.stderr, f"the error does not name the image component:\n{result.stderr}"
+    example = yaml.load((PRODUCTION / "image.example" / "kustomization.yaml").read_text(), Loader=StrictLoader)
+    (entry,) = example["images"]
+    wanted = f"{entry['newName']}:{entry['newTag']}"
+    for name in ("overlays/production", "overlays/production + components/monitoring"):
+        image = container_of(kustomized(name))["image"]
+        assert image == wanted, f"{name}: image {image}, not image.example's {wanted}"
+    base_image = container_of(kustomized("base"))["image"]
+    assert base_image == entry["name"], f"the base's image is {base_image!r}, not the name {entry['name']!r} the overlay replaces"
 
 
 def strip_for_compare(obj: Any) -> Any:
@@ -526,7 +837,7 @@ def check_kustomize_matches_chart() -> None:
                                "networkPolicy": {"enabled": True}})
     chart = {(o["kind"], o["metadata"]["name"]): o for o in chart_objects
              if o["metadata"].get("annotations", {}).get("helm.sh/hook") != "test"}
-    kust = {(o["kind"], o["metadata"]["name"]): o for o in kustomize(KUSTOMIZE[1])}
+    kust = {(o["kind"], o["metadata"]["name"]): o for o in kustomized("overlays/production + components/monitoring")}
     assert set(chart) == set(kust), f"objects differ: chart only {set(chart) - set(kust)}, kustomize only {set(kust) - set(chart)}"
     diffs = []
     for key, obj in chart.items():
@@ -535,7 +846,7 @@ def check_kustomize_matches_chart() -> None:
             a["spec"].pop("namespaceSelector", None)
         if a != b:
             diffs.append(f"{key}: {first_difference(a, b)}")
-    base = {o["kind"] for o in kustomize(KUSTOMIZE[0])}
+    base = {o["kind"] for o in kustomized("base")}
     assert {"Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "ServiceAccount"} <= base, base
     assert not diffs, "\n".join(diffs)
 
@@ -563,9 +874,9 @@ DIFFERENT_DEFAULTS = {
     # Log settings: the binary picks text on a terminal and JSON otherwise (it prints no default);
     # a pod always logs JSON for the log collector.
     "ARBITER_LOG_FORMAT": "json whatever stderr is",
-    # 0 is one worker per core the process sees: without a CPU limit every core of the node, so
-    # memory would depend on the node. The chart's "" follows the CPU limit (checked below).
-    "ARBITER_WORKERS": "resources.limits.cpu rounded up",
+    # 0 is one worker per core the process sees: every core of the node, so memory would depend
+    # on the node. The chart's "" follows the CPU request (checked below; check_workers).
+    "ARBITER_WORKERS": "resources.requests.cpu rounded up",
 }
 # Chart values that are no `arbiter serve` flag.
 NOT_FLAGS = {"config.logLevel"}  # RUST_LOG
@@ -652,7 +963,7 @@ def check_serve_defaults(binary: Path) -> None:
     schema = json.loads((CHART / "values.schema.json").read_text())
     chart_c = container_of(render({})[0])
     tls_c = container_of(render(TLS_CERT_MANAGER)[0])
-    base_c = container_of([o for o in kustomize(KUSTOMIZE[0]) if o["kind"] == "Deployment"])
+    base_c = container_of(kustomized("base"))
     problems: list[str] = []
     for name, opt in sorted(options.items()):
         path, flag, default = value_path(name), opt["flag"], opt["default"]
@@ -680,10 +991,10 @@ def check_serve_defaults(binary: Path) -> None:
             if passed is None:
                 problems.append(f"{name} (--{flag}): the {where} Deployment does not pass it")
             elif name == "ARBITER_WORKERS":
-                cpu = container.get("resources", {}).get("limits", {}).get("cpu")
+                cpu = container.get("resources", {}).get("requests", {}).get("cpu")
                 wanted = max(1, math.ceil(cpu_cores(cpu))) if cpu is not None else None
                 if wanted is None or canonical(passed) != wanted:
-                    problems.append(f"{name}: the {where} passes {passed}, not its CPU limit rounded up ({cpu})")
+                    problems.append(f"{name}: the {where} passes {passed}, not its CPU request rounded up ({cpu})")
             elif name in DIFFERENT_DEFAULTS:
                 pass
             elif canonical(passed) != canonical(default):
@@ -743,6 +1054,72 @@ def check_values_wiring(binary: Path) -> None:
 
 # ---- Prometheus rules and Grafana dashboard ------------------------------------------------------
 
+# One call of each kind the metrics count, over gRPC-Web (HTTP/1.1, no gRPC library needed):
+# (service, method, request message, grpc-status wanted). The rejected move is counted in
+# arbiter_moves_rejected_total, the game in arbiter_games_adjudicated_total.
+SCRAPE_CALLS = [
+    ("grpc.health.v1.Health", "Check", b"", 0),
+    (memory.SERVICE, "ListLegalMoves", memory.field(1, memory.field(1, "startpos")), 0),
+    (memory.SERVICE, "ApplyMove", memory.field(1, memory.field(1, "startpos")) + memory.field(3, "e5"), 3),
+    (memory.SERVICE, "ValidatePosition", memory.field(1, memory.field(1, "startpos")), 0),
+    (memory.SERVICE, "AdjudicateGame",
+     memory.field(1, memory.field(1, memory.field(1, "startpos")) + b"".join(memory.field(2, m) for m in ("e4", "e5"))), 0),
+]
+
+
+def grpc_web_status(port: int, service: str, method: str, message: bytes) -> int:
+    """Makes one gRPC-Web call over HTTP/1.1; returns its grpc-status."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("POST", f"/{service}/{method}", body=memory.grpc_frame(message),
+                     headers={"content-type": "application/grpc-web+proto", "x-grpc-web": "1"})
+        response = conn.getresponse()
+        body = response.read()
+        status = response.getheader("grpc-status")
+    finally:
+        conn.close()
+    while status is None and len(body) >= 5:
+        flags, length = body[0], int.from_bytes(body[1:5], "big")
+        frame, body = body[5:5 + length], body[5 + length:]
+        if flags & 0x80:  # the trailers frame
+            match = re.search(rb"grpc-status:\s*(\d+)", frame)
+            status = match.group(1).decode() if match else None
+    if status is None:
+        raise AssertionError(f"/{service}/{method}: no grpc-status in the answer (HTTP {response.status})")
+    return int(status)
+
+
+@check("the server's /metrics after one call of each kind (the metrics the alerts and dashboard may use): {0}")
+def scrape_exported(binary: Path) -> None:
+    grpc, metrics = memory.free_port(), memory.free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARBITER_")}
+    server = subprocess.Popen([str(binary), "serve", "--grpc-addr", f"127.0.0.1:{grpc}", "--metrics-addr",
+                               f"127.0.0.1:{metrics}", "--health-addr", "off"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                grpc_web_status(grpc, "grpc.health.v1.Health", "Check", b"")
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"the server did not answer on 127.0.0.1:{grpc}: {server.stderr.read().decode()[-2000:] if server.poll() is not None else 'timeout'}") from None
+                time.sleep(0.1)
+        wrong = [f"/{s}/{m}: grpc-status {got}, not {want}" for s, m, msg, want in SCRAPE_CALLS
+                 if (got := grpc_web_status(grpc, s, m, msg)) != want]
+        assert not wrong, "\n".join(wrong)
+        text = memory.scrape(metrics)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    EXPORTED.update(line.split("{", 1)[0].split(" ", 1)[0] for line in text.splitlines()
+                    if line and not line.startswith("#"))
+    missing = PANELLED - EXPORTED
+    assert not missing, f"metrics the dashboard must show that the server does not export: {sorted(missing)}"
+    print(f"     {len(EXPORTED)} series names", flush=True)
+
+
 
 def metric_names(expr: str) -> set[str]:
     return set(re.findall(r"\b(?:grpc_server_\w+|arbiter_\w+|process_\w+)\b", expr))
@@ -753,15 +1130,35 @@ def check_expr(expr: str, where: str) -> None:
         promql_parser.parse(expr)
     except Exception as exc:  # noqa: BLE001
         raise AssertionError(f"{where}: PromQL does not parse ({exc}): {expr}") from exc
-    unknown = metric_names(expr) - METRICS
-    assert not unknown, f"{where}: unknown metrics {unknown}"
+    assert EXPORTED, "no metrics scraped from the server (see the check that runs it)"
+    unknown = metric_names(expr) - EXPORTED
+    assert not unknown, f"{where}: metrics the server does not export: {unknown}"
 
 
-@check("alert rules: PromQL parses, known metrics only, same groups as the chart's and the overlay's PrometheusRule")
+# The alerts, each with a section of docs/alerts.md (its runbook_url's anchor).
+ALERTS = {"ArbiterHighErrorRatio", "ArbiterLoadShedding", "ArbiterHighLatency", "ArbiterAnswersAbandoned",
+          "ArbiterMetricsAbsent"}
+RUNBOOK = ROOT / "docs" / "alerts.md"
+
+
+def handling_selectors(expr: str) -> list[str]:
+    """The label matchers of every grpc_server_handling_seconds* selector in `expr`."""
+    return re.findall(r"grpc_server_handling_seconds\w*\s*\{([^}]*)\}", expr) + \
+        ["" for _ in re.findall(r"grpc_server_handling_seconds\w*\b(?!\s*\{)", expr)]
+
+
+def markdown_anchors(text: str) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings: lower case, punctuation dropped, spaces to
+    hyphens."""
+    return {re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+            for m in re.finditer(r"^#{1,6}\s+(.*)$", text, re.M)}
+
+
+@check("alert rules: PromQL parses, exported metrics only, same groups as the chart's and the kustomize component's PrometheusRule")
 def check_rules() -> None:
     rules = yaml.safe_load(RULES.read_text())
     alerts = [r for g in rules["groups"] for r in g["rules"]]
-    assert {"ArbiterHighErrorRatio", "ArbiterHighLatency"} <= {r.get("alert") for r in alerts}
+    assert {r.get("alert") for r in alerts} == ALERTS, f"alerts {sorted(r.get('alert') for r in alerts)}, not {sorted(ALERTS)}"
     for r in alerts:
         check_expr(r["expr"], r.get("alert", r.get("record", "?")))
     used = set().union(*(metric_names(r["expr"]) for r in alerts))
@@ -771,14 +1168,43 @@ def check_rules() -> None:
     assert one(objects, "PrometheusRule")["spec"]["groups"] == rules["groups"], \
         "deploy/prometheus/arbiter.rules.yaml differs from the chart's PrometheusRule with default values"
     # check_kustomize_matches_chart drops every `labels` key, the alerts' severity included.
-    overlay = one(kustomize(KUSTOMIZE[1]), "PrometheusRule")
+    overlay = one(kustomized("overlays/production + components/monitoring"), "PrometheusRule")
     assert overlay["spec"]["groups"] == rules["groups"], \
         "deploy/prometheus/arbiter.rules.yaml differs from the kustomize overlay's PrometheusRule"
-    promtool = shutil.which("promtool")
-    if promtool:
-        run([promtool, "check", "rules", str(RULES)])
-    else:
-        print("     (promtool not installed: `make deploy-rules` installs it and runs the rule tests)", flush=True)
+    # The chart's runbook base is a value: each runbook_url follows it.
+    base = "https://wiki.example.com/arbiter/alerts"
+    custom, _ = render({"metrics": {"prometheusRule": {"enabled": True, "runbookBaseUrl": base}}})
+    urls = {r["alert"]: r["annotations"].get("runbook_url") for g in one(custom, "PrometheusRule")["spec"]["groups"]
+            for r in g["rules"]}
+    wrong = [f"{a}: {u}" for a, u in urls.items() if u != f"{base}#{a.lower()}"]
+    assert not wrong, f"runbook_url does not follow metrics.prometheusRule.runbookBaseUrl: {wrong}"
+
+
+@check("alerts fire for faults only (issue 27): unary latency, absence per namespace and job, a runbook_url to a section of docs/alerts.md on each")
+def check_alerts_for_faults() -> None:
+    alerts = {r["alert"]: r for g in yaml.safe_load(RULES.read_text())["groups"] for r in g["rules"] if "alert" in r}
+    with helm.Chart.load(CHART) as chart:
+        base = chart.merge_values({})["metrics"]["prometheusRule"]["runbookBaseUrl"]
+    anchors = markdown_anchors(RUNBOOK.read_text()) if RUNBOOK.exists() else set()
+    problems = []
+    for name, rule in alerts.items():
+        # A stream's handling time is how long it stayed open: only unary calls are judged.
+        for matchers in handling_selectors(rule["expr"]):
+            if 'grpc_type="unary"' not in matchers.replace(" ", ""):
+                problems.append(f"{name}: grpc_server_handling_seconds without grpc_type=\"unary\": {{{matchers}}}")
+        # absent() has no labels: with two deployments it fires only when both are gone.
+        if re.search(r"\babsent(_over_time)?\s*\(", rule["expr"]):
+            problems.append(f"{name}: absent() cannot say which namespace and job are gone")
+        url = rule.get("annotations", {}).get("runbook_url")
+        if url != f"{base}#{name.lower()}":
+            problems.append(f"{name}: runbook_url {url!r}, not {base}#{name.lower()}")
+        if name.lower() not in anchors:
+            where = RUNBOOK.relative_to(ROOT) if RUNBOOK.is_relative_to(ROOT) else RUNBOOK
+            problems.append(f"{name}: {where} has no section #{name.lower()}")
+    absent = " ".join(alerts["ArbiterMetricsAbsent"]["expr"].split())
+    if "group by (namespace, job) (max_over_time(arbiter_build_info[" not in absent or " unless " not in absent:
+        problems.append(f"ArbiterMetricsAbsent: not per namespace and job (max_over_time ... unless ...): {absent}")
+    assert not problems, "\n".join(problems)
 
 
 @check("alert rule tests: every alert is tested both firing and silent")
@@ -822,19 +1248,38 @@ def check_dashboard() -> None:
         g = p["gridPos"]
         assert 0 <= g["x"] and g["x"] + g["w"] <= 24, f"panel {p['title']} overflows the grid"
     variables = {v["name"] for v in dash["templating"]["list"]}
+    # Text boxes hold numbers (the byte budgets): their default stands in for them.
+    numbers = {v["name"]: v["query"] for v in dash["templating"]["list"] if v["type"] == "textbox"}
     used: set[str] = set()
     for title, expr in dashboard_exprs(dash):
         for var in re.findall(r"\$(\w+)", expr):
             assert var.startswith("__") or var in variables, f"{title}: undefined variable ${var}"
         concrete = expr.replace("$__rate_interval", "5m").replace("$__interval", "1m")
-        concrete = re.sub(r"\$(\w+)", "x", concrete)
+        concrete = re.sub(r"\$(\w+)", lambda m: numbers.get(m.group(1), "x"), concrete)
         check_expr(concrete, title)
+        # Issue 27: latency panels show unary calls only (a stream's time is how long it was open).
+        for matchers in handling_selectors(expr):
+            assert 'grpc_type="unary"' in matchers.replace(" ", ""), f"{title}: latency of every call type: {expr}"
         used |= metric_names(expr)
-    missing = METRICS - used
-    assert not missing, f"metrics without a panel: {missing}"
+    missing = PANELLED - used
+    assert not missing, f"metrics without a panel: {sorted(missing)}"
     labels = {"grpc_type", "grpc_service", "grpc_method", "grpc_code", "result", "termination", "reason", "version"}
     text = DASHBOARD.read_text()
     assert all(label in text for label in labels), f"labels not shown: {[l for l in labels if l not in text]}"
+    # The chart's copy, with the budget variables set to the release's budgets.
+    budgets = {"answer_budget": 33554432, "request_budget": 12582912}
+    objects, _ = render({"grafanaDashboard": {"enabled": True},
+                         "config": {"maxAnswerBytesInFlight": budgets["answer_budget"],
+                                    "maxRequestBytesInFlight": budgets["request_budget"]}})
+    rendered = json.loads(one(objects, "ConfigMap")["data"]["arbiter-dashboard.json"])
+    for var in rendered["templating"]["list"]:
+        if var["name"] in budgets:
+            want = str(budgets.pop(var["name"]))
+            assert var["query"] == want and var["current"] == {"text": want, "value": want}, f"chart dashboard variable {var}"
+            for copy in (var, next(v for v in dash["templating"]["list"] if v["name"] == var["name"])):
+                copy.pop("query"), copy.pop("current")
+    assert not budgets, f"the dashboard has no variables {sorted(budgets)}"
+    assert rendered == dash, "the chart's dashboard ConfigMap differs from deploy/grafana/arbiter-dashboard.json beyond the budgets"
 
 
 def main() -> int:
@@ -857,13 +1302,20 @@ def main() -> int:
         check_invariants(label)
     for label in BAD_VALUES:
         check_bad_values(label)
-    for directory in KUSTOMIZE:
+    check_image_required()
+    check_workers()
+    check_no_duplicate_keys()
+    for name in KUSTOMIZATIONS:
         for kube in kube_versions:
-            check_kustomize_valid(str(directory.relative_to(ROOT)), kube)
+            check_kustomize_valid(name, kube)
+    check_kustomize_crds()
+    check_overlay_needs_image()
     check_kustomize_matches_chart()
     check_serve_defaults(args.binary)
     check_values_wiring(args.binary)
+    scrape_exported(args.binary)
     check_rules()
+    check_alerts_for_faults()
     check_rule_tests()
     check_dashboard()
 

@@ -69,9 +69,15 @@ def result(ok: bool, name: str, detail: str = "") -> bool:
 TLS_VALUES: dict[str, Any] = {"tls": {"enabled": True, "clientCA": {"enabled": True}}}
 
 
+# image.repository has no default (the chart requires it); the smoke test runs the binary, not
+# the image, so any name does.
+REQUIRED_VALUES: dict[str, Any] = {"image": {"repository": "registry.example.com/arbiter"}}
+
+
 def render_deployment(values: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
     with helm.Chart.load(CHART) as chart:
-        manifests = chart.render(values, name="arbiter", namespace="arbiter", is_install=True)
+        manifests = chart.render({**REQUIRED_VALUES, **(values or {})}, name="arbiter", namespace="arbiter",
+                                 is_install=True)
     docs = [d for path, text in manifests.items() if path.endswith((".yaml", ".yml"))
             for d in yaml.safe_load_all(text) if d]
     (deployment,) = [d for d in docs if d.get("kind") == "Deployment"]
@@ -269,7 +275,7 @@ def smoke(binary: str, args: argparse.Namespace, values: dict[str, Any] | None, 
 
     prefix = [] if args.no_sandbox else sandbox_prefix()
     print(f"     running {'as uid 65532 with read-only mounts' if prefix else 'as the current user'}", flush=True)
-    # Logs (stderr) and the "listening" line (stdout) go to separate files.
+    # Logs (stderr) and standard output, which must stay empty, go to separate files.
     log = tempfile.NamedTemporaryFile("w+b", prefix="arbiter-smoke-", suffix=".stderr.log", delete=False)
     out_log = tempfile.NamedTemporaryFile("w+b", prefix="arbiter-smoke-", suffix=".stdout.log", delete=False)
     start = time.monotonic()
@@ -371,6 +377,9 @@ def smoke(binary: str, args: argparse.Namespace, values: dict[str, Any] | None, 
         except ValueError as exc:
             ok, parsed = False, [str(exc)]
         result(ok, f"{tag}logs (stderr) are JSON lines ({len(lines)} lines)", "\n".join(lines[:5]))
+        # A container's output is both streams: one format means nothing beside the JSON log.
+        stdout = Path(out_log.name).read_text(errors="replace")
+        result(stdout == "", f"{tag}nothing on standard output (issue 27: one log format per process)", stdout[:500])
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -1,9 +1,10 @@
 //! # arbiter-e2e
 //!
 //! End-to-end tests of the `arbiter` binary: each test starts the real binary with
-//! `arbiter serve --grpc-addr 127.0.0.1:0`, reads the address it prints on standard output
-//! (`arbiter listening on 127.0.0.1:PORT`), talks to it over a real socket (tonic clients,
-//! `arbiter health-check`, `buf curl` through server reflection) and stops it by PID. Every wait
+//! `arbiter serve --grpc-addr 127.0.0.1:0`, reads the addresses its `arbiter listening` log
+//! line names (`grpc_addr`, `metrics_addr`, `health_addr`), talks to it over a real socket
+//! (tonic clients, `arbiter health-check`, `buf curl` through server reflection) and stops it by
+//! PID. Every wait
 //! is bounded by a timeout, and a server still running when its [`server::Server`] handle is
 //! dropped (a failed assertion included) is killed.
 //!

@@ -13,19 +13,16 @@ use std::{
 use arbiter_proto::v1::arbiter_service_client::ArbiterServiceClient;
 use tonic::transport::{Channel, Endpoint};
 
-/// Longest wait for the server to print its address.
+/// Longest wait for the server to log its addresses.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The line prefix `arbiter serve` prints on standard output once it listens.
-pub const LISTENING_PREFIX: &str = "arbiter listening on ";
+/// The message of the one log line `arbiter serve` writes once it listens. Its fields
+/// `grpc_addr`, `metrics_addr` and `health_addr` name the addresses (a port of 0 resolved),
+/// `off` for a listener turned off.
+pub const LISTENING_MESSAGE: &str = "arbiter listening";
 
-/// The line prefix `arbiter serve` prints on standard output when `/metrics` listens.
-pub const METRICS_PREFIX: &str = "arbiter metrics on ";
-
-/// The line prefix `arbiter serve` prints on standard output when the health listener listens.
-pub const HEALTH_PREFIX: &str = "arbiter health on ";
-
-/// How much of the server's standard error is kept for failure messages.
+/// How much of the server's standard error is kept for failure messages, and of its standard
+/// output.
 const STDERR_KEPT: usize = 16 * 1024;
 
 /// How many distinct log messages [`Server::log_count`] tells apart; the lines of any further
@@ -43,15 +40,73 @@ struct Log {
     lines_by_message: BTreeMap<String, usize>,
 }
 
+/// The addresses of the listening log line ([`LISTENING_MESSAGE`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listening {
+    /// `grpc_addr`.
+    pub grpc: SocketAddr,
+    /// `metrics_addr`, `None` when `off`.
+    pub metrics: Option<SocketAddr>,
+    /// `health_addr`, `None` when `off`.
+    pub health: Option<SocketAddr>,
+}
+
+/// Reads the listening log line, written as JSON (`--log-format json`) or as text: `None` for any
+/// other line, an error naming the field for a listening line whose addresses do not read.
+///
+/// # Errors
+///
+/// A field that is missing, or neither an address nor `off` (`grpc_addr` cannot be `off`).
+pub fn listening_line(line: &str) -> Option<Result<Listening, String>> {
+    let json = serde_json::from_str::<serde_json::Value>(line).ok();
+    let field = |name: &str| -> Option<String> {
+        match &json {
+            // tracing's JSON lines hold the fields at the top (flattened), or under "fields".
+            Some(json) => json
+                .get(name)
+                .or_else(|| json.get("fields").and_then(|fields| fields.get(name)))
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned),
+            None => line.split_whitespace().find_map(|word| {
+                word.strip_prefix(name)
+                    .and_then(|rest| rest.strip_prefix('='))
+                    .map(str::to_owned)
+            }),
+        }
+    };
+    let is_listening = match &json {
+        Some(_) => field("message").as_deref() == Some(LISTENING_MESSAGE),
+        None => line.contains(&format!(" {LISTENING_MESSAGE} ")),
+    };
+    if !is_listening {
+        return None;
+    }
+    let address = |name: &str| -> Result<Option<SocketAddr>, String> {
+        let text = field(name).ok_or_else(|| format!("no {name} in {line:?}"))?;
+        if text == "off" {
+            return Ok(None);
+        }
+        text.parse()
+            .map(Some)
+            .map_err(|error| format!("{name}={text:?} in {line:?}: {error}"))
+    };
+    Some((|| {
+        Ok(Listening {
+            grpc: address("grpc_addr")?.ok_or_else(|| format!("grpc_addr off in {line:?}"))?,
+            metrics: address("metrics_addr")?,
+            health: address("health_addr")?,
+        })
+    })())
+}
+
 /// A running `arbiter serve --grpc-addr 127.0.0.1:0`. Dropping it kills the process if it still
 /// runs, so no test leaves a server behind, even when an assertion fails.
 #[derive(Debug)]
 pub struct Server {
     child: Child,
-    addr: SocketAddr,
-    metrics_addr: Arc<Mutex<Option<SocketAddr>>>,
-    health_addr: Arc<Mutex<Option<SocketAddr>>>,
+    listening: Listening,
     stderr: Arc<Mutex<Log>>,
+    stdout: Option<thread::JoinHandle<String>>,
 }
 
 impl Server {
@@ -59,7 +114,7 @@ impl Server {
     ///
     /// # Panics
     ///
-    /// Panics when the process cannot be started or prints no address in time.
+    /// Panics when the process cannot be started or logs no address in time.
     #[must_use]
     pub fn start() -> Self {
         Self::start_with(&[])
@@ -69,7 +124,7 @@ impl Server {
     ///
     /// # Panics
     ///
-    /// Panics when the process cannot be started or prints no address within
+    /// Panics when the process cannot be started or logs no address within
     /// [`STARTUP_TIMEOUT`]; the message includes what it wrote on standard error.
     #[must_use]
     pub fn start_with(args: &[&str]) -> Self {
@@ -95,92 +150,71 @@ impl Server {
             .unwrap_or_else(|error| panic!("cannot start {}: {error}", binary.display()));
 
         let stderr = Arc::new(Mutex::new(Log::default()));
+        let (listening_tx, listening_rx) = mpsc::channel();
         if let Some(pipe) = child.stderr.take() {
             let kept = Arc::clone(&stderr);
-            thread::spawn(move || keep_tail(pipe, &kept));
+            thread::spawn(move || keep_tail(pipe, &kept, &listening_tx));
         }
-        let (addr_tx, addr_rx) = mpsc::channel();
-        let metrics_addr = Arc::new(Mutex::new(None));
-        let health_addr = Arc::new(Mutex::new(None));
-        if let Some(pipe) = child.stdout.take() {
-            let metrics = Arc::clone(&metrics_addr);
-            let health = Arc::clone(&health_addr);
+        // Nothing is expected there; kept (the first STDERR_KEPT bytes) for the tests that say so.
+        let stdout = child.stdout.take().map(|pipe| {
             thread::spawn(move || {
-                let mut addr_tx = Some(addr_tx);
+                let mut text = String::new();
                 for line in BufReader::new(pipe).lines() {
                     let Ok(line) = line else { break };
-                    // Printed before the listening line.
-                    if let Some(addr) = line.strip_prefix(METRICS_PREFIX)
-                        && let Ok(mut metrics) = metrics.lock()
-                    {
-                        *metrics = addr.trim().parse().ok();
-                    }
-                    if let Some(addr) = line.strip_prefix(HEALTH_PREFIX)
-                        && let Ok(mut health) = health.lock()
-                    {
-                        *health = addr.trim().parse().ok();
-                    }
-                    if let Some(addr) = line.strip_prefix(LISTENING_PREFIX)
-                        && let Some(tx) = addr_tx.take()
-                    {
-                        let _ = tx.send(addr.trim().to_owned());
+                    if text.len() < STDERR_KEPT {
+                        text.push_str(&line);
+                        text.push('\n');
                     }
                 }
-            });
-        }
+                text
+            })
+        });
 
-        let printed = addr_rx.recv_timeout(STARTUP_TIMEOUT);
+        let logged = listening_rx.recv_timeout(STARTUP_TIMEOUT);
         let mut server = Self {
             child,
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            metrics_addr,
-            health_addr,
+            listening: Listening {
+                grpc: SocketAddr::from(([127, 0, 0, 1], 0)),
+                metrics: None,
+                health: None,
+            },
             stderr,
+            stdout,
         };
-        match printed {
-            Ok(addr) => {
-                server.addr = addr.parse().unwrap_or_else(|error| {
-                    panic!("the server printed an unreadable address {addr:?}: {error}")
-                });
-            }
+        match logged {
+            Ok(Ok(listening)) => server.listening = listening,
+            Ok(Err(error)) => panic!("the server logged unreadable addresses: {error}"),
             Err(_) => {
                 let status = server.child.try_wait().ok().flatten();
                 panic!(
-                    "the server printed no {LISTENING_PREFIX:?} line within {STARTUP_TIMEOUT:?} \
+                    "the server logged no {LISTENING_MESSAGE:?} line within {STARTUP_TIMEOUT:?} \
                      (exit status: {status:?})\nstderr:\n{}",
                     server.stderr_tail()
                 );
             }
         }
-        assert!(server.addr.ip().is_loopback(), "bound {}", server.addr);
-        assert_ne!(server.addr.port(), 0, "the printed port is the real one");
+        let addr = server.listening.grpc;
+        assert!(addr.ip().is_loopback(), "bound {addr}");
+        assert_ne!(addr.port(), 0, "the logged port is the real one");
         server
     }
 
     /// The address the server listens on.
     #[must_use]
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.listening.grpc
     }
 
-    /// The address of `/metrics`, when the server printed one.
-    ///
-    /// # Panics
-    ///
-    /// Panics if the output reader thread panicked.
+    /// The address of `/metrics`, `None` when metrics are off.
     #[must_use]
     pub fn metrics_addr(&self) -> Option<SocketAddr> {
-        *self.metrics_addr.lock().expect("metrics address")
+        self.listening.metrics
     }
 
-    /// The address of the plaintext health listener, when the server printed one.
-    ///
-    /// # Panics
-    ///
-    /// Panics if the output reader thread panicked.
+    /// The address of the plaintext health listener, `None` when it is off.
     #[must_use]
     pub fn health_addr(&self) -> Option<SocketAddr> {
-        *self.health_addr.lock().expect("health address")
+        self.listening.health
     }
 
     /// The text of `GET /metrics` (a plain HTTP/1.1 request over a socket).
@@ -194,7 +228,7 @@ impl Server {
         use std::io::Write as _;
         let addr = self
             .metrics_addr()
-            .expect("the server printed a metrics address");
+            .expect("the server logged a metrics address");
         let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(10))
             .unwrap_or_else(|error| panic!("cannot connect to {addr}: {error}"));
         stream
@@ -215,7 +249,7 @@ impl Server {
     /// `http://127.0.0.1:PORT`.
     #[must_use]
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("http://{}", self.addr())
     }
 
     /// The process id.
@@ -232,6 +266,20 @@ impl Server {
     #[must_use]
     pub fn stderr_tail(&self) -> String {
         self.stderr.lock().expect("stderr buffer").tail.clone()
+    }
+
+    /// What the server wrote on standard output over its whole life (the first 16 KiB). Waits
+    /// for the output to end: call it after the process exited ([`Server::exited`]).
+    ///
+    /// # Panics
+    ///
+    /// Panics when called twice, or if the output reader thread panicked.
+    pub fn stdout_after_exit(&mut self) -> String {
+        self.stdout
+            .take()
+            .expect("standard output is read once")
+            .join()
+            .expect("the standard output reader")
     }
 
     /// How many lines the server has written on standard error so far whose message (the
@@ -351,10 +399,18 @@ impl Drop for Server {
 }
 
 /// Copies `pipe` into `log`, keeping only the last [`STDERR_KEPT`] bytes or so of text, and
-/// counting the lines of each message.
-fn keep_tail(pipe: impl Read, log: &Mutex<Log>) {
+/// counting the lines of each message; sends the addresses of the first listening line to
+/// `listening`.
+fn keep_tail(
+    pipe: impl Read,
+    log: &Mutex<Log>,
+    listening: &mpsc::Sender<Result<Listening, String>>,
+) {
+    let mut listening = Some(listening);
     for line in BufReader::new(pipe).lines() {
         let Ok(line) = line else { break };
+        // Sent once the line is in the log, so that the tests see it there.
+        let addresses = listening_line(&line);
         let message = serde_json::from_str::<serde_json::Value>(&line)
             .ok()
             .and_then(|json| {
@@ -385,6 +441,12 @@ fn keep_tail(pipe: impl Read, log: &Mutex<Log>) {
                 cut += 1;
             }
             tail.drain(..cut);
+        }
+        drop(log);
+        if let Some(addresses) = addresses
+            && let Some(tx) = listening.take()
+        {
+            let _ = tx.send(addresses);
         }
     }
 }

@@ -177,7 +177,7 @@ pub struct ServeArgs {
     ///
     /// HOST:PORT, HOST an IPv4 address, an IPv6 address in brackets or a host name: the server
     /// listens on every address the name resolves to when it starts (localhost: 127.0.0.1 and
-    /// [::1]). Port 0 picks a free port, printed as "arbiter listening on ADDR".
+    /// [::1]). Port 0 picks a free port (the listening log line names it).
     #[arg(long, env = "ARBITER_GRPC_ADDR", default_value = "[::]:50051", value_name = "ADDR",
           help_heading = "Listeners", value_parser = |text: &str| text.parse::<ListenAddr>())]
     pub grpc_addr: ListenAddr,
@@ -187,7 +187,7 @@ pub struct ServeArgs {
     /// A second listener that serves only gRPC health (`grpc.health.v1.Health`), for probes: it
     /// has its own connection limit, so probes get through when the main port is full, and it
     /// stays plaintext when the main port speaks TLS. HOST:PORT as --grpc-addr; "" or "off"
-    /// disables it. Port 0 picks a free port (printed as "arbiter health on ADDR").
+    /// disables it. Port 0 picks a free port (the listening log line names it).
     #[arg(long, env = "ARBITER_HEALTH_ADDR", default_value = "[::]:50052", value_name = "ADDR",
           help_heading = "Listeners",
           value_parser = |text: &str| crate::address::parse_optional(text).map(OptionalAddr))]
@@ -196,7 +196,7 @@ pub struct ServeArgs {
     /// Address of GET /metrics for Prometheus ("off": none)
     ///
     /// The Prometheus endpoint (`GET /metrics`, HTTP/1.1). HOST:PORT as --grpc-addr; "" or
-    /// "off" disables metrics. Port 0 picks a free port (printed as "arbiter metrics on ADDR").
+    /// "off" disables metrics. Port 0 picks a free port (the listening log line names it).
     #[arg(long, env = "ARBITER_METRICS_ADDR", default_value = "[::]:9090", value_name = "ADDR",
           help_heading = "Listeners",
           value_parser = |text: &str| crate::address::parse_optional(text).map(OptionalAddr))]

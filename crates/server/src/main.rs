@@ -59,18 +59,19 @@ fn main() -> ExitCode {
                 // the listening line must start a drain, not kill the process.
                 let shutdown = shutdown_signal();
                 let bound = Bound::bind(config).await?;
-                let addr = joined(&bound.local_addrs()?);
-                if let Some(metrics_addr) = bound.metrics_addrs()?.map(|addrs| joined(&addrs)) {
-                    println!("arbiter metrics on {metrics_addr}");
-                    tracing::info!(%metrics_addr, "metrics on /metrics");
-                }
-                if let Some(health_addr) = bound.health_addrs()?.map(|addrs| joined(&addrs)) {
-                    println!("arbiter health on {health_addr}");
-                    tracing::info!(%health_addr, "plaintext health listener");
-                }
-                // A plain line on stdout that scripts and end-to-end tests read.
-                println!("arbiter listening on {addr}");
-                tracing::info!(%addr, "arbiter listening");
+                // One log line names every address (a port of 0 resolved; a port's addresses
+                // joined by ", " when its host name stands for several), in the log's own
+                // format: scripts and the end-to-end tests read it from there, and nothing is
+                // written on standard output, so that a container's output is all one format.
+                let off = |addrs: Option<Vec<std::net::SocketAddr>>| {
+                    addrs.map_or_else(|| "off".to_owned(), |addrs| joined(&addrs))
+                };
+                tracing::info!(
+                    grpc_addr = %joined(&bound.local_addrs()?),
+                    metrics_addr = %off(bound.metrics_addrs()?),
+                    health_addr = %off(bound.health_addrs()?),
+                    "arbiter listening"
+                );
                 bound.serve(shutdown).await?;
                 tracing::info!("arbiter stopped");
                 Ok(())

@@ -1197,7 +1197,7 @@ mod tests {
         let mut seen = 0;
         for file in [
             "deploy/prometheus/arbiter.rules.yaml",
-            "deploy/kustomize/overlays/production/prometheusrule.yaml",
+            "deploy/kustomize/components/monitoring/prometheusrule.yaml",
             "helm/arbiter/templates/prometheusrule.yaml",
             "deploy/grafana/arbiter-dashboard.json",
             "helm/arbiter/dashboards/arbiter-dashboard.json",

@@ -51,6 +51,21 @@ app.kubernetes.io/part-of: arbiter
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
+{{/*
+An object's labels: the chart's, with `extra` (a map of values: service.labels, podLabels, ...)
+over them and the selector labels over both, each key once (one map, written by toYaml: a key
+given twice is a YAML error that kustomize refuses). The selector labels win so that no extra
+label takes an object out of what selects it (the pods out of their Deployment, Service, PDB and
+NetworkPolicy; the Service out of its ServiceMonitor).
+Call: include "arbiter.labelsWith" (list . $extra)
+*/}}
+{{- define "arbiter.labelsWith" -}}
+{{- $ctx := index . 0 -}}
+{{- $extra := index . 1 | default dict -}}
+{{- $selector := include "arbiter.selectorLabels" $ctx | fromYaml -}}
+{{- toYaml (merge $selector (deepCopy $extra) (include "arbiter.labels" $ctx | fromYaml)) -}}
+{{- end }}
+
 {{/* Labels that select the server pods; never change them on upgrade. */}}
 {{- define "arbiter.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "arbiter.name" . }}
@@ -65,11 +80,16 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end }}
 
+{{/*
+The image: image.repository has no default (values.schema.json requires it; this says so too
+when the schema is skipped), so that no install pulls a placeholder and waits in ImagePullBackOff.
+*/}}
 {{- define "arbiter.image" -}}
+{{- $repository := required "image.repository is required: the repository your cluster pulls arbiter from (e.g. --set image.repository=registry.example.com/arbiter; docs/operations.md)" .Values.image.repository }}
 {{- if .Values.image.digest }}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- printf "%s@%s" $repository .Values.image.digest }}
 {{- else }}
-{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- printf "%s:%s" $repository (.Values.image.tag | default .Chart.AppVersion) }}
 {{- end }}
 {{- end }}
 
@@ -79,8 +99,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
 {{/*
-ARBITER_WORKERS: config.workers, or when it is "" the CPU limit rounded up (the CPU request when
-there is no limit), at least 1. Quantities: 2, 1.5, "1500m".
+ARBITER_WORKERS: config.workers, or when it is "" the CPU request rounded up, at least 1.
+Never the CPU limit: a platform may strip limits (and the HPA and the scheduler go by the
+request), and workers beyond the CPU the pod is sure of only queue for it. Quantities: 2, 1.5,
+"1500m".
 */}}
 {{- define "arbiter.workers" -}}
 {{- $workers := .Values.config.workers -}}
@@ -88,9 +110,9 @@ there is no limit), at least 1. Quantities: 2, 1.5, "1500m".
 {{- $workers | int64 -}}
 {{- else -}}
 {{- $resources := .Values.resources | default dict -}}
-{{- $cpu := dig "limits" "cpu" "" $resources | default (dig "requests" "cpu" "" $resources) | toString -}}
+{{- $cpu := dig "requests" "cpu" "" $resources | toString -}}
 {{- if not $cpu -}}
-{{- fail "config.workers is \"\" (follow the CPU limit), but resources has no CPU limit or request: set config.workers" -}}
+{{- fail "config.workers is \"\" (follow the CPU request), but resources.requests.cpu is not set: set resources.requests.cpu or config.workers" -}}
 {{- end -}}
 {{- $cores := 0.0 -}}
 {{- if hasSuffix "m" $cpu -}}

@@ -7,10 +7,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use arbiter_e2e::{sample, server::Server, within, workspace_root};
 use arbiter_proto::v1::{
-    AdjudicateGameRequest, ApplyMoveRequest, ApplyMovesRequest, Game, ListLegalMovesRequest,
-    Position, ValidatePositionRequest, adjudicate_game_request, apply_move_request, position,
+    AdjudicateGameRequest, AdjudicateGamesRequest, ApplyMoveRequest, ApplyMovesRequest, Game,
+    ListLegalMovesRequest, Position, ValidatePositionRequest, adjudicate_game_request,
+    adjudicate_games_request, apply_move_request, position,
 };
-use tonic::Code;
+use tonic::{Code, codegen::tokio_stream};
+use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 
 fn fen(text: &str) -> Option<Position> {
     Some(Position {
@@ -371,7 +373,7 @@ async fn alert_test_series_are_the_series_the_server_emits() {
     // Unimplemented: a method the server does not have, and a request compressed with an
     // encoding the server does not accept (counted under the real method, and no error for
     // ArbiterHighErrorRatio); ApplyMove answers OK uncompressed.
-    call_made_up_path(channel, "/arbiter.v1.ArbiterService/NoSuchMethod").await;
+    call_made_up_path(channel.clone(), "/arbiter.v1.ArbiterService/NoSuchMethod").await;
     let apply = || ApplyMoveRequest {
         subject: fen("startpos").map(apply_move_request::Subject::Position),
         r#move: "e4".to_owned(),
@@ -389,6 +391,60 @@ async fn alert_test_series_are_the_series_the_server_emits() {
         .await
         .expect_err("gzip is not accepted");
     assert_eq!(status.code(), Code::Unimplemented, "{status:?}");
+    // Issue 27: the streams the latency alert must not judge, and unary calls beside them: a
+    // health Check and Watch (ended by its client after its first message), an AdjudicateGame
+    // and an AdjudicateGames stream of one game.
+    let mut health = HealthClient::new(channel.clone());
+    within("Health/Check", health.check(HealthCheckRequest::default()))
+        .await
+        .expect("Check");
+    let mut watch = within("Health/Watch", health.watch(HealthCheckRequest::default()))
+        .await
+        .expect("Watch")
+        .into_inner();
+    within("the first Watch message", watch.message())
+        .await
+        .expect("a Watch message")
+        .expect("a status");
+    drop(watch);
+    let game = || Game {
+        start: None,
+        moves: vec!["e4".to_owned()],
+    };
+    within(
+        "AdjudicateGame",
+        client.adjudicate_game(AdjudicateGameRequest {
+            source: Some(adjudicate_game_request::Source::Game(game())),
+            ..AdjudicateGameRequest::default()
+        }),
+    )
+    .await
+    .expect("AdjudicateGame");
+    let request = AdjudicateGamesRequest {
+        source: Some(adjudicate_games_request::Source::Game(game())),
+        ..AdjudicateGamesRequest::default()
+    };
+    let mut games = within(
+        "AdjudicateGames",
+        client.adjudicate_games(tokio_stream::iter(vec![request])),
+    )
+    .await
+    .expect("AdjudicateGames")
+    .into_inner();
+    while within("AdjudicateGames response", games.message())
+        .await
+        .expect("a response")
+        .is_some()
+    {}
+    // The Watch is counted when the server sees its reset: wait for it (10 s at most; the
+    // comparison below names the series if it never comes).
+    let watch_ended = "grpc_server_handled_total{grpc_type=\"server_stream\",grpc_service=\"grpc.health.v1.Health\",grpc_method=\"Watch\"";
+    for _ in 0..200 {
+        if server.scrape().contains(watch_ended) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 
     let text = server.scrape();
     let emitted: BTreeSet<Series> = text
@@ -646,6 +702,49 @@ async fn process_metrics_are_exported() {
         (value("process_threads") - threads).abs() <= 4.0,
         "{threads}"
     );
+}
+
+/// Issue 27: each listener was announced twice, a plain line on standard output and a log line
+/// on standard error, so a container's output mixed two formats and `make run` showed every
+/// address twice. One JSON log line names the three addresses, and standard output stays empty
+/// from start to exit.
+#[tokio::test]
+async fn r_one_log_line_names_every_address_and_nothing_goes_to_stdout() {
+    let mut server = Server::start();
+    let tail = server.stderr_tail();
+    let lines: Vec<&str> = tail.lines().filter(|line| line.contains("_addr")).collect();
+    assert_eq!(lines.len(), 1, "{tail}");
+    let line: serde_json::Value = serde_json::from_str(lines[0]).expect("a JSON log line");
+    assert_eq!(line["message"], "arbiter listening");
+    assert_eq!(line["level"], "INFO");
+    let metrics = server.metrics_addr().expect("metrics on");
+    let health = server.health_addr().expect("health on");
+    assert_eq!(line["grpc_addr"], server.addr().to_string());
+    assert_eq!(line["metrics_addr"], metrics.to_string());
+    assert_eq!(line["health_addr"], health.to_string());
+    // Three listeners on three different ports, each answering what it serves.
+    assert_ne!(metrics.port(), server.addr().port());
+    assert_ne!(health.port(), server.addr().port());
+    assert!(server.scrape().contains("arbiter_build_info"));
+    server.signal("TERM");
+    let status = server.exited(std::time::Duration::from_secs(30)).await;
+    assert_eq!(status.code(), Some(0), "{}", server.stderr_tail());
+    assert_eq!(server.stdout_after_exit(), "");
+}
+
+/// Issue 27: a listener turned off is named `off` in the listening line, not left out.
+#[tokio::test]
+async fn r_the_listening_line_names_a_listener_turned_off() {
+    let server = Server::start_with(&["--health-addr", "off"]);
+    let tail = server.stderr_tail();
+    let line = tail
+        .lines()
+        .find(|line| line.contains("arbiter listening"))
+        .expect("the listening line");
+    let line: serde_json::Value = serde_json::from_str(line).expect("a JSON log line");
+    assert_eq!(line["health_addr"], "off");
+    assert_eq!(server.health_addr(), None);
+    assert!(server.metrics_addr().is_some());
 }
 
 /// Issue 10 fresh-user finding: `--log-format text` wrote terminal colour codes into log files.

@@ -28,10 +28,9 @@ fn refused(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
     )
 }
 
-/// A running `arbiter serve` with its output lines, killed when dropped.
+/// A running `arbiter serve` with its log lines, killed when dropped.
 struct Started {
     child: std::process::Child,
-    stdout: std::sync::mpsc::Receiver<String>,
     stderr: std::sync::mpsc::Receiver<String>,
 }
 
@@ -44,31 +43,12 @@ impl Started {
             .env_remove("RUST_LOG")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
+            .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .expect("start arbiter serve");
-        let stdout = lines(child.stdout.take().expect("stdout"));
         let stderr = lines(child.stderr.take().expect("stderr"));
-        Self {
-            child,
-            stdout,
-            stderr,
-        }
-    }
-
-    /// The lines of standard output up to the first that starts with `prefix`, that one
-    /// included.
-    fn stdout_until(&self, prefix: &str) -> Vec<String> {
-        let mut printed = Vec::new();
-        while let Ok(line) = self.stdout.recv_timeout(TIMEOUT) {
-            let done = line.starts_with(prefix);
-            printed.push(line);
-            if done {
-                return printed;
-            }
-        }
-        panic!("no {prefix:?} line within {TIMEOUT:?}: {printed:?}");
+        Self { child, stderr }
     }
 
     /// The log lines, each read as JSON, up to the first whose message starts with `message`,
@@ -116,14 +96,6 @@ fn ipv6_loopback() -> bool {
     std::net::TcpListener::bind("[::1]:0").is_ok()
 }
 
-/// The addresses after `prefix` on a startup line: `127.0.0.1:P, [::1]:P`.
-fn addresses(line: &str, prefix: &str) -> Option<Vec<SocketAddr>> {
-    line.strip_prefix(prefix)?
-        .split(", ")
-        .map(|addr| addr.trim().parse().ok())
-        .collect()
-}
-
 /// Issue 27 item 8: `--grpc-addr localhost:PORT` was refused ("invalid socket address syntax").
 /// localhost now stands for 127.0.0.1 and [::1], and the server listens on both, on every port
 /// (port 0: one free port, the same for both), so a client reaches it whichever of the two its
@@ -143,17 +115,25 @@ fn r_localhost_listens_on_both_loopback_addresses() {
         ],
         &[],
     );
-    let printed = server.stdout_until("arbiter listening on ");
-    let find = |prefix: &str| {
-        printed
-            .iter()
-            .find_map(|line| addresses(line, prefix))
-            .unwrap_or_else(|| panic!("no {prefix:?} line in {printed:?}"))
+    let listening = server
+        .log_until("arbiter listening")
+        .pop()
+        .expect("the line");
+    let addresses = |field: &str| -> Vec<SocketAddr> {
+        listening[field]
+            .as_str()
+            .unwrap_or_else(|| panic!("no {field} in {listening}"))
+            .split(", ")
+            .map(|addr| {
+                addr.parse()
+                    .unwrap_or_else(|error| panic!("{addr}: {error}"))
+            })
+            .collect()
     };
     let ports = [
-        find("arbiter listening on "),
-        find("arbiter health on "),
-        find("arbiter metrics on "),
+        addresses("grpc_addr"),
+        addresses("health_addr"),
+        addresses("metrics_addr"),
     ];
     for addrs in &ports {
         let port = addrs[0].port();
@@ -162,7 +142,7 @@ fn r_localhost_listens_on_both_loopback_addresses() {
         if ipv6_loopback() {
             wanted.push(SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port)));
         }
-        assert_eq!(addrs, &wanted, "{printed:?}");
+        assert_eq!(addrs, &wanted, "{listening}");
     }
     // Each address of the gRPC and health ports answers a health check; the metrics port a
     // connection.
