@@ -177,7 +177,7 @@ pub struct ServeArgs {
     ///
     /// HOST:PORT, HOST an IPv4 address, an IPv6 address in brackets or a host name: the server
     /// listens on every address the name resolves to when it starts (localhost: 127.0.0.1 and
-    /// [::1]). Port 0 picks a free port (the listening log line names it).
+    /// `[::1]`). Port 0 picks a free port (the listening log line names it).
     #[arg(long, env = "ARBITER_GRPC_ADDR", default_value = "[::]:50051", value_name = "ADDR",
           help_heading = "Listeners", value_parser = |text: &str| text.parse::<ListenAddr>())]
     pub grpc_addr: ListenAddr,
