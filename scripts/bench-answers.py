@@ -7,7 +7,8 @@ SETTINGS_INITIAL_WINDOW_SIZE=0, answers PINGs, and never sends a WINDOW_UPDATE, 
 send no answer data at all.
 
 - unary: C connections (default 300) x M ApplyMoves calls each (default 60) of a 2,700-ply game
-  (16 KB requests, ~100 KB answers), all sent at once;
+  that no rule ends (14 KB requests, ~73 KB answers; until issue 27 knights out and back, 16 KB
+  requests, which ApplyMoves now refuses at ply 17), all sent at once;
 - stream: S connections (default 20), each with one AdjudicateGames stream carrying one message
   just under 1 MiB of short tagless games whose moves all carry a wrong `+` (warnings on every
   answer).
@@ -47,8 +48,12 @@ free_port, rss_kib, scrape = bench_memory.free_port, bench_memory.rss_kib, bench
 
 
 def apply_moves(plies):
-    moves = ["Nf3", "Nf6", "Ng1", "Ng8"]
-    return b"".join(field(2, moves[i % 4]) for i in range(plies))
+    # The first plies of a legal game that no rule ends (tests/data/unended-game.txt, made by
+    # tests/src/unended.rs): ApplyMoves refuses a move after the game's end, so knights shuffled
+    # out and back would be refused at ply 17 (fivefold repetition) instead of answered.
+    moves = (ROOT / "tests/data/unended-game.txt").read_text().split()
+    assert plies <= len(moves), (plies, len(moves))
+    return b"".join(field(2, move) for move in moves[:plies])
 
 
 def warned_pgn(limit=1024 * 1024 - 64):

@@ -102,12 +102,12 @@ ALL_ON: dict[str, Any] = {
     "grpcWeb": {"corsAllowedOrigins": ["https://app.example.com", "http://127.0.0.1:8080"]},
     "imagePullSecrets": [{"name": "registry"}],
     "priorityClassName": "high",
-    # Compound durations, as the binary reads them (issue 27).
-    "config": {"requestTimeout": "1m30s", "lameDuck": "1s500ms"},
     # Labels of the user's that the chart also sets (a selector label among them): each key must
     # come out once (check_no_duplicate_keys), the selector labels unchanged.
     "podLabels": {"app.kubernetes.io/component": "api", "app.kubernetes.io/name": "not-arbiter", "team": "games"},
     "service": {"labels": {"app.kubernetes.io/part-of": "games", "app.kubernetes.io/instance": "other"}},
+    # Compound durations, as the binary reads them (issue 27).
+    "config": {"requestTimeout": "1m30s", "lameDuck": "1s500ms"},
 }
 # TLS from a Secret made outside the chart; and from cert-manager, with mutual TLS.
 TLS: dict[str, Any] = {"tls": {"enabled": True, "secretName": "arbiter-grpc-tls"}}

@@ -24,9 +24,13 @@
 //! | `tests/e2e/bounds.rs` | issue 10 under load and attack: abandoned work frees its worker, expired deadlines are DEADLINE_EXCEEDED, connection limit, handshake and idle timeouts, per-connection stream limit, stream limit and idle/stalled streams, SIGTERM under load, quiet overload (exact shed counts, summary log lines), the budget of request bytes in flight (refused with RESOURCE_EXHAUSTED, bytes given back, streams release per message, refused at startup below the message size) |
 //! | `tests/e2e/conformance.rs` | issue 26: requests that break the gRPC protocol, over raw HTTP/2, answered as grpc-go and grpc-java answer them (a deadline already passed, a malformed `grpc-timeout`, two messages in a unary body; `application/grpc+json` read as protobuf) |
 //! | `tests/e2e/grpc_web.rs` | gRPC-Web on the gRPC port: every unary RPC through `buf curl --protocol grpcweb` (HTTP/1.1 and HTTP/2) as over gRPC, error details included; CORS origins and preflights counted by outcome; metrics of gRPC-Web calls; the protocol checks of gRPC calls; the connection bounds over HTTP/1.1 (cap, slow headers, idle, age, drain, message size) |
-//! | `tests/e2e/serve_cli.rs` | issue 27: `serve -h` under headings, host names in address flags (localhost listens on `127.0.0.1` and `[::1]`), compound durations (`1m30s`) in flags and variables, refused values named by flag or variable, numbers in JSON log lines as numbers |
+//! | `tests/e2e/serve_cli.rs` | issue 27: `serve -h` under headings, host names in address flags (localhost listens on 127.0.0.1 and `[::1]`), compound durations (`1m30s`) in flags and variables, refused values named by flag or variable, numbers in JSON log lines as numbers |
 //! | `tests/e2e/tls.rs` | TLS and mutual TLS with certificates made by `rcgen`, health-check over TLS, certificate rotation without a restart |
 //! | `tests/e2e/web_example.rs` | the example web page (`examples/web/dist/`) in headless Chromium against `arbiter serve` over gRPC-Web: the start position's 20 moves, a fixture game's verdict, INVALID_ARGUMENT with its field, refused without CORS |
+//!
+//! [`unended`] holds the workload of the tests that need long ApplyMoves calls answered in full:
+//! a legal game of 4,500 plies that no rule ends (ApplyMoves refuses a move after the game's end,
+//! so knights shuffled out and back stop at ply 16).
 //!
 //! ## Which binary is tested
 //!
@@ -65,6 +69,7 @@ pub mod dom;
 pub mod pgn;
 pub mod server;
 pub mod static_files;
+pub mod unended;
 
 use std::{future::Future, path::PathBuf, time::Duration};
 

@@ -86,7 +86,10 @@ pub fn listening_line(line: &str) -> Option<Result<Listening, String>> {
         if text == "off" {
             return Ok(None);
         }
-        text.parse()
+        // A name that stands for two addresses binds both: `127.0.0.1:P, [::1]:P`; the first.
+        let first = text.split(", ").next().unwrap_or_default();
+        first
+            .parse()
             .map(Some)
             .map_err(|error| format!("{name}={text:?} in {line:?}: {error}"))
     };

@@ -253,7 +253,7 @@ pub fn pgn_read(data: &[u8]) {
     let tight = ReaderLimits {
         max_game_bytes: 512,
         max_tags: 4,
-        max_tag_value_len: 16,
+        max_tag_value_bytes: 16,
         max_plies: 12,
         max_variation_depth: 2,
     };

@@ -1,6 +1,6 @@
 //! Errors of reading and replaying PGN, each with the line and column where it happened.
 
-use arbiter_rules::{FenError, MoveError};
+use arbiter_rules::{FenError, GameOver, MoveError};
 use thiserror::Error;
 
 /// An error in one game of a PGN input, with its position in the input.
@@ -75,11 +75,13 @@ pub enum ErrorKind {
     /// (8.2), text after the game termination marker (8.2.6), ...
     #[error("{0}")]
     Syntax(String),
-    /// A [`crate::ReaderLimits`] bound was exceeded; the rest of the game is skipped.
-    #[error("{what} exceeds the limit of {limit}")]
+    /// A [`crate::ReaderLimits`] bound was exceeded; the rest of the game is skipped. `Display`
+    /// names what was counted, the limit and the flag that sets it: `number of tag pairs
+    /// exceeds the limit of 256 (--max-tags)`.
+    #[error("{} exceeds the limit of {limit} ({})", bound.what(), bound.flag())]
     Limit {
-        /// What was too large, e.g. "game size in bytes", "number of plies".
-        what: &'static str,
+        /// Which bound.
+        bound: Bound,
         /// The limit that was exceeded.
         limit: usize,
     },
@@ -143,13 +145,27 @@ pub enum ErrorKind {
         /// Why the rules reject it.
         error: MoveError,
     },
+    /// A move of the main line after checkmate or stalemate, in the replay that keeps no game
+    /// ([`crate::replay_moves`]): no move follows the end of the game (FIDE Laws 5.1.1,
+    /// 5.2.1), and the error names the ending rather than why this move in particular fails,
+    /// e.g. `ply 5 (Ke2): the game ended at ply 4 (checkmate, FIDE Laws 5.1.1)`. The replay of
+    /// a game ([`crate::replay`]) counts such moves as played after the end instead.
+    #[error("ply {ply} ({text}): {over}")]
+    GameOver {
+        /// The 1-based ply of the move.
+        ply: usize,
+        /// The move text as written (annotation marks `!?` removed).
+        text: String,
+        /// The ending, at the ply of the position it was reached in.
+        over: GameOver,
+    },
 }
 
 impl ErrorKind {
     /// A short category: `io`, `syntax`, `limit`, `no_movetext`, `encoding`,
     /// `unsupported_variant`, `missing_fen`, `fen`, `null_move`, or for
     /// moves the rules' category prefixed with `move_` (`move_illegal`, `move_ambiguous`,
-    /// `move_syntax`, `move_not_strict`).
+    /// `move_syntax`, `move_not_strict`), and `move_game_over` for a move after the game's end.
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
@@ -162,6 +178,7 @@ impl ErrorKind {
             ErrorKind::MissingFen { .. } => "missing_fen",
             ErrorKind::Fen(_) => "fen",
             ErrorKind::NullMove { .. } => "null_move",
+            ErrorKind::GameOver { .. } => "move_game_over",
             ErrorKind::Move { error, .. } => match error.kind() {
                 "syntax" => "move_syntax",
                 "illegal" => "move_illegal",
@@ -169,6 +186,52 @@ impl ErrorKind {
                 "not_strict" => "move_not_strict",
                 _ => "move_other",
             },
+        }
+    }
+}
+
+/// One of the bounds of [`crate::ReaderLimits`], as an [`ErrorKind::Limit`] names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Bound {
+    /// [`crate::ReaderLimits::max_game_bytes`].
+    GameBytes,
+    /// [`crate::ReaderLimits::max_tags`].
+    Tags,
+    /// [`crate::ReaderLimits::max_tag_value_bytes`].
+    TagValueBytes,
+    /// [`crate::ReaderLimits::max_plies`].
+    Plies,
+    /// [`crate::ReaderLimits::max_variation_depth`].
+    VariationDepth,
+}
+
+impl Bound {
+    /// What the bound counts, as the error says it: `game size in bytes`, `number of tag
+    /// pairs`, `tag value length in bytes`, `number of plies`, `variation nesting depth`.
+    #[must_use]
+    pub fn what(self) -> &'static str {
+        match self {
+            Bound::GameBytes => "game size in bytes",
+            Bound::Tags => "number of tag pairs",
+            Bound::TagValueBytes => "tag value length in bytes",
+            Bound::Plies => "number of plies",
+            Bound::VariationDepth => "variation nesting depth",
+        }
+    }
+
+    /// The `arbiter` flag that sets the bound, the same for `arbiter adjudicate` and `arbiter
+    /// serve`: `--max-game-bytes`, `--max-tags`, `--max-tag-value-bytes`, `--max-moves`,
+    /// `--max-variation-depth`. (The server's `--max-pgn-bytes` bounds a request's whole PGN
+    /// text before its reader sees it, so only `adjudicate` meets the bound on a game's bytes.)
+    #[must_use]
+    pub fn flag(self) -> &'static str {
+        match self {
+            Bound::GameBytes => "--max-game-bytes",
+            Bound::Tags => "--max-tags",
+            Bound::TagValueBytes => "--max-tag-value-bytes",
+            Bound::Plies => "--max-moves",
+            Bound::VariationDepth => "--max-variation-depth",
         }
     }
 }

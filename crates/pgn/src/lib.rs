@@ -54,10 +54,11 @@ mod split;
 pub mod verdict;
 mod writer;
 
-pub use error::{ErrorKind, PgnError, ReadWarning, SkippedLines, WarningKind};
+pub use error::{Bound, ErrorKind, PgnError, ReadWarning, SkippedLines, WarningKind};
 pub use reader::{
-    DEFAULT_MAX_GAME_BYTES, DEFAULT_MAX_PLIES, Encoding, MoveText, Nag, RawGame, Reader,
-    ReaderLimits, SanToken, glyph_nag,
+    DEFAULT_MAX_GAME_BYTES, DEFAULT_MAX_PLIES, DEFAULT_MAX_TAG_VALUE_BYTES, DEFAULT_MAX_TAGS,
+    DEFAULT_MAX_VARIATION_DEPTH, Encoding, MoveText, Nag, RawGame, Reader, ReaderLimits, SanToken,
+    glyph_nag,
 };
 pub use replay::{
     ReplayOptions, ReplayedGame, Variant, replay, replay_moves, replay_noting, start_position,

@@ -6,7 +6,7 @@ use std::ops::Deref;
 
 use arbiter_rules::MAX_MOVE_TEXT_LEN;
 
-use crate::error::{ErrorKind, PgnError, ReadWarning, SkippedLines, WarningKind};
+use crate::error::{Bound, ErrorKind, PgnError, ReadWarning, SkippedLines, WarningKind};
 use crate::split::{Chunk, ChunkText};
 
 /// The default bound on the plies of one game (10,000), the one default of every door: the
@@ -18,8 +18,22 @@ pub const DEFAULT_MAX_PLIES: u32 = 10_000;
 /// reader, the CLI's `--max-game-bytes` and the server's `--max-pgn-bytes`.
 pub const DEFAULT_MAX_GAME_BYTES: u32 = 1 << 20;
 
-/// Bounds on what one game may hold. Exceeding one is an error for that game only: the reader
-/// skips the rest of it ([`PgnError::skipped`]) and goes on with the next game.
+/// The default bound on the tag pairs of one game (256), the one default of the reader and of
+/// `--max-tags` (both commands).
+pub const DEFAULT_MAX_TAGS: u32 = 256;
+
+/// The default bound on the bytes of one tag value (4,096), the one default of the reader and
+/// of `--max-tag-value-bytes` (both commands).
+pub const DEFAULT_MAX_TAG_VALUE_BYTES: u32 = 4096;
+
+/// The default bound on the nesting depth of variations (64), the one default of the reader and
+/// of `--max-variation-depth` (both commands).
+pub const DEFAULT_MAX_VARIATION_DEPTH: u32 = 64;
+
+/// Bounds on what one game may hold. Exceeding one is an error for that game only
+/// ([`ErrorKind::Limit`], naming the [`Bound`]): the reader skips the rest of it
+/// ([`PgnError::skipped`]) and goes on with the next game. A game that reaches a bound exactly
+/// is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReaderLimits {
     /// Bytes of one game (tag section and movetext, line terminators counted as one byte each).
@@ -31,10 +45,11 @@ pub struct ReaderLimits {
     /// Tag pairs of one game. Default 256.
     pub max_tags: usize,
     /// Bytes of one tag value (after escapes are decoded). Default 4096.
-    pub max_tag_value_len: usize,
+    pub max_tag_value_bytes: usize,
     /// Plies (moves of either side) in the main line. Default 10,000.
     pub max_plies: usize,
-    /// Nesting depth of recursive annotation variations (PGN standard 8.2.5). Default 64.
+    /// Nesting depth of recursive annotation variations (PGN standard 8.2.5): `(` inside the
+    /// main line is depth 1. Default 64; 0 refuses every variation.
     pub max_variation_depth: usize,
 }
 
@@ -42,10 +57,10 @@ impl Default for ReaderLimits {
     fn default() -> ReaderLimits {
         ReaderLimits {
             max_game_bytes: DEFAULT_MAX_GAME_BYTES as usize,
-            max_tags: 256,
-            max_tag_value_len: 4096,
+            max_tags: DEFAULT_MAX_TAGS as usize,
+            max_tag_value_bytes: DEFAULT_MAX_TAG_VALUE_BYTES as usize,
             max_plies: DEFAULT_MAX_PLIES as usize,
-            max_variation_depth: 64,
+            max_variation_depth: DEFAULT_MAX_VARIATION_DEPTH as usize,
         }
     }
 }
@@ -1054,7 +1069,7 @@ impl<R: BufRead> Reader<R> {
             self.line_no,
             self.column(line, 0),
             ErrorKind::Limit {
-                what: "game size in bytes",
+                bound: Bound::GameBytes,
                 limit: self.limits.max_game_bytes,
             },
         )
@@ -1127,7 +1142,7 @@ impl<R: BufRead> Reader<R> {
                     self.line_no,
                     self.column(line, open),
                     ErrorKind::Limit {
-                        what: "number of tag pairs",
+                        bound: Bound::Tags,
                         limit: self.limits.max_tags,
                     },
                 ));
@@ -1169,14 +1184,14 @@ impl<R: BufRead> Reader<R> {
                     self.tag_arena.push(c);
                     i += 1;
                 }
-                if self.tag_arena.len() - value_at > self.limits.max_tag_value_len {
+                if self.tag_arena.len() - value_at > self.limits.max_tag_value_bytes {
                     return Err(self.error(
                         game,
                         self.line_no,
                         self.column(line, open),
                         ErrorKind::Limit {
-                            what: "tag value length in bytes",
-                            limit: self.limits.max_tag_value_len,
+                            bound: Bound::TagValueBytes,
+                            limit: self.limits.max_tag_value_bytes,
                         },
                     ));
                 }
@@ -1279,7 +1294,7 @@ impl<R: BufRead> Reader<R> {
                             self.line_no,
                             self.column(line, i),
                             ErrorKind::Limit {
-                                what: "variation nesting depth",
+                                bound: Bound::VariationDepth,
                                 limit: self.limits.max_variation_depth,
                             },
                         ));
@@ -1544,7 +1559,7 @@ impl<R: BufRead> Reader<R> {
                 self.line_no,
                 self.column(line, start),
                 ErrorKind::Limit {
-                    what: "number of plies",
+                    bound: Bound::Plies,
                     limit: self.limits.max_plies,
                 },
             ));

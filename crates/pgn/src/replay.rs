@@ -2,7 +2,8 @@
 //! checked, the first problem reported with its line, column, ply and reason.
 
 use arbiter_rules::{
-    AnalysisBudget, CastlingMode, FenOptions, Game, Move, Position, SanMode, Validation,
+    AnalysisBudget, CastlingMode, FenOptions, Game, GameOver, Move, Outcome, Position, SanMode,
+    Validation,
 };
 
 use crate::error::{ErrorKind, PgnError};
@@ -263,10 +264,10 @@ pub fn replay_noting(
 /// Replays the main line like [`replay`] but only collects the moves and the final position,
 /// without the bookkeeping of [`Game`] (repetition keys, automatic endings): the fast path for
 /// validation in bulk. Without a [`Game`], nothing counts moves after the end: a move listed
-/// after checkmate or stalemate is an error here.
+/// after checkmate or stalemate is an error here, [`ErrorKind::GameOver`] naming the ending.
 ///
 /// # Errors
-/// As [`replay`].
+/// As [`replay`], and [`ErrorKind::GameOver`] for a move after checkmate or stalemate.
 pub fn replay_moves(
     raw: &RawGame,
     options: &ReplayOptions,
@@ -276,9 +277,27 @@ pub fn replay_moves(
     let (variant, mut pos) = start_position(raw, options)?;
     for token in &raw.moves {
         let m = parse_token(&pos, token, options)
+            .map_err(|kind| after_end(&pos, moves.len(), kind))
             .map_err(|kind| PgnError::new(token.line, token.column, raw.index, kind))?;
         pos.play_in_place(&m);
         moves.push(m);
     }
     Ok((variant, pos))
+}
+
+/// The error of a move `kind` that could not be played in `pos`, reached after `plies` plies:
+/// when `pos` is checkmate or stalemate, the game had ended there and the error names the
+/// ending ([`ErrorKind::GameOver`]); a null move stays what it is.
+fn after_end(pos: &Position, plies: usize, kind: ErrorKind) -> ErrorKind {
+    let ErrorKind::Move { ply, text, error } = kind else {
+        return kind;
+    };
+    match Outcome::mate_or_stalemate(pos, plies) {
+        Some(outcome) => ErrorKind::GameOver {
+            ply,
+            text,
+            over: GameOver { outcome },
+        },
+        None => ErrorKind::Move { ply, text, error },
+    }
 }

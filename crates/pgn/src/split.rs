@@ -532,7 +532,7 @@ mod tests {
         assert_eq!(chunks, 1 + 10 + 1 + 10, "cuts go on after each huge game");
         let read = whole(input.as_bytes(), limits);
         assert_eq!(chunked, read);
-        assert!(read[0].contains("game size in bytes"), "{}", read[0]);
+        assert!(read[0].contains("bound: GameBytes"), "{}", read[0]);
     }
 
     /// Short games make many records per byte: chunks are cut by lines too, and an input of

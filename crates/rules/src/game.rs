@@ -184,6 +184,80 @@ impl Outcome {
     pub const fn article(&self) -> &'static str {
         self.article
     }
+
+    /// Checkmate (FIDE Laws 5.1.1, a win for the side that gave it) or stalemate (5.2.1, a
+    /// draw) in `position`, reached at `ply`; `None` when the side to move has a legal move.
+    /// Looks for a legal move: a move generation.
+    #[must_use]
+    pub fn mate_or_stalemate(position: &Position, ply: usize) -> Option<Outcome> {
+        let (result, termination) = match position.status() {
+            Status::Checkmate => (
+                GameResult::win_for(position.side_to_move().other()),
+                Termination::Checkmate,
+            ),
+            Status::Stalemate => (GameResult::Draw, Termination::Stalemate),
+            Status::Ongoing => return None,
+        };
+        Some(Outcome::new(result, termination, ply))
+    }
+}
+
+/// A move offered after the game has ended by the rules: checkmate and stalemate (FIDE Laws
+/// 5.1.1, 5.2.1) and a dead position (5.2.2) "immediately end the game", and fivefold
+/// repetition and the 75-move rule (9.6.1, 9.6.2) draw it, so no move follows them. Its cause
+/// is [`GameOver::CAUSE`] and its article the ending's ([`GameOver::article`]); `Display` names
+/// the ending: "the game ended at ply 4 (checkmate, FIDE Laws 5.1.1)", or for a start position
+/// that is already over "the game is over in its start position (stalemate, FIDE Laws 5.2.1)".
+///
+/// A score sheet may still list such moves: [`Game::record`] counts them, and the verdict
+/// warns of them; [`Game::play_next`] refuses them with this error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Error)]
+pub struct GameOver {
+    /// The ending that stands: its result, termination, ply and article.
+    pub outcome: Outcome,
+}
+
+impl GameOver {
+    /// The stable machine-readable cause of the refusal, as [`crate::Illegality::cause`] names
+    /// the causes of an illegal move: `GAME_OVER`.
+    pub const CAUSE: &'static str = "GAME_OVER";
+
+    /// The article of the FIDE Laws that ended the game, e.g. `"5.1.1"` (the outcome's).
+    #[must_use]
+    pub const fn article(&self) -> &'static str {
+        self.outcome.article()
+    }
+}
+
+impl fmt::Display for GameOver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Outcome {
+            termination, ply, ..
+        } = self.outcome;
+        if ply == 0 {
+            f.write_str("the game is over in its start position")?;
+        } else {
+            write!(f, "the game ended at ply {ply}")?;
+        }
+        write!(
+            f,
+            " ({}, FIDE Laws {})",
+            termination.description(),
+            self.article()
+        )
+    }
+}
+
+/// Why [`Game::play_next`] refused a move: the game had ended, or the move's own reading
+/// failed (`E`, for instance a [`MoveError`]).
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum NextMoveError<E> {
+    /// The game had already ended: no move follows, whatever was written.
+    #[error(transparent)]
+    GameOver(GameOver),
+    /// The move could not be read or is illegal in the current position.
+    #[error(transparent)]
+    Move(E),
 }
 
 /// The kind of a draw claim (FIDE Laws 9.2, 9.3).
@@ -399,6 +473,38 @@ impl Game {
         }
     }
 
+    /// Plays the next move of a game in progress, as read by the caller from the current
+    /// position (`parsed`), as a player would: once the game has ended by the rules (checkmate,
+    /// stalemate, dead position, fivefold repetition, 75-move rule; see [`Game::outcome`]) no
+    /// move follows, and whatever was read is refused with [`NextMoveError::GameOver`] naming
+    /// the ending. Where [`Game::record`] keeps a score sheet, which may list moves after the
+    /// end, this is for callers that play moves (ApplyMove on a game, ApplyMoves).
+    ///
+    /// Only a move that cannot be read looks for a legal move: a legal move played proves the
+    /// position was neither checkmate nor stalemate, and the other endings are known already.
+    ///
+    /// # Errors
+    /// [`NextMoveError::GameOver`] when the game had ended; else [`NextMoveError::Move`] with
+    /// the reading's error.
+    pub fn play_next<E>(&mut self, parsed: Result<Move, E>) -> Result<Move, NextMoveError<E>> {
+        // Without a pending status, the outcome is known (see `update_outcome`).
+        if !self.status_pending
+            && let Some(outcome) = self.outcome
+        {
+            return Err(NextMoveError::GameOver(GameOver { outcome }));
+        }
+        match parsed {
+            Ok(m) => {
+                self.play(m);
+                Ok(m)
+            }
+            Err(error) => Err(match self.outcome() {
+                Some(outcome) => NextMoveError::GameOver(GameOver { outcome }),
+                None => NextMoveError::Move(error),
+            }),
+        }
+    }
+
     /// Records a move given as SAN or UCI text (detected automatically), as [`Game::record`]
     /// does: `None` when it was listed after checkmate or stalemate.
     ///
@@ -484,16 +590,7 @@ impl Game {
 
     /// Checkmate (FIDE Laws 5.1.1) or stalemate (5.2.1) in the current position, at this ply.
     fn status_ending(&self) -> Option<Outcome> {
-        let pos = &self.position;
-        let (result, termination) = match pos.status() {
-            Status::Checkmate => (
-                GameResult::win_for(pos.side_to_move().other()),
-                Termination::Checkmate,
-            ),
-            Status::Stalemate => (GameResult::Draw, Termination::Stalemate),
-            Status::Ongoing => return None,
-        };
-        Some(Outcome::new(result, termination, self.ply()))
+        Outcome::mate_or_stalemate(&self.position, self.ply())
     }
 
     /// How many times the current position has appeared in the game, itself included (FIDE Laws

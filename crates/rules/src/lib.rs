@@ -28,6 +28,7 @@
 //! | 5.2.2 | dead position | [`Termination::DeadPosition`], [`Termination::InsufficientMaterial`], [`Position::is_insufficient_material`], [`dead_position`] |
 //! | 5.2.3 | draw by agreement (one move each) | [`GameEvent::AgreedDraw`], [`both_players_moved`], [`WarningCode::EarlyAgreedDraw`] |
 //! | 5.1.1, 5.2.1 with 8.1 | moves recorded after the game ended | [`Game::record`], [`Game::plies_after_end`] |
+//! | 5.1.1, 5.2.1, 5.2.2, 9.6 | no move is played after the game's end (checkmate, stalemate and a dead position end it at once; fivefold repetition and the 75-move rule draw it) | [`Game::play_next`], [`GameOver`], [`NextMoveError`] |
 //! | 6.7.1 | forfeit by default (a player who never moved) | [`GameEvent::Forfeit`], [`Outcome::article`] |
 //! | 6.9 | flag fall: the loss stands unless the opponent cannot checkmate | [`GameEvent::FlagFall`], [`winnability_in_game`], [`Winnability`], [`AnalysisBudget`] |
 //! | 7.5.5 | a second completed illegal move | [`GameEvent::SecondIllegalMove`] |
@@ -92,7 +93,9 @@ pub use adjudication::{
 pub use bitboard::Bitboard;
 pub use chess960::CHESS960_POSITIONS;
 pub use fen::{FenError, FenOptions, FenSyntaxError, MAX_FEN_LEN, STARTING_FEN};
-pub use game::{Claim, ClaimKind, Game, GameResult, Outcome, PlyError, Termination};
+pub use game::{
+    Claim, ClaimKind, Game, GameOver, GameResult, NextMoveError, Outcome, PlyError, Termination,
+};
 pub use illegality::Illegality;
 pub use notation::{MAX_MOVE_TEXT_LEN, MoveError, SanMode, looks_like_uci};
 pub use position::{

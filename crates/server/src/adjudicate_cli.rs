@@ -5,6 +5,7 @@
 //! [`write_response_json`] of the `AdjudicateGamesResponse` the `AdjudicateGames` stream would send for
 //! it, so both give the same verdicts.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal as _, LineWriter, Read, Seek as _, Write};
@@ -13,6 +14,8 @@ use std::process::ExitCode;
 use std::sync::{Arc, Condvar, Mutex, PoisonError, mpsc};
 
 use sha2::{Digest as _, Sha256};
+use unicode_segmentation::UnicodeSegmentation as _;
+use unicode_width::UnicodeWidthStr as _;
 
 use arbiter_proto::v1;
 
@@ -21,8 +24,9 @@ use arbiter_proto::convert;
 use arbiter_rules::{GameResult, Termination};
 
 use crate::adjudicate::{self, Item, Place, Settings};
-use crate::cli::{AdjudicateArgs, OutputFormat};
+use crate::cli::{AdjudicateArgs, FailOn, OutputFormat};
 use crate::limits::{Limits, usize_of};
+use crate::output::{self, report};
 use arbiter_pgn::RawGame;
 
 /// Most disagreements and errors kept in a [`Summary`] (the counts go on).
@@ -56,10 +60,27 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Whether every game was adjudicated and agreed with its `Result` tag.
+    /// Whether every game was adjudicated and agreed with its `Result` tag: no finding of
+    /// [`FailOn::DEFAULT`].
     #[must_use]
     pub fn clean(&self) -> bool {
-        self.errors == 0 && self.disagreements == 0
+        !self.fails(FailOn::DEFAULT)
+    }
+
+    /// Whether a game has a finding `fail_on` lists (`--fail-on`): the run's exit status is
+    /// then 2.
+    #[must_use]
+    pub fn fails(&self, fail_on: FailOn) -> bool {
+        let FailOn {
+            error,
+            disagreement,
+            warning,
+            unproven,
+        } = fail_on;
+        (error && self.errors > 0)
+            || (disagreement && self.disagreements > 0)
+            || (warning && self.warned > 0)
+            || (unproven && self.unproven > 0)
     }
 
     fn add(&mut self, tally: &Tally) {
@@ -295,9 +316,52 @@ pub fn write_response_json<W: Write + ?Sized>(
     Ok(())
 }
 
-/// Keeps the first `n` characters of `text`.
-fn cut(text: &str, n: usize) -> String {
-    text.chars().take(n).collect()
+/// The mark that ends a table cell cut short (one column wide).
+const CUT_MARK: char = '…';
+
+/// `text` as a table cell `columns` wide by display width (`unicode-width`: a CJK character
+/// takes two columns, a combining mark none): padded with spaces, or, when it is wider, cut
+/// where it still fits with [`CUT_MARK`] after it (and a space when a wide character would
+/// straddle the boundary), only between grapheme clusters (a letter and its combining marks,
+/// an emoji sequence stay whole). Control characters are written escaped (`\t`, `\u{1b}`), so
+/// that a name neither moves the columns nor reaches the terminal as a command.
+fn cell(text: &str, columns: usize) -> String {
+    let text: Cow<'_, str> = if text.chars().any(char::is_control) {
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_debug().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect::<String>()
+            .into()
+    } else {
+        text.into()
+    };
+    let mut cell = String::with_capacity(text.len().min(4 * columns) + columns);
+    let mut width = 0;
+    if text.width() <= columns {
+        cell.push_str(&text);
+        width = text.width();
+    } else {
+        // Clusters are measured one by one: a tag value of thousands of characters costs no
+        // more than the columns it fills.
+        let room = columns.saturating_sub(1);
+        for cluster in text.graphemes(true) {
+            let w = cluster.width();
+            if width + w > room {
+                break;
+            }
+            cell.push_str(cluster);
+            width += w;
+        }
+        cell.push(CUT_MARK);
+        width += 1;
+    }
+    cell.extend(std::iter::repeat_n(' ', columns.saturating_sub(width)));
+    cell
 }
 
 /// The line before the table header: the edition of the Laws the verdicts apply and the
@@ -355,12 +419,12 @@ fn table_note(verdict: &PgnVerdict) -> String {
 fn table_row(item: &Item<'_>) -> String {
     let tag = |name| item.raw.tag(name).unwrap_or("");
     let start = format!(
-        "{:<6} {:<24} {:<5} {:<20} {:<20}",
+        "{:<6} {} {} {} {}",
         item.at.index,
-        cut(tag("Event"), 24),
-        cut(tag("Round"), 5),
-        cut(tag("White"), 20),
-        cut(tag("Black"), 20)
+        cell(tag("Event"), 24),
+        cell(tag("Round"), 5),
+        cell(tag("White"), 20),
+        cell(tag("Black"), 20)
     );
     match &item.verdict {
         Err(error) => format!("{start} error: {error}"),
@@ -371,8 +435,8 @@ fn table_row(item: &Item<'_>) -> String {
                 .as_ref()
                 .map_or("", |declared| declared.text.as_str());
             format!(
-                "{start} {:<8} {:<7} {:<24} {:<8} {:>4} {:>4} {}",
-                cut(declared, 8),
+                "{start} {} {:<7} {:<24} {:<8} {:>4} {:>4} {}",
+                cell(declared, 8),
                 outcome.map_or("*", |o| o.result.as_pgn()),
                 termination_words(outcome.map(|o| o.termination)),
                 outcome.map_or("", |o| o.article()),
@@ -770,12 +834,6 @@ fn open(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
     Ok((Box::new(file), Some(metadata.len())))
 }
 
-/// Writes a message to standard error, ignoring failure (standard error may be a closed pipe,
-/// as after `arbiter adjudicate ... 2>&1 | head`): the exit status still tells.
-fn report(message: std::fmt::Arguments<'_>) {
-    let _ = writeln!(io::stderr().lock(), "arbiter: {message}");
-}
-
 /// A progress bar of bytes read on standard error, only when standard error is a terminal.
 fn progress_bar(size: Option<u64>) -> Option<indicatif::ProgressBar> {
     if !io::stderr().is_terminal() {
@@ -936,10 +994,11 @@ fn run_html<R: BufRead + Send, W: Write + ?Sized>(
     Ok(summary)
 }
 
-/// `arbiter adjudicate`: exit 0 when every game was adjudicated and agrees with its `Result`
-/// tag, 2 when a game has an illegal move (or is not PGN) or a result that contradicts the
-/// rules, 1 when the input cannot be read (from the start or partway through) or the output
-/// cannot be written.
+/// `arbiter adjudicate`: exit 2 when a game has a finding `--fail-on` lists
+/// ([`Summary::fails`]; by default an illegal move, text that is not PGN or a bound, or a result
+/// that contradicts the rules), 0 otherwise; 1 when the input cannot be read (from the start or
+/// partway through) or the output cannot be written, whatever the games; 0, quietly, when the
+/// reader of standard output has gone (`| head`, [`output::write_failed`]).
 #[must_use]
 pub fn main(args: &AdjudicateArgs) -> ExitCode {
     let settings = Settings {
@@ -948,6 +1007,9 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
             max_moves: usize_of(args.max_moves),
             max_pgn_bytes: usize_of(args.max_game_bytes),
             analysis: args.analysis.into(),
+            max_tags: usize_of(args.max_tags),
+            max_tag_value_bytes: usize_of(args.max_tag_value_bytes),
+            max_variation_depth: usize_of(args.max_variation_depth),
             ..Limits::default()
         },
         notation: arbiter_proto::convert::Notation {
@@ -1072,30 +1134,26 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
     let summary = match result {
         Ok(summary) => summary,
         Err(error) => {
-            // A reader that stopped early (`| head`) is no error worth a message.
             if let Some(threads) = error
                 .get_ref()
                 .and_then(|inner| inner.downcast_ref::<ThreadsNotStarted>())
             {
                 report(format_args!("{threads}"));
-            } else if error.kind() != io::ErrorKind::BrokenPipe {
-                report(format_args!("cannot write the output: {error}"));
+                return ExitCode::FAILURE;
             }
-            return ExitCode::FAILURE;
+            // A reader that stopped early (`| head`) ends the run quietly, with status 0.
+            return output::write_failed(&error);
         }
     };
-    // The table ends with its summary; JSON lines, PGN and HTML keep standard output clean.
-    let written = if args.format == OutputFormat::Table {
+    // The table ends with its summary; JSON lines, PGN and HTML keep standard output clean, and
+    // their summary on standard error is written if it can be: the exit status still tells.
+    if args.format == OutputFormat::Table {
         let mut out = io::stdout().lock();
-        summary.write(&mut out).and_then(|()| out.flush())
-    } else {
-        summary.write(&mut io::stderr().lock())
-    };
-    if let Err(error) = written {
-        if error.kind() != io::ErrorKind::BrokenPipe {
-            report(format_args!("cannot write the summary: {error}"));
+        if let Err(error) = summary.write(&mut out).and_then(|()| out.flush()) {
+            return output::write_failed(&error);
         }
-        return ExitCode::FAILURE;
+    } else {
+        let _ = summary.write(&mut io::stderr().lock());
     }
     if let Some((bytes, error)) = read_error {
         // The records and the summary cover the games before the error only.
@@ -1105,10 +1163,10 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         ));
         return ExitCode::FAILURE;
     }
-    if summary.clean() {
-        ExitCode::SUCCESS
-    } else {
+    if summary.fails(args.fail_on) {
         ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
@@ -1344,6 +1402,121 @@ mod tests {
             (outcome.fide_article.as_str(), outcome.termination()),
             ("6.9", v1::Termination::FlagFall)
         );
+    }
+
+    /// Issue 27, item 8: the table's columns are counted in display width, not characters: a
+    /// CJK name takes two columns a character, a combining mark none, an emoji sequence two, so
+    /// the rows stay aligned; a name too wide is cut between grapheme clusters with a visible
+    /// `…`, a space after it where a wide character would straddle the boundary; control
+    /// characters are escaped.
+    #[test]
+    fn table_columns_align_by_display_width_and_cut_names_with_a_mark() {
+        let game = |event: &str, white: &str, black: &str| {
+            format!(
+                "[Event \"{event}\"]\n[Round \"1\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n"
+            )
+        };
+        let pgn = [
+            game("Candidates", "丁立人", "Carlsen, Magnus"),
+            // "José Raúl Capablanca", its accents as combining marks: 20 columns, 22 characters.
+            game(
+                "Havana",
+                "Jose\u{301} Rau\u{301}l Capablanca",
+                "Lasker, Emanuel",
+            ),
+            game("Emoji", "🦀 Ferris", "👨\u{200D}👩\u{200D}👧 Family 👍🏽"),
+            game(
+                "Tata Steel Masters, Wijk aan Zee",
+                "Maximilian Alexander von Schön",
+                "阿卜杜萨托罗夫努尔迪尔别克",
+            ),
+            // The 19th column is "é", an "e" and its combining mark: kept whole before the mark.
+            game("Cut", "Abcdefghijklmnopqre\u{301}stuv", "Tab\there"),
+        ]
+        .concat();
+        let mut out = Vec::new();
+        run(
+            pgn.as_bytes(),
+            &mut out,
+            OutputFormat::Table,
+            &Settings::default(),
+        )
+        .expect("writes");
+        let text = String::from_utf8(out).expect("utf-8");
+        let rows: Vec<&str> = text.lines().skip(2).take(5).collect();
+        assert_eq!(
+            rows,
+            [
+                "0      Candidates               1     丁立人               Carlsen, Magnus      0-1      0-1     checkmate                5.1.1       4    0",
+                "1      Havana                   1     Jose\u{301} Rau\u{301}l Capablanca Lasker, Emanuel      0-1      0-1     checkmate                5.1.1       4    0",
+                "2      Emoji                    1     🦀 Ferris            👨\u{200d}👩\u{200d}👧 Family 👍\u{1f3fd}         0-1      0-1     checkmate                5.1.1       4    0",
+                "3      Tata Steel Masters, Wij… 1     Maximilian Alexande… 阿卜杜萨托罗夫努尔…  0-1      0-1     checkmate                5.1.1       4    0",
+                "4      Cut                      1     Abcdefghijklmnopqre\u{301}… Tab\\there            0-1      0-1     checkmate                5.1.1       4    0",
+            ]
+        );
+        // Every row has the same display width up to its `declared` column.
+        let header = text.lines().nth(1).expect("header");
+        let declared = header.find("declared").expect("declared");
+        for row in &rows {
+            let at = row.find(" 0-1 ").expect("declared result") + 1;
+            assert_eq!(row[..at].width(), declared, "{row}");
+        }
+    }
+
+    /// Issue 27, item 8: each `--fail-on` finding is one count of the summary.
+    #[test]
+    fn the_summary_fails_on_the_findings_listed() {
+        let none = FailOn::default();
+        let counted = |set: fn(&mut Summary)| {
+            let mut summary = Summary::default();
+            set(&mut summary);
+            summary
+        };
+        let cases: [(Summary, FailOn); 4] = [
+            (
+                counted(|s| s.errors = 1),
+                FailOn {
+                    error: true,
+                    ..none
+                },
+            ),
+            (
+                counted(|s| s.disagreements = 1),
+                FailOn {
+                    disagreement: true,
+                    ..none
+                },
+            ),
+            (
+                counted(|s| s.warned = 1),
+                FailOn {
+                    warning: true,
+                    ..none
+                },
+            ),
+            (
+                counted(|s| s.unproven = 1),
+                FailOn {
+                    unproven: true,
+                    ..none
+                },
+            ),
+        ];
+        for (i, (summary, own)) in cases.iter().enumerate() {
+            assert!(summary.fails(*own), "finding {i}");
+            assert!(summary.fails(FailOn::ANY), "finding {i}");
+            assert!(!summary.fails(none), "finding {i}");
+            for (j, (_, other)) in cases.iter().enumerate() {
+                assert_eq!(summary.fails(*other), i == j, "finding {i}, --fail-on {j}");
+            }
+        }
+        assert!(!Summary::default().fails(FailOn::ANY));
+        // The default: errors and disagreements, as before --fail-on.
+        let default: Vec<bool> = cases
+            .iter()
+            .map(|(s, _)| s.fails(FailOn::DEFAULT))
+            .collect();
+        assert_eq!(default, [true, true, false, false]);
     }
 
     /// Issue 11 item 5: the table names the Laws edition before its header, counts each

@@ -38,8 +38,9 @@ pub enum Command {
     HealthCheck(HealthCheckArgs),
     /// Adjudicate every game of a PGN file: one verdict per game (result, termination, FIDE
     /// article, ply, the first illegal move, a Result tag that contradicts the rules) and a
-    /// summary. Exit status 2 when a game has an illegal move or a contradicting result, 1 when
-    /// the file cannot be read or the output written, 64 for a wrong command line.
+    /// summary. Exit status 2 when a game has a finding --fail-on lists (by default an illegal
+    /// move or a contradicting result), 1 when the file cannot be read or the output written,
+    /// 64 for a wrong command line; 0 when the reader of the output stops early (`| head`).
     Adjudicate(AdjudicateArgs),
     /// Draw a position as an SVG board diagram on standard output: coordinates, the side to
     /// move, a check and (with --last-move) the last move marked; pieces drawn as SVG paths, so
@@ -177,7 +178,7 @@ pub struct ServeArgs {
     ///
     /// HOST:PORT, HOST an IPv4 address, an IPv6 address in brackets or a host name: the server
     /// listens on every address the name resolves to when it starts (localhost: 127.0.0.1 and
-    /// `[::1]`). Port 0 picks a free port (the listening log line names it).
+    /// `[::1]`). Port 0 picks a free port, named by the log's "arbiter listening" line.
     #[arg(long, env = "ARBITER_GRPC_ADDR", default_value = "[::]:50051", value_name = "ADDR",
           help_heading = "Listeners", value_parser = |text: &str| text.parse::<ListenAddr>())]
     pub grpc_addr: ListenAddr,
@@ -187,7 +188,7 @@ pub struct ServeArgs {
     /// A second listener that serves only gRPC health (`grpc.health.v1.Health`), for probes: it
     /// has its own connection limit, so probes get through when the main port is full, and it
     /// stays plaintext when the main port speaks TLS. HOST:PORT as --grpc-addr; "" or "off"
-    /// disables it. Port 0 picks a free port (the listening log line names it).
+    /// disables it. Port 0 picks a free port (named by the log's "arbiter listening" line).
     #[arg(long, env = "ARBITER_HEALTH_ADDR", default_value = "[::]:50052", value_name = "ADDR",
           help_heading = "Listeners",
           value_parser = |text: &str| crate::address::parse_optional(text).map(OptionalAddr))]
@@ -196,7 +197,7 @@ pub struct ServeArgs {
     /// Address of GET /metrics for Prometheus ("off": none)
     ///
     /// The Prometheus endpoint (`GET /metrics`, HTTP/1.1). HOST:PORT as --grpc-addr; "" or
-    /// "off" disables metrics. Port 0 picks a free port (the listening log line names it).
+    /// "off" disables metrics. Port 0 picks a free port (named by the log's "arbiter listening" line).
     #[arg(long, env = "ARBITER_METRICS_ADDR", default_value = "[::]:9090", value_name = "ADDR",
           help_heading = "Listeners",
           value_parser = |text: &str| crate::address::parse_optional(text).map(OptionalAddr))]
@@ -236,6 +237,30 @@ pub struct ServeArgs {
     #[arg(long, env = "ARBITER_MAX_GAMES_PER_STREAM", default_value_t = limits::DEFAULT_MAX_GAMES_PER_STREAM,
           value_name = "N", help_heading = "Adjudication", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_games_per_stream: u32,
+
+    /// Most tag pairs of one PGN game
+    ///
+    /// Most tag pairs of one PGN game; a game with more is an error of its own (LIMIT_EXCEEDED)
+    /// naming the flag and the line:column, and the next game is read.
+    #[arg(long, env = "ARBITER_MAX_TAGS", default_value_t = limits::DEFAULT_MAX_TAGS,
+          value_name = "N", help_heading = "Adjudication", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tags: u32,
+
+    /// Largest PGN tag value, in bytes
+    ///
+    /// Largest PGN tag value, in bytes (escapes decoded); a game with a longer one is an error
+    /// of its own (LIMIT_EXCEEDED).
+    #[arg(long, env = "ARBITER_MAX_TAG_VALUE_BYTES", default_value_t = limits::DEFAULT_MAX_TAG_VALUE_BYTES,
+          value_name = "BYTES", help_heading = "Adjudication", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tag_value_bytes: u32,
+
+    /// Deepest nesting of PGN variations (0: none)
+    ///
+    /// Deepest nesting of variations in PGN movetext (0: no variations); a game nested deeper is
+    /// an error of its own (LIMIT_EXCEEDED).
+    #[arg(long, env = "ARBITER_MAX_VARIATION_DEPTH", default_value_t = limits::DEFAULT_MAX_VARIATION_DEPTH,
+          value_name = "DEPTH", help_heading = "Adjudication")]
+    pub max_variation_depth: u32,
 
     /// Threads that do chess work (0: one per core)
     ///
@@ -694,6 +719,9 @@ impl ServeArgs {
                 max_pgn_bytes: usize_of(self.max_pgn_bytes),
                 analysis: self.analysis.into(),
                 max_games_per_stream: usize_of(self.max_games_per_stream),
+                max_tags: usize_of(self.max_tags),
+                max_tag_value_bytes: usize_of(self.max_tag_value_bytes),
+                max_variation_depth: usize_of(self.max_variation_depth),
             },
             max_message_bytes: usize_of(self.max_message_bytes),
             workers: self.worker_threads(),
@@ -881,6 +909,15 @@ pub struct AdjudicateArgs {
     /// Largest game, in bytes of PGN.
     #[arg(long, default_value_t = limits::DEFAULT_MAX_PGN_BYTES, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_game_bytes: u32,
+    /// Most tag pairs of one game.
+    #[arg(long, default_value_t = limits::DEFAULT_MAX_TAGS, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tags: u32,
+    /// Largest tag value, in bytes (escapes decoded).
+    #[arg(long, default_value_t = limits::DEFAULT_MAX_TAG_VALUE_BYTES, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_tag_value_bytes: u32,
+    /// Deepest nesting of variations in the movetext (0: no variations).
+    #[arg(long, default_value_t = limits::DEFAULT_MAX_VARIATION_DEPTH)]
+    pub max_variation_depth: u32,
     /// The piece letters of SAN in the moves written in the JSON output and the HTML report
     /// (claims, evidence, mating lines): en,
     /// es, de, fr, it, nl or figurine. The movetext is read, and PGN output (--format pgn)
@@ -894,6 +931,88 @@ pub struct AdjudicateArgs {
     #[arg(long, short = 'j', default_value_t = 0,
           value_parser = clap::value_parser!(u16).range(0..=i64::from(limits::MAX_JOBS)))]
     pub jobs: u16,
+    /// The findings that make the exit status 2, comma-separated: error (a game that could not
+    /// be adjudicated: an illegal move, text that is not PGN, a bound such as --max-moves),
+    /// disagreement (a Result tag the rules contradict), warning (a verdict with warnings),
+    /// unproven (a loss by flag fall, resignation or second illegal move not proven at this
+    /// --analysis level); any (all four) or none (never: the status then only says whether the
+    /// file was read and the output written).
+    #[arg(long, default_value = "error,disagreement", value_parser = parse_fail_on)]
+    pub fail_on: FailOn,
+}
+
+/// The findings that make `arbiter adjudicate` exit with status 2 (`--fail-on`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+// A set of four independent kinds, one flag each.
+#[allow(clippy::struct_excessive_bools)]
+pub struct FailOn {
+    /// A game that could not be adjudicated (illegal move, not PGN, a bound).
+    pub error: bool,
+    /// A `Result` tag the rules contradict.
+    pub disagreement: bool,
+    /// A verdict with warnings.
+    pub warning: bool,
+    /// A loss that stands unproven at the analysis level of the run.
+    pub unproven: bool,
+}
+
+impl FailOn {
+    /// The default, and the only behaviour before `--fail-on`: errors and disagreements.
+    pub const DEFAULT: FailOn = FailOn {
+        error: true,
+        disagreement: true,
+        warning: false,
+        unproven: false,
+    };
+
+    /// Every finding (`any`).
+    pub const ANY: FailOn = FailOn {
+        error: true,
+        disagreement: true,
+        warning: true,
+        unproven: true,
+    };
+}
+
+/// The words `--fail-on` takes, besides `any` and `none`.
+const FAIL_ON_WORDS: &str = "error, disagreement, warning, unproven";
+
+/// Reads `--fail-on`: a comma-separated list of `error`, `disagreement`, `warning`, `unproven`
+/// and `any` (spaces around the words allowed, each word at most once), or `none` alone.
+///
+/// # Errors
+///
+/// Names the word that is unknown, repeated, empty, or `none` with others.
+pub fn parse_fail_on(text: &str) -> Result<FailOn, String> {
+    let words: Vec<&str> = text.split(',').map(str::trim).collect();
+    if words == ["none"] {
+        return Ok(FailOn::default());
+    }
+    let mut fail_on = FailOn::default();
+    for (i, word) in words.iter().enumerate() {
+        if words[..i].contains(word) {
+            return Err(format!("{word:?} is listed twice"));
+        }
+        match *word {
+            "error" => fail_on.error = true,
+            "disagreement" => fail_on.disagreement = true,
+            "warning" => fail_on.warning = true,
+            "unproven" => fail_on.unproven = true,
+            "any" => fail_on = FailOn::ANY,
+            "none" => return Err("none cannot be combined with other findings".to_owned()),
+            "" => {
+                return Err(format!(
+                    "an empty word in {text:?}: list {FAIL_ON_WORDS} (or any, or none) separated by commas"
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "unknown finding {word:?}: use {FAIL_ON_WORDS}, any or none"
+                ));
+            }
+        }
+    }
+    Ok(fail_on)
 }
 
 impl HealthCheckArgs {
@@ -1060,6 +1179,9 @@ mod tests {
             max_pgn_bytes: limits::usize_of(serve.max_pgn_bytes),
             analysis: serve.analysis.into(),
             max_games_per_stream: limits::usize_of(serve.max_games_per_stream),
+            max_tags: limits::usize_of(serve.max_tags),
+            max_tag_value_bytes: limits::usize_of(serve.max_tag_value_bytes),
+            max_variation_depth: limits::usize_of(serve.max_variation_depth),
         };
         assert_eq!(served, limits::Limits::default());
         let cli = Cli::try_parse_from(["arbiter", "adjudicate", "round.pgn"]).expect("parses");
@@ -1073,6 +1195,18 @@ mod tests {
                 arbiter_rules::AnalysisBudget::from(adjudicate.analysis),
             ),
             (served.max_moves, served.max_pgn_bytes, served.analysis)
+        );
+        assert_eq!(
+            (
+                adjudicate.max_tags,
+                adjudicate.max_tag_value_bytes,
+                adjudicate.max_variation_depth
+            ),
+            (
+                serve.max_tags,
+                serve.max_tag_value_bytes,
+                serve.max_variation_depth
+            )
         );
         assert_eq!(
             served.reader_limits(),
@@ -1111,6 +1245,51 @@ mod tests {
                 "{refused}"
             );
         }
+    }
+
+    /// Issue 27, item 8: `--fail-on` reads a list of findings, `any` or `none`, and names a
+    /// wrong word; its default is what made the status 2 before it.
+    #[test]
+    fn fail_on_reads_a_list_of_findings() {
+        let only = |error, disagreement, warning, unproven| FailOn {
+            error,
+            disagreement,
+            warning,
+            unproven,
+        };
+        for (text, expected) in [
+            ("error,disagreement", FailOn::DEFAULT),
+            ("none", FailOn::default()),
+            (" none ", FailOn::default()),
+            ("any", FailOn::ANY),
+            ("warning,any", FailOn::ANY),
+            ("error", only(true, false, false, false)),
+            ("disagreement", only(false, true, false, false)),
+            ("warning", only(false, false, true, false)),
+            ("unproven", only(false, false, false, true)),
+            ("unproven, warning", only(false, false, true, true)),
+        ] {
+            assert_eq!(parse_fail_on(text), Ok(expected), "{text:?}");
+        }
+        for (text, message) in [
+            (
+                "errors",
+                "unknown finding \"errors\": use error, disagreement, warning, unproven, any or none",
+            ),
+            ("error,error", "\"error\" is listed twice"),
+            ("none,error", "none cannot be combined with other findings"),
+            (
+                "error,",
+                "an empty word in \"error,\": list error, disagreement, warning, unproven (or any, or none) separated by commas",
+            ),
+        ] {
+            assert_eq!(parse_fail_on(text), Err(message.to_owned()), "{text:?}");
+        }
+        let cli = Cli::try_parse_from(["arbiter", "adjudicate", "round.pgn"]).expect("parses");
+        let Command::Adjudicate(args) = cli.command else {
+            panic!("expected adjudicate");
+        };
+        assert_eq!(args.fail_on, FailOn::DEFAULT);
     }
 
     fn serve_args(flags: &[&str]) -> ServeArgs {

@@ -10,7 +10,8 @@
 //! [`metrics`] counts and times every call (Prometheus) and opens its log span, [`service`]
 //! holds the handlers, [`tls`] serves TLS certificates that are rotated without a restart,
 //! [`health`] is the gRPC health service, [`grpc_web`] answers gRPC-Web (browsers) with CORS
-//! on the same port, and [`health_check`] is a health client for probes.
+//! on the same port, [`health_check`] is a health client for probes, and [`output`] is what the
+//! commands write and how a closed pipe ends them (quietly, exit status 0).
 //!
 //! ```no_run
 //! use arbiter_server::{cli::Cli, serve::{Bound, shutdown_signal}};
@@ -39,6 +40,7 @@ pub mod health_check;
 pub mod limits;
 pub mod logging;
 pub mod metrics;
+pub mod output;
 pub mod overload;
 pub mod serve;
 pub mod service;

@@ -21,6 +21,20 @@ pub const DEFAULT_MAX_MOVES: u32 = arbiter_pgn::DEFAULT_MAX_PLIES;
 /// game's PGN text (1 MiB), the PGN reader's own bound ([`arbiter_pgn::DEFAULT_MAX_GAME_BYTES`]).
 pub const DEFAULT_MAX_PGN_BYTES: u32 = arbiter_pgn::DEFAULT_MAX_GAME_BYTES;
 
+/// Default of `--max-tags` (both commands): most tag pairs of one PGN game (256), the PGN
+/// reader's own bound ([`arbiter_pgn::DEFAULT_MAX_TAGS`]).
+pub const DEFAULT_MAX_TAGS: u32 = arbiter_pgn::DEFAULT_MAX_TAGS;
+
+/// Default of `--max-tag-value-bytes` (both commands): most bytes of one tag value, escapes
+/// decoded (4,096), the PGN reader's own bound ([`arbiter_pgn::DEFAULT_MAX_TAG_VALUE_BYTES`]).
+pub const DEFAULT_MAX_TAG_VALUE_BYTES: u32 = arbiter_pgn::DEFAULT_MAX_TAG_VALUE_BYTES;
+
+/// Default of `--max-variation-depth` (both commands): deepest nesting of variations in PGN
+/// movetext (64), the PGN reader's own bound ([`arbiter_pgn::DEFAULT_MAX_VARIATION_DEPTH`]).
+/// Variations are skipped, not kept: the depth is a counter, and the bound is there so that a
+/// game of nothing but `(` is refused early.
+pub const DEFAULT_MAX_VARIATION_DEPTH: u32 = arbiter_pgn::DEFAULT_MAX_VARIATION_DEPTH;
+
 /// Default of `--max-games-per-stream`: most games answered on one `AdjudicateGames` stream
 /// (10,000).
 pub const DEFAULT_MAX_GAMES_PER_STREAM: u32 = 10_000;
@@ -212,6 +226,12 @@ pub struct Limits {
     pub analysis: AnalysisBudget,
     /// Most games answered on one `AdjudicateGames` stream (`--max-games-per-stream`).
     pub max_games_per_stream: usize,
+    /// Most tag pairs of one PGN game (`--max-tags`).
+    pub max_tags: usize,
+    /// Most bytes of one PGN tag value (`--max-tag-value-bytes`).
+    pub max_tag_value_bytes: usize,
+    /// Deepest nesting of variations in PGN movetext (`--max-variation-depth`).
+    pub max_variation_depth: usize,
 }
 
 impl Default for Limits {
@@ -221,19 +241,24 @@ impl Default for Limits {
             max_pgn_bytes: usize_of(DEFAULT_MAX_PGN_BYTES),
             analysis: DEFAULT_ANALYSIS,
             max_games_per_stream: usize_of(DEFAULT_MAX_GAMES_PER_STREAM),
+            max_tags: usize_of(DEFAULT_MAX_TAGS),
+            max_tag_value_bytes: usize_of(DEFAULT_MAX_TAG_VALUE_BYTES),
+            max_variation_depth: usize_of(DEFAULT_MAX_VARIATION_DEPTH),
         }
     }
 }
 
 impl Limits {
-    /// The PGN reader's bounds these limits imply (the reader's own defaults for what they do
-    /// not set: tags, tag length, variation depth).
+    /// The PGN reader's bounds these limits set: every bound of [`arbiter_pgn::ReaderLimits`] is
+    /// one of them.
     #[must_use]
     pub fn reader_limits(&self) -> arbiter_pgn::ReaderLimits {
         arbiter_pgn::ReaderLimits {
             max_game_bytes: self.max_pgn_bytes.max(1),
+            max_tags: self.max_tags,
+            max_tag_value_bytes: self.max_tag_value_bytes,
             max_plies: self.max_moves,
-            ..arbiter_pgn::ReaderLimits::default()
+            max_variation_depth: self.max_variation_depth,
         }
     }
 }
@@ -272,18 +297,27 @@ mod tests {
         );
     }
 
+    /// Every bound of the PGN reader is one of the limits (issue 27: tags, tag values and
+    /// variation depth were the reader's fixed defaults), and the defaults are the reader's.
     #[test]
-    fn the_reader_is_bounded_by_the_limits_and_keeps_its_own_other_bounds() {
+    fn the_reader_is_bounded_by_the_limits() {
         let limits = Limits {
             max_moves: 7,
             max_pgn_bytes: 0,
+            max_tags: 3,
+            max_tag_value_bytes: 5,
+            max_variation_depth: 0,
             ..Limits::default()
         };
-        let reader = limits.reader_limits();
-        assert_eq!((reader.max_plies, reader.max_game_bytes), (7, 1));
         assert_eq!(
-            reader.max_tags,
-            arbiter_pgn::ReaderLimits::default().max_tags
+            limits.reader_limits(),
+            arbiter_pgn::ReaderLimits {
+                max_game_bytes: 1,
+                max_tags: 3,
+                max_tag_value_bytes: 5,
+                max_plies: 7,
+                max_variation_depth: 0,
+            }
         );
         assert_eq!(
             Limits::default().reader_limits(),

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use arbiter_server::{
     cli::{self, BoardArgs, Command, PerftArgs},
-    health_check, logging,
+    health_check, logging, output,
     serve::{Bound, shutdown_signal},
 };
 
@@ -31,7 +31,9 @@ fn main() -> ExitCode {
         Err(error) => {
             let _ = error.print();
             if let Some(variable) = cli::refused_variable(&error, &argv) {
-                eprintln!("arbiter: that value comes from the environment variable {variable}");
+                output::report(format_args!(
+                    "that value comes from the environment variable {variable}"
+                ));
             }
             return if error.use_stderr() {
                 ExitCode::from(EXIT_USAGE)
@@ -46,7 +48,7 @@ fn main() -> ExitCode {
             let config = match args.config() {
                 Ok(config) => config,
                 Err(error) => {
-                    eprintln!("arbiter: {error}");
+                    output::report(format_args!("{error}"));
                     return ExitCode::from(EXIT_USAGE);
                 }
             };
@@ -59,10 +61,11 @@ fn main() -> ExitCode {
                 // the listening line must start a drain, not kill the process.
                 let shutdown = shutdown_signal();
                 let bound = Bound::bind(config).await?;
-                // One log line names every address (a port of 0 resolved; a port's addresses
-                // joined by ", " when its host name stands for several), in the log's own
+                // One log line names every address (a port of 0 resolved), in the log's own
                 // format: scripts and the end-to-end tests read it from there, and nothing is
                 // written on standard output, so that a container's output is all one format.
+                // A host name that stands for two addresses binds both: `127.0.0.1:50051,
+                // [::1]:50051`.
                 let off = |addrs: Option<Vec<std::net::SocketAddr>>| {
                     addrs.map_or_else(|| "off".to_owned(), |addrs| joined(&addrs))
                 };
@@ -80,15 +83,20 @@ fn main() -> ExitCode {
         Command::Perft(args) => perft(&args),
         Command::Adjudicate(args) => arbiter_server::adjudicate_cli::main(&args),
         Command::Board(args) => board(&args),
-        Command::HealthCheck(args) => run_async(1, Report::Plain, async move {
-            health_check::run(&args.probe()).await?;
-            println!("SERVING");
-            Ok(())
-        }),
+        Command::HealthCheck(args) => {
+            let status = run_async(1, Report::Plain, async move {
+                health_check::run(&args.probe()).await?;
+                Ok(())
+            });
+            if status != ExitCode::SUCCESS {
+                return status;
+            }
+            output::line("SERVING").map_or_else(|error| output::write_failed(&error), |()| status)
+        }
     }
 }
 
-/// The addresses a port bound, as the startup lines print them: `127.0.0.1:50051`, or
+/// The addresses a port bound, as the listening line names them: `127.0.0.1:50051`, or
 /// `127.0.0.1:50051, [::1]:50051` for a name that stands for two.
 fn joined(addrs: &[std::net::SocketAddr]) -> String {
     addrs
@@ -110,7 +118,7 @@ enum Report {
 impl Report {
     fn error(self, error: &dyn std::fmt::Display) {
         match self {
-            Self::Plain => eprintln!("arbiter: {error}"),
+            Self::Plain => output::report(format_args!("{error}")),
             Self::Log => tracing::error!(%error, "arbiter stopped on an error"),
         }
     }
@@ -156,7 +164,7 @@ fn board(args: &BoardArgs) -> ExitCode {
     ) {
         Ok(position) => position,
         Err(error) => {
-            eprintln!("arbiter: invalid FEN: {error}");
+            output::report(format_args!("invalid FEN: {error}"));
             return ExitCode::from(2);
         }
     };
@@ -165,10 +173,11 @@ fn board(args: &BoardArgs) -> ExitCode {
         last_move: args.last_move,
         flipped: args.flip,
     });
-    if std::io::stdout().lock().write_all(svg.as_bytes()).is_err() {
-        return ExitCode::FAILURE; // standard output closed
+    let mut out = std::io::stdout().lock();
+    match out.write_all(svg.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => output::write_failed(&error),
     }
-    ExitCode::SUCCESS
 }
 
 fn perft(args: &PerftArgs) -> ExitCode {
@@ -189,7 +198,7 @@ fn perft(args: &PerftArgs) -> ExitCode {
     let position = match position {
         Ok(position) => position,
         Err(error) => {
-            eprintln!("arbiter: invalid --fen: {error}");
+            output::report(format_args!("invalid --fen: {error}"));
             return ExitCode::from(2);
         }
     };
@@ -205,16 +214,16 @@ fn perft(args: &PerftArgs) -> ExitCode {
             .iter()
             .try_for_each(|(uci, count)| writeln!(out, "{uci}: {count}"))
             .and_then(|()| writeln!(out));
-        if written.is_err() {
-            return ExitCode::FAILURE; // standard output closed (`| head`)
+        if let Err(error) = written {
+            return output::write_failed(&error); // `| head`: quietly, status 0
         }
         divided.iter().map(|(_, count)| count).sum()
     } else {
         arbiter_rules::perft(&position, args.depth)
     };
     let elapsed = started.elapsed();
-    if writeln!(std::io::stdout().lock(), "{nodes}").is_err() {
-        return ExitCode::FAILURE;
+    if let Err(error) = output::line(&nodes.to_string()) {
+        return output::write_failed(&error);
     }
     #[allow(clippy::cast_precision_loss)]
     let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6;

@@ -12,7 +12,7 @@
 //! | `grpc_server_msg_received_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
 //! | `grpc_server_msg_sent_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
 //! | `arbiter_games_adjudicated_total` | counter | `result` (`1-0`, `0-1`, `1/2-1/2`, `*`), `termination` |
-//! | `arbiter_moves_rejected_total` | counter | `reason` (`syntax`, `illegal`, `ambiguous`, `not_strict`) |
+//! | `arbiter_moves_rejected_total` | counter | `reason` (`syntax`, `illegal`, `ambiguous`, `not_strict`, `game_over`: a move after the game's end) |
 //! | `arbiter_positions_validated_total` | counter | `valid` (`true`, `false`) |
 //! | `arbiter_tls_reloads_total` | counter | `result` (`ok`, `error`): certificate rotations by [`crate::tls::ReloadingTls::watch`] |
 //! | `arbiter_answer_bytes_in_flight` | gauge (bytes) | none: answers built and not yet taken ([`crate::guard::answer_bytes`]) |

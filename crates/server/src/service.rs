@@ -166,7 +166,8 @@ fn apply_move(request: &ApplyMoveRequest, limits: Limits) -> Result<ApplyMoveRes
     match &request.subject {
         Some(apply_move_request::Subject::Position(position)) => {
             let position = convert::position_from_wire(Some(position), "position")?;
-            let mv = convert::move_from_wire_in(&position, &request.r#move, "move", language)?;
+            let mv = convert::move_from_wire_in(&position, &request.r#move, "move", language)
+                .map_err(|error| position_over(&position, &request.r#move, error))?;
             let (played, after) = convert::move_to_wire_in(&position, &mv, language);
             Ok(ApplyMoveResponse {
                 fen: notation.fen(&after),
@@ -181,23 +182,7 @@ fn apply_move(request: &ApplyMoveRequest, limits: Limits) -> Result<ApplyMoveRes
             let max_moves = limits.max_moves.saturating_sub(1);
             let mut game =
                 convert::game_from_wire_in(game, "game", max_moves, limits.analysis, language)?;
-            if let Some(ended) = game.outcome() {
-                return Err(ConvertError::new(
-                    "move",
-                    convert::ErrorReason::IllegalMove,
-                    format!(
-                        "the game already ended at ply {} by {} (FIDE {})",
-                        ended.ply,
-                        ended.termination.description(),
-                        ended.article()
-                    ),
-                )
-                .into());
-            }
-            let before = game.position().clone();
-            let mv = convert::move_from_wire_in(&before, &request.r#move, "move", language)?;
-            let (played, _) = convert::move_to_wire_in(&before, &mv, language);
-            game.play(mv);
+            let played = convert::play_next_in(&mut game, &request.r#move, "move", None, language)?;
             let after = game.position();
             Ok(ApplyMoveResponse {
                 fen: notation.fen(after),
@@ -215,21 +200,48 @@ fn apply_move(request: &ApplyMoveRequest, limits: Limits) -> Result<ApplyMoveRes
     }
 }
 
+/// The error for a move refused in a position given on its own: when the position is
+/// checkmate or stalemate, the game is over there and no move follows (FIDE Laws 5.1.1,
+/// 5.2.1), which is what the answer names, rather than why this move in particular fails
+/// ("does not parry the check"). Other errors as they are.
+fn position_over(
+    position: &arbiter_rules::Position,
+    text: &str,
+    error: ConvertError,
+) -> ConvertError {
+    if error.kind != convert::ErrorReason::IllegalMove {
+        return error;
+    }
+    match arbiter_rules::Outcome::mate_or_stalemate(position, 0) {
+        Some(outcome) => convert::game_over_error(
+            &error.field,
+            &arbiter_rules::GameOver { outcome },
+            text,
+            None,
+        ),
+        None => error,
+    }
+}
+
 fn apply_moves(request: &ApplyMovesRequest, limits: Limits) -> Result<ApplyMovesResponse, Status> {
     convert::check_move_count(request.moves.len(), limits.max_moves, "moves")?;
     let notation = Notation::from_wire(request.san_language, request.castling_notation, "")?;
     let start = convert::optional_position_from_wire(request.position.as_ref(), "position")?;
-    let (position, moves) = convert::play_moves_in(
+    let (game, moves) = convert::play_moves_in(
         start,
         &request.moves,
         "moves",
         limits.max_moves,
+        limits.analysis,
         notation.language,
     )?;
+    let position = game.position();
     Ok(ApplyMovesResponse {
-        fen: notation.fen(&position),
+        fen: notation.fen(position),
         moves,
-        status: Some(convert::status_to_wire(&position)),
+        status: Some(convert::status_to_wire(position)),
+        outcome: game.outcome().map(|o| convert::outcome_to_wire(&o)),
+        claims: convert::claims_to_wire_in(&game, notation.language),
     })
 }
 
@@ -1129,5 +1141,167 @@ mod tests {
             .collect();
         assert_eq!(warnings, [("early_agreed_draw", 0, 0)]);
         assert_eq!(verdict.laws, "FIDE Laws of Chess, 2023");
+    }
+
+    fn texts(moves: &[&str]) -> Vec<String> {
+        moves.iter().map(|mv| (*mv).to_owned()).collect()
+    }
+
+    /// The ErrorInfo metadata of an INVALID_ARGUMENT status, with its reason.
+    fn error_info(status: &Status) -> (String, std::collections::BTreeMap<String, String>) {
+        use tonic_types::StatusExt as _;
+        assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+        let info = status
+            .get_error_details()
+            .error_info()
+            .cloned()
+            .expect("ErrorInfo");
+        (info.reason, info.metadata.into_iter().collect())
+    }
+
+    /// Issue 27 item 9: ApplyMoves answers the outcome and the claims after its last move, as
+    /// ApplyMove on a game does, and they reach the JSON of pbjson (`outcome`, `claims`).
+    #[test]
+    fn r_apply_moves_answers_the_outcome_and_claims_as_apply_move_does() {
+        let limits = Limits::default();
+        let mate = apply_moves(
+            &ApplyMovesRequest {
+                moves: texts(&["f3", "e5", "g4", "Qh4#"]),
+                ..ApplyMovesRequest::default()
+            },
+            limits,
+        )
+        .expect("answered");
+        let outcome = mate.outcome.as_ref().expect("the game ended");
+        assert_eq!(
+            (
+                outcome.result_text.as_str(),
+                outcome.fide_article.as_str(),
+                outcome.ply
+            ),
+            ("0-1", "5.1.1", 4)
+        );
+        assert!(mate.claims.is_empty());
+        let json = serde_json::to_value(&mate).expect("JSON");
+        assert_eq!(json["outcome"]["termination"], "TERMINATION_CHECKMATE");
+        assert_eq!(json["outcome"]["fide_article"], "5.1.1");
+        assert_eq!(json["claims"], serde_json::json!([]));
+
+        // Ng1 next would repeat the start position a third time: claimable by announcing it,
+        // as ApplyMove on the same game says.
+        let dance = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"];
+        let whole = apply_moves(
+            &ApplyMovesRequest {
+                moves: texts(&dance),
+                ..ApplyMovesRequest::default()
+            },
+            limits,
+        )
+        .expect("answered");
+        let last = apply_move(
+            &ApplyMoveRequest {
+                subject: Some(apply_move_request::Subject::Game(arbiter_proto::v1::Game {
+                    start: None,
+                    moves: texts(&dance[..6]),
+                })),
+                r#move: "Ng1".to_owned(),
+                ..ApplyMoveRequest::default()
+            },
+            limits,
+        )
+        .expect("answered");
+        assert_eq!(whole.outcome, None);
+        assert_eq!(whole.claims, last.claims);
+        assert_eq!(whole.claims.len(), 1);
+        assert_eq!(
+            whole.claims[0].r#move.as_ref().map(|mv| mv.san.as_str()),
+            Some("Ng8")
+        );
+        let json = serde_json::to_value(&whole).expect("JSON");
+        assert_eq!(json["outcome"], serde_json::Value::Null);
+        assert_eq!(json["claims"][0]["kind"], "CLAIM_KIND_THREEFOLD_REPETITION");
+        assert_eq!(json["claims"][0]["claimable_now"], false);
+    }
+
+    /// Issue 27 item 9: a move after the game's end is refused naming the ending, with cause
+    /// GAME_OVER, the ending's article and ply, in ApplyMoves, in ApplyMove on a game and in
+    /// ApplyMove on a checkmate position (where it said "does not parry the check").
+    #[test]
+    fn r_a_move_after_the_end_is_refused_as_game_over_in_apply_move_and_apply_moves() {
+        let limits = Limits::default();
+        let status = apply_moves(
+            &ApplyMovesRequest {
+                moves: texts(&["f3", "e5", "g4", "Qh4#", "a3"]),
+                ..ApplyMovesRequest::default()
+            },
+            limits,
+        )
+        .expect_err("after the mate");
+        assert_eq!(
+            status.message(),
+            "moves[4]: ply 5 (a3): the game ended at ply 4 (checkmate, FIDE Laws 5.1.1)"
+        );
+        let (reason, metadata) = error_info(&status);
+        assert_eq!(reason, "ILLEGAL_MOVE");
+        let expected: std::collections::BTreeMap<String, String> = [
+            ("article", "5.1.1"),
+            ("cause", "GAME_OVER"),
+            ("end_ply", "4"),
+            ("field", "moves[4]"),
+            ("index", "4"),
+            ("move", "a3"),
+            ("move_error", "game_over"),
+            ("ply", "5"),
+            ("termination", "TERMINATION_CHECKMATE"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        assert_eq!(metadata, expected);
+
+        let status = apply_move(
+            &ApplyMoveRequest {
+                subject: Some(apply_move_request::Subject::Game(arbiter_proto::v1::Game {
+                    start: None,
+                    moves: texts(&["f3", "e5", "g4", "Qh4#"]),
+                })),
+                r#move: "Ke2".to_owned(),
+                ..ApplyMoveRequest::default()
+            },
+            limits,
+        )
+        .expect_err("after the mate");
+        assert_eq!(
+            status.message(),
+            "move: Ke2: the game ended at ply 4 (checkmate, FIDE Laws 5.1.1)"
+        );
+        assert_eq!(error_info(&status).1["cause"], "GAME_OVER");
+
+        let status = apply_move(
+            &ApplyMoveRequest {
+                subject: Some(apply_move_request::Subject::Position(
+                    arbiter_proto::v1::Position {
+                        kind: Some(arbiter_proto::v1::position::Kind::Fen(
+                            "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"
+                                .to_owned(),
+                        )),
+                        ..arbiter_proto::v1::Position::default()
+                    },
+                )),
+                r#move: "Ke2".to_owned(),
+                ..ApplyMoveRequest::default()
+            },
+            limits,
+        )
+        .expect_err("checkmate");
+        assert_eq!(
+            status.message(),
+            "move: Ke2: the game is over in its start position (checkmate, FIDE Laws 5.1.1)"
+        );
+        let (_, metadata) = error_info(&status);
+        assert_eq!(
+            (metadata["cause"].as_str(), metadata["end_ply"].as_str()),
+            ("GAME_OVER", "0")
+        );
     }
 }

@@ -305,9 +305,10 @@ async fn unary_adjudicate_game_reads_pgn() {
     assert_eq!(status.code(), Code::InvalidArgument);
 }
 
-/// Exit statuses apart from the games: 1 when the input cannot be read (a directory) or the
-/// output cannot be written (a reader that stops early: no panic), 64 for a wrong command line
-/// (2 is kept for games that break the rules).
+/// Exit statuses apart from the games: 1 when the input cannot be read (a directory), 64 for a
+/// wrong command line (2 is kept for games that break the rules), and 0, quietly, when standard
+/// output and standard error are closed pipes (a reader that stopped early, issue 27; pipes.rs
+/// has the rest).
 #[test]
 fn cli_exit_status_for_input_output_and_usage_errors() {
     let output = cli(&data_dir(), &[]);
@@ -333,5 +334,172 @@ fn cli_exit_status_for_input_output_and_usage_errors() {
     drop(child.stdout.take());
     drop(child.stderr.take());
     let status = command::wait(&mut child, CLI_TIMEOUT).expect("exits");
-    assert_eq!(status.code(), Some(1), "{status:?}");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+/// Issue 27, item 8: `--fail-on` chooses the findings that make the exit status 2 (by default
+/// errors and disagreements, as before the flag). The fixture has a clean game and one game per
+/// finding: an error, a disagreement, a warning and a loss unproven at `--analysis material`.
+/// Each game alone, and the whole round, under each value.
+#[test]
+fn fail_on_chooses_the_findings_that_exit_2() {
+    let fixture = data_dir().join("adjudicate/findings.pgn");
+    let text = std::fs::read_to_string(&fixture).expect("fixture");
+    let games: Vec<String> = text
+        .split("\n\n[Event")
+        .enumerate()
+        .map(|(i, game)| {
+            if i == 0 {
+                game.to_owned()
+            } else {
+                format!("[Event{game}")
+            }
+        })
+        .collect();
+    let kinds = ["clean", "error", "disagreement", "warning", "unproven"];
+    assert_eq!(games.len(), kinds.len());
+    let dir = std::env::temp_dir().join(format!("arbiter-e2e-fail-on-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let files: Vec<_> = games
+        .iter()
+        .zip(kinds)
+        .map(|(game, kind)| {
+            let path = dir.join(format!("{kind}.pgn"));
+            std::fs::write(&path, game).expect("write");
+            path
+        })
+        .collect();
+    let all = ["error", "disagreement", "warning", "unproven"];
+    let values: [(Option<&str>, &[&str]); 9] = [
+        (None, &["error", "disagreement"]),
+        (Some("error,disagreement"), &["error", "disagreement"]),
+        (Some("none"), &[]),
+        (Some("any"), &all),
+        (Some("error"), &["error"]),
+        (Some("disagreement"), &["disagreement"]),
+        (Some("warning"), &["warning"]),
+        (Some("unproven"), &["unproven"]),
+        (Some(" warning , unproven"), &["warning", "unproven"]),
+    ];
+    for (value, failing) in values {
+        let mut args = vec!["--analysis", "material"];
+        if let Some(value) = value {
+            args.extend(["--fail-on", value]);
+        }
+        for (file, kind) in files.iter().zip(kinds) {
+            let output = cli(file, &args);
+            let expected = if failing.contains(&kind) { 2 } else { 0 };
+            assert_eq!(
+                output.status.code(),
+                Some(expected),
+                "--fail-on {value:?}, the {kind} game: {output:?}"
+            );
+        }
+        let output = cli(&fixture, &args);
+        let expected = if failing.is_empty() { 0 } else { 2 };
+        assert_eq!(
+            output.status.code(),
+            Some(expected),
+            "--fail-on {value:?}, the round: {output:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // A wrong value is a usage error (64) naming the word; `none` does not hide an unreadable
+    // input (1).
+    let output = cli(&fixture, &["--fail-on", "errors"]);
+    assert_eq!(output.status.code(), Some(64));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "unknown finding \"errors\": use error, disagreement, warning, unproven, any or none"
+        ),
+        "{stderr}"
+    );
+    let output = cli(&data_dir(), &["--fail-on", "none"]);
+    assert_eq!(output.status.code(), Some(1));
+}
+
+/// Issue 27: the PGN reader's bounds on tags, tag values and variation depth (fixed defaults
+/// before) are flags of both commands, `--max-tags`, `--max-tag-value-bytes` and
+/// `--max-variation-depth`. Under each, a game at the limit is read and a game one past it is an
+/// error of its own (LIMIT_EXCEEDED) naming the flag and the line:column; the CLI's records are
+/// the stream's answers; at the defaults every game is read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pgn_reader_bounds_are_flags_that_pass_a_game_at_their_limit() {
+    let games = [
+        // Three tags, then four.
+        "[A \"1\"]\n[B \"2\"]\n[C \"3\"]\n\n1. e4 e5 *\n\n",
+        "[A \"1\"]\n[B \"2\"]\n[C \"3\"]\n[D \"4\"]\n\n1. e4 e5 *\n\n",
+        // A value of five bytes, then six.
+        "[Event \"12345\"]\n\n1. e4 e5 *\n\n",
+        "[Event \"123456\"]\n\n1. e4 e5 *\n\n",
+        // Variations two deep, then three.
+        "[Event \"V\"]\n\n1. e4 (1. d4 (1. c4)) e5 *\n\n",
+        "[Event \"V\"]\n\n1. e4 (1. d4 (1. c4 (1. Nf3))) e5 *\n",
+    ]
+    .concat();
+    let flags = [
+        "--max-tags",
+        "3",
+        "--max-tag-value-bytes",
+        "5",
+        "--max-variation-depth",
+        "2",
+    ];
+    let expected = [
+        None,
+        Some(
+            "line 10:1: number of tag pairs exceeds the limit of 3 (--max-tags); lines 10-12 skipped to the end of the game",
+        ),
+        None,
+        Some(
+            "line 18:1: tag value length in bytes exceeds the limit of 5 (--max-tag-value-bytes); lines 18-20 skipped to the end of the game",
+        ),
+        None,
+        Some(
+            "line 28:21: variation nesting depth exceeds the limit of 2 (--max-variation-depth); line 28 skipped to the end of the game",
+        ),
+    ];
+    let errors = |responses: &[AdjudicateGamesResponse]| -> Vec<Option<(String, String)>> {
+        responses
+            .iter()
+            .map(|response| match &response.result {
+                Some(adjudicate_games_response::Result::Error(error)) => {
+                    Some((error.reason.clone(), error.description.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let expected: Vec<Option<(String, String)>> = expected
+        .iter()
+        .map(|description| description.map(|d| ("LIMIT_EXCEEDED".to_owned(), d.to_owned())))
+        .collect();
+
+    let dir = std::env::temp_dir().join(format!("arbiter-e2e-bounds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("bounds.pgn");
+    std::fs::write(&file, &games).expect("write");
+    let output = cli(&file, &[&flags[..], &["--format", "jsonl"]].concat());
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let records: Vec<AdjudicateGamesResponse> = String::from_utf8(output.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("proto3 JSON"))
+        .collect();
+    assert_eq!(errors(&records), expected);
+    let defaults = cli(&file, &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(defaults.status.code(), Some(0), "{defaults:?}");
+
+    let server = Server::start_with(&flags);
+    let responses = stream(&server, vec![pgn_message(games.clone())]).await;
+    assert_eq!(responses, records, "the stream answers as the CLI writes");
+    let server = Server::start();
+    let responses = stream(&server, vec![pgn_message(games)]).await;
+    assert_eq!(
+        errors(&responses),
+        vec![None; 6],
+        "the defaults read every game"
+    );
 }

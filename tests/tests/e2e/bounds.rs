@@ -14,7 +14,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use arbiter_e2e::{sample, server::Server, within};
+use arbiter_e2e::{sample, server::Server, unended::UNENDED_PLIES, within};
 use arbiter_proto::v1::{
     AdjudicateGameRequest, AdjudicateGameResponse, AdjudicateGamesRequest, AdjudicateGamesResponse,
     ApplyMovesRequest, ApplyMovesResponse, Color, Game, GameEvent, GameEventKind,
@@ -71,15 +71,13 @@ fn fast_call() -> ListLegalMovesRequest {
     }
 }
 
-/// Knights out and back: a legal game of any length (ApplyMoves does not end games).
-pub(super) fn shuffle(plies: usize) -> ApplyMovesRequest {
+/// The first `plies` moves of a legal game that no rule ends (at most
+/// [`UNENDED_PLIES`]), answered in full: ApplyMoves refuses a move after
+/// the game's end (issue 27 item 9), so knights shuffled out and back stop at ply 16 (fivefold
+/// repetition).
+pub(super) fn unended(plies: usize) -> ApplyMovesRequest {
     ApplyMovesRequest {
-        moves: ["Nf3", "Nf6", "Ng1", "Ng8"]
-            .iter()
-            .cycle()
-            .take(plies)
-            .map(|mv| (*mv).to_owned())
-            .collect(),
+        moves: arbiter_e2e::unended::unended_game(plies),
         ..ApplyMovesRequest::default()
     }
 }
@@ -587,7 +585,11 @@ async fn expired_deadlines_are_deadline_exceeded_never_cancelled() {
                 for call in 0..50 {
                     let timeout = format!("{}m", 1 + (task + call) % 5);
                     let result = client
-                        .call::<_, ApplyMovesResponse>("ApplyMoves", &shuffle(8000), Some(&timeout))
+                        .call::<_, ApplyMovesResponse>(
+                            "ApplyMoves",
+                            &unended(UNENDED_PLIES),
+                            Some(&timeout),
+                        )
                         .await;
                     codes.push(result.map_or_else(
                         |status| {
@@ -749,7 +751,7 @@ async fn a_connection_gets_at_most_max_concurrent_streams_calls_at_once() {
     let server = Server::start_with(&["--max-concurrent-streams", "2", "--workers", "1"]);
     let mut client = server.client().await;
     // The SETTINGS have been exchanged once a call has been answered.
-    within("ApplyMoves", client.apply_moves(shuffle(10)))
+    within("ApplyMoves", client.apply_moves(unended(10)))
         .await
         .expect("a first call");
     let started = "grpc_server_started_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ApplyMoves\"}";
@@ -757,7 +759,7 @@ async fn a_connection_gets_at_most_max_concurrent_streams_calls_at_once() {
         .map(|_| {
             let mut client = client.clone();
             tokio::spawn(async move {
-                within("ApplyMoves", client.apply_moves(shuffle(10_000)))
+                within("ApplyMoves", client.apply_moves(unended(UNENDED_PLIES)))
                     .await
                     .map(|response| response.into_inner().moves.len())
             })
@@ -780,7 +782,7 @@ async fn a_connection_gets_at_most_max_concurrent_streams_calls_at_once() {
     for call in calls {
         assert_eq!(
             call.await.expect("join").expect("every call succeeds"),
-            10_000
+            UNENDED_PLIES
         );
     }
     assert!(most <= 2.0, "{most} calls in progress on one connection");
@@ -1055,7 +1057,7 @@ async fn sigterm_under_load_ends_every_call_and_exits_zero() {
             let deadline = Instant::now() + Duration::from_secs(30);
             while outcomes.len() < 2000 && Instant::now() < deadline {
                 let mut client = client.clone();
-                let call = client.apply_moves(shuffle(2000));
+                let call = client.apply_moves(unended(2000));
                 let ended = match tokio::time::timeout(SETTLE, call).await {
                     Ok(result) => outcome(result.map(drop)),
                     Err(_) => Outcome::Hung,

@@ -150,6 +150,56 @@ fn apply_moves_as_json() {
     assert!(types.contains(&"google.rpc.ErrorInfo"), "{types:?}");
 }
 
+/// Issue 27 item 9: ApplyMoves' `outcome` and `claims` in proto3 JSON (lowerCamelCase, as
+/// ApplyMove's), and the message of a move after the mate.
+#[test]
+fn r_apply_moves_outcome_and_claims_as_json() {
+    let Some(buf) = buf::binary("r_apply_moves_outcome_and_claims_as_json") else {
+        return;
+    };
+    let server = Server::start();
+    let body = call(
+        &buf,
+        &server,
+        "ApplyMoves",
+        r#"{"moves":["f3","e5","g4","Qh4#"]}"#,
+    );
+    assert_eq!(
+        body["outcome"],
+        json!({
+            "result": "RESULT_BLACK_WINS",
+            "resultText": "0-1",
+            "termination": "TERMINATION_CHECKMATE",
+            "fideArticle": "5.1.1",
+            "ply": 4,
+            "description": "checkmate"
+        })
+    );
+    assert_eq!(body.get("claims"), None, "{body}");
+    let body = call(
+        &buf,
+        &server,
+        "ApplyMoves",
+        r#"{"moves":["Nf3","Nf6","Ng1","Ng8","Nf3","Nf6","Ng1"]}"#,
+    );
+    assert_eq!(body.get("outcome"), None, "{body}");
+    assert_eq!(body["claims"][0]["kind"], "CLAIM_KIND_THREEFOLD_REPETITION");
+    assert_eq!(body["claims"][0]["fideArticle"], "9.2");
+    assert_eq!(body["claims"][0]["move"]["san"], "Ng8");
+
+    let reply = buf::curl(
+        &buf,
+        &server.url(),
+        &format!("{SERVICE}/ApplyMoves"),
+        r#"{"moves":["f3","e5","g4","Qh4#","a3"]}"#,
+    );
+    assert_eq!(reply.exit_code, Some(24), "{}", reply.stderr);
+    assert_eq!(
+        reply.error["message"],
+        "moves[4]: ply 5 (a3): the game ended at ply 4 (checkmate, FIDE Laws 5.1.1)"
+    );
+}
+
 #[test]
 fn adjudicate_game_as_json() {
     let Some(buf) = buf::binary("adjudicate_game_as_json") else {

@@ -9,7 +9,8 @@
 //! - every word that looks like a path of the repository (it contains `/` or ends in a known
 //!   extension, it is not quoted, not a URL, not absolute, not a gRPC method name) names a file
 //!   or directory of the repository, a build product of `make test` / `make run` listed in
-//!   [`BUILD_PRODUCTS`], or a file an earlier command of the same document wrote (`> file`).
+//!   [`BUILD_PRODUCTS`], or a file an earlier command of the same document wrote (`> file`, or
+//!   the last word of `cp` and `mkdir`).
 //!   Words with a placeholder (a path segment in capitals such as `REGISTRY`, or `<name>`) or a
 //!   shell expansion are not checked;
 //! - every `arbiter` command (`bin/arbiter`, or `arbiter` alone) names a subcommand, and each of
@@ -394,6 +395,14 @@ impl Checker {
         let Some(program) = words.first().cloned() else {
             return;
         };
+        // `cp SOURCE... DEST` and `mkdir DIR` make their last word: later commands may name it.
+        if matches!(program.text.as_str(), "cp" | "mkdir")
+            && let Some(made) = words.last().filter(|w| words.len() > 1 && !w.expands)
+        {
+            state
+                .written
+                .insert(made.text.trim_end_matches('/').to_string());
+        }
         for word in &words {
             self.check_path_word(word, state, messages);
         }
@@ -414,7 +423,14 @@ impl Checker {
             Some((_, value)) => value,
             None => word.text.as_str(),
         };
-        if !looks_like_repository_path(text) || state.written.contains(text) {
+        if !looks_like_repository_path(text)
+            || state.written.iter().any(|made| {
+                text == made
+                    || text
+                        .strip_prefix(made.as_str())
+                        .is_some_and(|rest| rest.starts_with('/'))
+            })
+        {
             return;
         }
         if BUILD_PRODUCTS.iter().any(|(product, _)| *product == text) {
@@ -789,4 +805,23 @@ fn make_targets_are_the_rules_of_the_makefile_and_mk_not_its_variables() {
     for variable in ["CARGO", "TEST_STEPS", "BUF", "GRPC_ADDR", ".PHONY"] {
         assert!(!targets.contains(variable), "{variable} read as a target");
     }
+}
+
+#[test]
+fn a_directory_an_earlier_cp_or_mkdir_made_and_its_files_may_be_named_and_others_may_not() {
+    // issue 27: the production overlay's image component is copied from image.example first.
+    let findings = check(
+        "text\n\
+         ```sh\n\
+         cp -r deploy/kustomize/overlays/production/image.example deploy/kustomize/overlays/production/image\n\
+         ls deploy/kustomize/overlays/production/image/kustomization.yaml deploy/kustomize/overlays/production/image\n\
+         ls deploy/kustomize/overlays/staging/image\n\
+         ```\n",
+    );
+    assert_eq!(
+        findings,
+        [
+            "block.md:5: names deploy/kustomize/overlays/staging/image, which is neither in the repository nor a build product of make test or make run",
+        ]
+    );
 }

@@ -16,8 +16,9 @@ use arbiter_e2e::{
     within,
 };
 use arbiter_proto::v1::{
-    AdjudicateGameRequest, ApplyMovesRequest, Color, Game, GameEvent, GameEventKind,
-    ListLegalMovesRequest, ListLegalMovesResponse, Position, adjudicate_game_request, position,
+    AdjudicateGameRequest, ApplyMovesRequest, ApplyMovesResponse, Color, Game, GameEvent,
+    GameEventKind, ListLegalMovesRequest, ListLegalMovesResponse, Position,
+    adjudicate_game_request, position,
 };
 use base64::Engine as _;
 use bytes::{Buf as _, BufMut as _, Bytes, BytesMut};
@@ -36,8 +37,10 @@ const SETTLE: Duration = Duration::from_secs(20);
 const GRPC_WEB: &str = "application/grpc-web+proto";
 
 /// Every unary RPC of the API with a request that succeeds and one that fails, and what buf
-/// exits with (8 × the gRPC code: 0 OK, 24 INVALID_ARGUMENT, 40 NOT_FOUND).
-const CALLS: [(&str, &str, i32); 12] = [
+/// exits with (8 × the gRPC code: 0 OK, 24 INVALID_ARGUMENT, 40 NOT_FOUND). Issue 27 item 9:
+/// ApplyMoves with its `outcome`, and refusing a move after the mate (cause GAME_OVER), alike
+/// over every protocol.
+const CALLS: [(&str, &str, i32); 14] = [
     (
         "arbiter.v1.ArbiterService/ListLegalMoves",
         r#"{"position":{"fen":"startpos"}}"#,
@@ -66,6 +69,16 @@ const CALLS: [(&str, &str, i32); 12] = [
     (
         "arbiter.v1.ArbiterService/ApplyMoves",
         r#"{"position":{"fen":"4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1"},"moves":["Nf3"]}"#,
+        24,
+    ),
+    (
+        "arbiter.v1.ArbiterService/ApplyMoves",
+        r#"{"moves":["f3","e5","g4","Qh4#"]}"#,
+        0,
+    ),
+    (
+        "arbiter.v1.ArbiterService/ApplyMoves",
+        r#"{"moves":["f3","e5","g4","Qh4#","a3"]}"#,
         24,
     ),
     (
@@ -1004,6 +1017,63 @@ async fn the_message_size_limit_holds_for_grpc_web_bodies() {
     let method = format!("{SERVICE}/ApplyMoves");
     assert_eq!(handled(&text, &method, "ResourceExhausted"), 1.0);
     assert_eq!(handled(&text, &method, "OK"), 1.0);
+}
+
+/// Issue 27 item 9, the gRPC-Web path as a browser takes it (HTTP/1.1): ApplyMoves answers the
+/// outcome after its last move, and a move after the mate is INVALID_ARGUMENT naming the end
+/// (FIDE Laws 5.1.1) in the trailers frame, with its ErrorInfo (cause GAME_OVER).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn r_apply_moves_over_grpc_web_names_the_end_of_the_game() {
+    let server = Server::start();
+    let mut http1 = Http1::connect(&server).await;
+    let moves = |list: &[&str]| ApplyMovesRequest {
+        moves: list.iter().map(|mv| (*mv).to_owned()).collect(),
+        ..ApplyMovesRequest::default()
+    };
+    let answer = http1
+        .call("ApplyMoves", &moves(&["f3", "e5", "g4", "Qh4#"]), &[])
+        .await;
+    assert_eq!(answer.grpc_status(), Some(0), "{answer:?}");
+    let response =
+        ApplyMovesResponse::decode(answer.messages[0].clone()).expect("an ApplyMovesResponse");
+    let outcome = response.outcome.expect("the game ended");
+    assert_eq!(
+        (
+            outcome.fide_article.as_str(),
+            outcome.ply,
+            outcome.result_text.as_str()
+        ),
+        ("5.1.1", 4, "0-1")
+    );
+    let answer = http1
+        .call("ApplyMoves", &moves(&["f3", "e5", "g4", "Qh4#", "a3"]), &[])
+        .await;
+    assert_eq!(answer.grpc_status(), Some(3), "{answer:?}");
+    // The trailers as tonic reads them: the message percent-decoded, the details decoded.
+    let mut trailers = HeaderMap::new();
+    for (name, value) in &answer.trailers {
+        trailers.insert(
+            http::HeaderName::from_bytes(name.as_bytes()).expect("a name"),
+            value.parse().expect("a value"),
+        );
+    }
+    let status = tonic::Status::from_header_map(&trailers).expect("a status");
+    assert_eq!(
+        status.message(),
+        "moves[4]: ply 5 (a3): the game ended at ply 4 (checkmate, FIDE Laws 5.1.1)"
+    );
+    let info = tonic_types::StatusExt::get_error_details(&status)
+        .error_info()
+        .cloned()
+        .expect("ErrorInfo");
+    assert_eq!(
+        (
+            info.metadata.get("cause").map(String::as_str),
+            info.metadata.get("article").map(String::as_str),
+            info.metadata.get("end_ply").map(String::as_str)
+        ),
+        (Some("GAME_OVER"), Some("5.1.1"), Some("4"))
+    );
 }
 
 /// Issue 14: an HTTP/1.1 request the server cannot parse, or whose headers exceed the 16 KiB

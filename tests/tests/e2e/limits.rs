@@ -5,17 +5,28 @@
 use std::time::{Duration, Instant};
 
 use arbiter_e2e::{sample, server::Server, within};
-use arbiter_proto::v1::{ApplyMovesRequest, ListLegalMovesRequest, Position, position};
+use arbiter_proto::v1::{
+    AdjudicateGameRequest, Game, ListLegalMovesRequest, Position, adjudicate_game_request, position,
+};
 use tonic::Code;
 
-/// Knights out and back: a legal game of any length (ApplyMoves does not end games).
-fn shuffle(plies: usize) -> Vec<String> {
-    ["Nf3", "Nf6", "Ng1", "Ng8"]
-        .iter()
-        .cycle()
-        .take(plies)
-        .map(|mv| (*mv).to_owned())
-        .collect()
+/// The slow call: AdjudicateGame of knights shuffled out and back for [`SLOW_PLIES`] plies.
+/// Fivefold repetition ends the game at ply 16 (FIDE Laws 9.6.1), and AdjudicateGame, which
+/// reads score sheets, replays and counts every move recorded after the end; ApplyMoves refuses
+/// them (issue 27 item 9), so no ApplyMoves call is this long.
+fn slow_call() -> AdjudicateGameRequest {
+    AdjudicateGameRequest {
+        source: Some(adjudicate_game_request::Source::Game(Game {
+            start: None,
+            moves: ["Nf3", "Nf6", "Ng1", "Ng8"]
+                .iter()
+                .cycle()
+                .take(SLOW_PLIES)
+                .map(|mv| (*mv).to_owned())
+                .collect(),
+        })),
+        ..AdjudicateGameRequest::default()
+    }
 }
 
 /// Flags that admit [`SLOW_PLIES`] moves in one call (the budgets of request and answer bytes in
@@ -31,12 +42,12 @@ const BIG: [&str; 8] = [
     "1000001029",
 ];
 
-/// Plies of the slow call: real work of seconds (parse, play, describe
-/// every move, encode a response of tens of MB), far more than the 20 ms request timeout below.
-const SLOW_PLIES: usize = 100_000;
+/// Plies of the slow call: real work of a second or so (decode a request of megabytes, read and
+/// play every move), far more than the 20 ms request timeout below.
+const SLOW_PLIES: usize = 1_000_000;
 
-/// The counter of ApplyMoves calls that reached the server (counted outside the limits).
-const APPLY_MOVES_STARTED: &str = "grpc_server_started_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ApplyMoves\"}";
+/// The counter of AdjudicateGame calls that reached the server (counted outside the limits).
+const SLOW_CALLS_STARTED: &str = "grpc_server_started_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"AdjudicateGame\"}";
 
 /// A fast call: the legal moves of the start position.
 async fn fast_call(client: &mut Client) -> Result<(), tonic::Status> {
@@ -54,13 +65,13 @@ async fn fast_call(client: &mut Client) -> Result<(), tonic::Status> {
     .map(drop)
 }
 
-/// Waits (up to a minute) until the server has counted `calls` ApplyMoves calls as started, or
+/// Waits (up to a minute) until the server has counted `calls` slow calls as started, or
 /// `slow` has finished.
 async fn wait_until_started<T>(server: &Server, calls: u32, slow: &tokio::task::JoinHandle<T>) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while !slow.is_finished()
         && Instant::now() < deadline
-        && sample(&server.scrape(), APPLY_MOVES_STARTED).unwrap_or(0.0) < f64::from(calls)
+        && sample(&server.scrape(), SLOW_CALLS_STARTED).unwrap_or(0.0) < f64::from(calls)
     {
         tokio::time::sleep(Duration::from_millis(2)).await;
     }
@@ -86,15 +97,9 @@ async fn calls_over_the_concurrency_limit_are_shed() {
         let mut slow_client = big_client(&server).await;
         let slow = tokio::spawn(async move {
             let started = Instant::now();
-            let result = slow_client
-                .apply_moves(ApplyMovesRequest {
-                    position: None,
-                    moves: shuffle(SLOW_PLIES),
-                    ..ApplyMovesRequest::default()
-                })
-                .await;
+            let result = slow_client.adjudicate_game(slow_call()).await;
             (
-                result.map(|response| response.into_inner().moves.len()),
+                result.map(|response| response.into_inner().ply_count as usize),
                 started.elapsed(),
             )
         });
@@ -113,7 +118,7 @@ async fn calls_over_the_concurrency_limit_are_shed() {
                 Ok(_) => tokio::time::sleep(Duration::from_millis(5)).await,
             }
         }
-        let (result, took) = within("slow ApplyMoves", slow).await.expect("join");
+        let (result, took) = within("slow AdjudicateGame", slow).await.expect("join");
         match result {
             Err(status) if status.code() == Code::ResourceExhausted && attempts < 5 => continue,
             result => assert_eq!(result.expect("the slow call succeeds"), SLOW_PLIES),
@@ -149,16 +154,9 @@ async fn calls_past_the_request_timeout_get_deadline_exceeded() {
     let server = Server::start_with(&flags);
     let mut client = big_client(&server).await;
     let started = Instant::now();
-    let status = within(
-        "ApplyMoves",
-        client.apply_moves(ApplyMovesRequest {
-            position: None,
-            moves: shuffle(SLOW_PLIES),
-            ..ApplyMovesRequest::default()
-        }),
-    )
-    .await
-    .expect_err("past the deadline");
+    let status = within("AdjudicateGame", client.adjudicate_game(slow_call()))
+        .await
+        .expect_err("past the deadline");
     assert_eq!(status.code(), Code::DeadlineExceeded, "{status:?}");
     assert!(started.elapsed() < Duration::from_secs(20));
     // Fast calls still succeed.
@@ -167,7 +165,7 @@ async fn calls_past_the_request_timeout_get_deadline_exceeded() {
     assert_eq!(
         sample(
             &text,
-            "grpc_server_handled_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"ApplyMoves\",grpc_code=\"DeadlineExceeded\"}"
+            "grpc_server_handled_total{grpc_type=\"unary\",grpc_service=\"arbiter.v1.ArbiterService\",grpc_method=\"AdjudicateGame\",grpc_code=\"DeadlineExceeded\"}"
         ),
         Some(1.0),
         "{text}"
@@ -189,19 +187,15 @@ async fn sigterm_lets_calls_in_flight_finish() {
     let mut client = big_client(&server).await;
     let slow = tokio::spawn(async move {
         client
-            .apply_moves(ApplyMovesRequest {
-                position: None,
-                moves: shuffle(SLOW_PLIES),
-                ..ApplyMovesRequest::default()
-            })
+            .adjudicate_game(slow_call())
             .await
-            .map(|response| response.into_inner().moves.len())
+            .map(|response| response.into_inner().ply_count as usize)
     });
     // Let the call reach the server (its request alone is megabytes: the server counts it as
     // started once it has arrived), then ask to stop.
     wait_until_started(&server, 1, &slow).await;
     server.signal("TERM");
-    let moves = within("slow ApplyMoves", slow).await.expect("join");
+    let moves = within("slow AdjudicateGame", slow).await.expect("join");
     assert_eq!(moves.expect("the call in flight completes"), SLOW_PLIES);
     let status = server.exited(Duration::from_secs(30)).await;
     assert_eq!(status.code(), Some(0), "{}", server.stderr_tail());

@@ -17,6 +17,7 @@ mod health;
 mod languages;
 mod limits;
 mod metrics;
+mod pipes;
 mod reflection;
 mod report;
 mod resync;

@@ -511,6 +511,18 @@ async fn domain_counters_are_exact() {
         .expect_err("a rejected move");
         assert_eq!(status.code(), Code::InvalidArgument);
     }
+    // Issue 27 item 9: a move after the mate, refused as game_over.
+    let status = within(
+        "ApplyMoves",
+        client.apply_moves(ApplyMovesRequest {
+            position: None,
+            moves: ["f3", "e5", "g4", "Qh4#", "a3"].map(str::to_owned).to_vec(),
+            ..ApplyMovesRequest::default()
+        }),
+    )
+    .await
+    .expect_err("a move after the end");
+    assert_eq!(status.code(), Code::InvalidArgument);
     for text in ["startpos", "8/8/8/8/8/8/8/8 w - - 0 1"] {
         within(
             "ValidatePosition",
@@ -539,6 +551,11 @@ async fn domain_counters_are_exact() {
     );
     assert_eq!(
         sample(&text, "arbiter_moves_rejected_total{reason=\"syntax\"}"),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, "arbiter_moves_rejected_total{reason=\"game_over\"}"),
         Some(1.0),
         "{text}"
     );

@@ -66,7 +66,7 @@ fn cases() -> Vec<Case> {
             cli_flags: &["--max-moves", "4"],
             server_flags: Some(&["--max-moves", "4"]),
             error: ("LIMIT_EXCEEDED", 3, 24, 3, 4),
-            description: "line 3:24: number of plies exceeds the limit of 4; lines 3-4 skipped to the end of the game",
+            description: "line 3:24: number of plies exceeds the limit of 4 (--max-moves); lines 3-4 skipped to the end of the game",
         },
         Case {
             name: "a game over the byte limit",
@@ -74,7 +74,31 @@ fn cases() -> Vec<Case> {
             cli_flags: &["--max-game-bytes", "40"],
             server_flags: None,
             error: ("LIMIT_EXCEEDED", 4, 1, 4, 4),
-            description: "line 4:1: game size in bytes exceeds the limit of 40; line 4 skipped to the end of the game",
+            description: "line 4:1: game size in bytes exceeds the limit of 40 (--max-game-bytes); line 4 skipped to the end of the game",
+        },
+        Case {
+            name: "more tags than --max-tags",
+            bad: "[Event \"x\"] [Site \"y\"]\n1. e4 *".to_owned(),
+            cli_flags: &["--max-tags", "1"],
+            server_flags: Some(&["--max-tags", "1"]),
+            error: ("LIMIT_EXCEEDED", 3, 13, 3, 4),
+            description: "line 3:13: number of tag pairs exceeds the limit of 1 (--max-tags); lines 3-4 skipped to the end of the game",
+        },
+        Case {
+            name: "a tag value over --max-tag-value-bytes",
+            bad: "[Event \"toolong\"]\n1. e4 *".to_owned(),
+            cli_flags: &["--max-tag-value-bytes", "6"],
+            server_flags: Some(&["--max-tag-value-bytes", "6"]),
+            error: ("LIMIT_EXCEEDED", 3, 1, 3, 4),
+            description: "line 3:1: tag value length in bytes exceeds the limit of 6 (--max-tag-value-bytes); lines 3-4 skipped to the end of the game",
+        },
+        Case {
+            name: "nesting deeper than --max-variation-depth",
+            bad: "1. e4 (1. d4 (1. c4 (1. Nf3))) e5\n2. Nf3 *".to_owned(),
+            cli_flags: &["--max-variation-depth", "2"],
+            server_flags: Some(&["--max-variation-depth", "2"]),
+            error: ("LIMIT_EXCEEDED", 3, 21, 3, 4),
+            description: "line 3:21: variation nesting depth exceeds the limit of 2 (--max-variation-depth); lines 3-4 skipped to the end of the game",
         },
         Case {
             name: "nesting deeper than 64",
@@ -82,7 +106,7 @@ fn cases() -> Vec<Case> {
             cli_flags: &[],
             server_flags: Some(&[]),
             error: ("LIMIT_EXCEEDED", 3, 71, 3, 4),
-            description: "line 3:71: variation nesting depth exceeds the limit of 64; lines 3-4 skipped to the end of the game",
+            description: "line 3:71: variation nesting depth exceeds the limit of 64 (--max-variation-depth); lines 3-4 skipped to the end of the game",
         },
     ]
 }
@@ -345,8 +369,23 @@ fn r_many_chunks_with_reader_errors_read_as_one_reader_reads_them() {
         text.push('\n');
     }
     let file = pgn_file("chunks.pgn", &text);
-    let (status, jsonl) =
-        jsonl_at_one_and_four_jobs(&file, &["--max-moves", "4", "--max-game-bytes", "64"]);
+    // The bounds of every case at once (the blocks' own games, one tag of at most 4 bytes and no
+    // variation, are within them).
+    let (status, jsonl) = jsonl_at_one_and_four_jobs(
+        &file,
+        &[
+            "--max-moves",
+            "4",
+            "--max-game-bytes",
+            "64",
+            "--max-tags",
+            "1",
+            "--max-tag-value-bytes",
+            "6",
+            "--max-variation-depth",
+            "2",
+        ],
+    );
     assert_eq!(status, Some(2));
     let records = parse(&jsonl);
     assert_eq!(records.len(), 3_000 * 5);

@@ -365,7 +365,7 @@ async fn apply_move_to_games() {
     assert_eq!(outcome.ply, 4);
     assert!(mate.claims.is_empty());
 
-    // A move after the end is refused.
+    // A move after the end is refused, naming the end (issue 27 item 9).
     let error = within(
         "ApplyMove",
         client.apply_move(apply(&["f3", "e5", "g4", "Qh4#"], "a3")),
@@ -376,7 +376,7 @@ async fn apply_move_to_games() {
     assert_eq!(field, "move");
     assert_eq!(
         description,
-        "the game already ended at ply 4 by checkmate (FIDE 5.1.1)"
+        "a3: the game ended at ply 4 (checkmate, FIDE Laws 5.1.1)"
     );
     assert_eq!(reason, "ILLEGAL_MOVE");
 
@@ -472,25 +472,366 @@ async fn apply_moves_plays_a_sequence() {
     assert!(none.moves.is_empty());
 }
 
+/// The ErrorInfo metadata `key` of an error.
+fn info(status: &Status, key: &str) -> String {
+    status
+        .get_error_details()
+        .error_info()
+        .and_then(|info| info.metadata.get(key).cloned())
+        .unwrap_or_default()
+}
+
+/// Issue 27 item 9: ApplyMoves answers `outcome` and `claims` for the position after its last
+/// move, as ApplyMove on a game does: the ending with its article and ply, or the draws the
+/// side to move may claim.
+#[tokio::test]
+async fn r_apply_moves_answers_the_outcome_and_claims_after_the_last_move() {
+    let server = Server::start();
+    let client = server.client().await;
+    let apply = |start: Option<&str>, moves: &[&str]| {
+        let request = ApplyMovesRequest {
+            position: start.and_then(fen),
+            moves: strings(moves),
+            ..ApplyMovesRequest::default()
+        };
+        let mut client = client.clone();
+        async move {
+            within("ApplyMoves", client.apply_moves(request))
+                .await
+                .expect("answered")
+                .into_inner()
+        }
+    };
+    let mate = apply(None, &["f3", "e5", "g4", "Qh4#"]).await;
+    let outcome = mate.outcome.expect("the game ended");
+    assert_eq!(outcome.result(), GameResult::BlackWins);
+    assert_eq!(
+        (
+            outcome.result_text.as_str(),
+            outcome.termination(),
+            outcome.fide_article.as_str(),
+            outcome.ply,
+            outcome.description.as_str()
+        ),
+        ("0-1", Termination::Checkmate, "5.1.1", 4, "checkmate")
+    );
+    assert!(mate.claims.is_empty());
+
+    // Each automatic ending, reached by the last move: (start, moves, termination, article,
+    // ply, description).
+    type Ending<'a> = (
+        Option<&'a str>,
+        &'a [&'a str],
+        Termination,
+        &'a str,
+        u32,
+        &'a str,
+    );
+    let endings: [Ending; 5] = [
+        (
+            Some("7k/8/6K1/5Q2/8/8/8/8 w - - 0 1"),
+            &["Qf7"],
+            Termination::Stalemate,
+            "5.2.1",
+            1,
+            "stalemate",
+        ),
+        (
+            Some("8/8/8/4k3/8/8/3q4/4K3 w - - 0 1"),
+            &["Kxd2"],
+            Termination::DeadPosition,
+            "5.2.2",
+            1,
+            "dead position (insufficient material)",
+        ),
+        // After Kf7 Black's only move Kxh7 leaves two kings: dead at once (the server's
+        // default analysis finds it).
+        (
+            Some("5K1k/7P/8/8/8/8/8/8 w - - 0 1"),
+            &["Kf7"],
+            Termination::DeadPosition,
+            "5.2.2",
+            1,
+            "dead position",
+        ),
+        (
+            None,
+            &[
+                "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8",
+                "Nf3", "Nf6", "Ng1", "Ng8",
+            ],
+            Termination::FivefoldRepetition,
+            "9.6.1",
+            16,
+            "fivefold repetition",
+        ),
+        (
+            Some("6k1/5ppp/8/8/8/8/8/R5K1 w - - 149 100"),
+            &["Rb1"],
+            Termination::SeventyFiveMoveRule,
+            "9.6.2",
+            1,
+            "75-move rule",
+        ),
+    ];
+    for (start, moves, termination, article, ply, description) in endings {
+        let answer = apply(start, moves).await;
+        let outcome = answer.outcome.expect("the game ended");
+        assert_eq!(
+            (
+                outcome.result(),
+                outcome.termination(),
+                outcome.fide_article.as_str(),
+                outcome.ply,
+                outcome.description.as_str()
+            ),
+            (GameResult::Draw, termination, article, ply, description),
+            "{start:?} {moves:?}"
+        );
+        assert!(answer.claims.is_empty(), "{start:?} {moves:?}");
+    }
+
+    // While the game goes on: no outcome, and the claims. After seven plies of the knights'
+    // dance, Ng8 would repeat the start position a third time (FIDE 9.2.1.1); after eight it
+    // has (9.2.1.2).
+    let dance = ["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"];
+    let announced = apply(None, &dance[..7]).await;
+    assert_eq!(announced.outcome, None);
+    let claims: Vec<(ClaimKind, &str, bool, Option<&str>)> = announced
+        .claims
+        .iter()
+        .map(|claim| {
+            (
+                claim.kind(),
+                claim.fide_article.as_str(),
+                claim.claimable_now,
+                claim.r#move.as_ref().map(|mv| mv.san.as_str()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        claims,
+        [(ClaimKind::ThreefoldRepetition, "9.2", false, Some("Ng8"))]
+    );
+    let now = apply(None, &dance).await;
+    assert_eq!(now.outcome, None);
+    assert!(
+        now.claims
+            .iter()
+            .any(|claim| claim.kind() == ClaimKind::ThreefoldRepetition && claim.claimable_now),
+        "{:?}",
+        now.claims
+    );
+    // No moves: the start position's own state.
+    let none = apply(Some("8/8/8/4k3/8/8/8/2B1K3 w - - 0 1"), &[]).await;
+    assert_eq!(none.outcome.expect("dead at the start").ply, 0);
+}
+
+/// Issue 27 item 9: a move after the game's end was refused by ApplyMoves for why it failed in
+/// the final position ("does not parry the check"), or played (after fivefold repetition or the
+/// 75-move rule). Whatever it is, it is now refused naming the ending: reason ILLEGAL_MOVE,
+/// cause GAME_OVER, the ending's article, its ply and termination, on ApplyMoves, on ApplyMove
+/// with a game, and on ApplyMove with a checkmate or stalemate position.
+#[tokio::test]
+async fn r_a_move_after_the_end_of_the_game_is_refused_naming_the_end() {
+    let server = Server::start();
+    let mut client = server.client().await;
+    let dance16: Vec<&str> = ["Nf3", "Nf6", "Ng1", "Ng8"].repeat(4);
+    // (start, moves, field, description, article, end ply, termination)
+    type Case<'a> = (
+        Option<&'a str>,
+        &'a [&'a str],
+        &'a str,
+        &'a str,
+        &'a str,
+        &'a str,
+        &'a str,
+    );
+    let cases: [Case; 7] = [
+        (
+            None,
+            &["f3", "e5", "g4", "Qh4#", "a3"],
+            "moves[4]",
+            "ply 5 (a3): the game ended at ply 4 (checkmate, FIDE Laws 5.1.1)",
+            "5.1.1",
+            "4",
+            "TERMINATION_CHECKMATE",
+        ),
+        (
+            Some("7k/8/6K1/5Q2/8/8/8/8 w - - 0 1"),
+            &["Qf7", "Kh7"],
+            "moves[1]",
+            "ply 2 (Kh7): the game ended at ply 1 (stalemate, FIDE Laws 5.2.1)",
+            "5.2.1",
+            "1",
+            "TERMINATION_STALEMATE",
+        ),
+        (
+            Some("8/8/8/4k3/8/8/3q4/4K3 w - - 0 1"),
+            &["Kxd2", "Ke6"],
+            "moves[1]",
+            "ply 2 (Ke6): the game ended at ply 1 (dead position (insufficient material), FIDE Laws 5.2.2)",
+            "5.2.2",
+            "1",
+            "TERMINATION_DEAD_POSITION",
+        ),
+        (
+            Some("5K1k/7P/8/8/8/8/8/8 w - - 0 1"),
+            &["Kf7", "Kxh7"],
+            "moves[1]",
+            "ply 2 (Kxh7): the game ended at ply 1 (dead position, FIDE Laws 5.2.2)",
+            "5.2.2",
+            "1",
+            "TERMINATION_DEAD_POSITION",
+        ),
+        (
+            None,
+            &[dance16.as_slice(), &["e4"]].concat(),
+            "moves[16]",
+            "ply 17 (e4): the game ended at ply 16 (fivefold repetition, FIDE Laws 9.6.1)",
+            "9.6.1",
+            "16",
+            "TERMINATION_FIVEFOLD_REPETITION",
+        ),
+        (
+            Some("6k1/5ppp/8/8/8/8/8/R5K1 w - - 149 100"),
+            &["Rb1", "Kf8"],
+            "moves[1]",
+            "ply 2 (Kf8): the game ended at ply 1 (75-move rule, FIDE Laws 9.6.2)",
+            "9.6.2",
+            "1",
+            "TERMINATION_SEVENTY_FIVE_MOVE_RULE",
+        ),
+        (
+            Some("4k3/8/8/8/8/8/8/R3K3 w Q - 9999 99999"),
+            &["Ra2"],
+            "moves[0]",
+            "ply 1 (Ra2): the game is over in its start position (75-move rule, FIDE Laws 9.6.2)",
+            "9.6.2",
+            "0",
+            "TERMINATION_SEVENTY_FIVE_MOVE_RULE",
+        ),
+    ];
+    for (start, moves, field, description, article, end_ply, termination) in cases {
+        let error = within(
+            "ApplyMoves",
+            client.apply_moves(ApplyMovesRequest {
+                position: start.and_then(fen),
+                moves: strings(moves),
+                ..ApplyMovesRequest::default()
+            }),
+        )
+        .await
+        .expect_err(description);
+        assert_eq!(
+            violation(&error),
+            (
+                field.to_owned(),
+                description.to_owned(),
+                "ILLEGAL_MOVE".to_owned()
+            )
+        );
+        assert_eq!(
+            ["cause", "article", "end_ply", "termination", "move_error"]
+                .map(|key| info(&error, key)),
+            ["GAME_OVER", article, end_ply, termination, "game_over"].map(str::to_owned),
+            "{description}"
+        );
+        // ApplyMove on the same game, less its last move, refuses that move alike.
+        let (last, before) = moves.split_last().expect("a move");
+        let error = within(
+            "ApplyMove",
+            client.apply_move(ApplyMoveRequest {
+                subject: Some(apply_move_request::Subject::Game(Game {
+                    start: start.and_then(fen),
+                    moves: strings(before),
+                })),
+                r#move: (*last).to_owned(),
+                ..ApplyMoveRequest::default()
+            }),
+        )
+        .await
+        .expect_err(description);
+        let (field, said, _) = violation(&error);
+        assert_eq!(field, "move");
+        assert_eq!(
+            said,
+            description.replacen(&format!("ply {} ({last})", moves.len()), last, 1)
+        );
+        assert_eq!(info(&error, "cause"), "GAME_OVER");
+    }
+
+    // A position given on its own: checkmate and stalemate end the game there.
+    for (position, mv, description) in [
+        (
+            FOOLS_MATE,
+            "Ke2",
+            "Ke2: the game is over in its start position (checkmate, FIDE Laws 5.1.1)",
+        ),
+        (
+            "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+            "Kh7",
+            "Kh7: the game is over in its start position (stalemate, FIDE Laws 5.2.1)",
+        ),
+    ] {
+        let error = within(
+            "ApplyMove",
+            client.apply_move(ApplyMoveRequest {
+                subject: Some(apply_move_request::Subject::Position(
+                    fen(position).expect("a position"),
+                )),
+                r#move: mv.to_owned(),
+                ..ApplyMoveRequest::default()
+            }),
+        )
+        .await
+        .expect_err(description);
+        assert_eq!(
+            violation(&error),
+            (
+                "move".to_owned(),
+                description.to_owned(),
+                "ILLEGAL_MOVE".to_owned()
+            )
+        );
+        assert_eq!(
+            (info(&error, "cause"), info(&error, "end_ply")),
+            ("GAME_OVER".to_owned(), "0".to_owned())
+        );
+    }
+}
+
 /// Issue 26 item 5: FEN counters beyond the clamp were written clamped without a word. The
 /// contract now says so (arbiter.proto, "FEN counters"): as moves are played, the halfmove
 /// clock stays at 10000 and the fullmove number at 100000 once reached, in the FEN and the
 /// status of the answer, and the answer reads back as a request.
+///
+/// The moves go one by one through ApplyMove on a position, judged on its own: ApplyMoves plays
+/// a game, which a halfmove clock of 150 or more has ended (FIDE Laws 9.6.2; issue 27 item 9).
 #[tokio::test]
 async fn r_fen_counters_stay_at_their_bounds_as_the_contract_says() {
     let server = Server::start();
     let mut client = server.client().await;
-    let answer = within(
-        "ApplyMoves",
-        client.apply_moves(ApplyMovesRequest {
-            position: fen("4k3/8/8/8/8/8/8/R3K3 w Q - 9999 99999"),
-            moves: strings(&["Ra2", "Kd7", "Ra3", "Kd6"]),
-            ..ApplyMovesRequest::default()
-        }),
-    )
-    .await
-    .expect("OK")
-    .into_inner();
+    let mut current = "4k3/8/8/8/8/8/8/R3K3 w Q - 9999 99999".to_owned();
+    let mut answer = None;
+    for mv in ["Ra2", "Kd7", "Ra3", "Kd6"] {
+        let played = within(
+            "ApplyMove",
+            client.apply_move(ApplyMoveRequest {
+                subject: Some(apply_move_request::Subject::Position(
+                    fen(&current).expect("a position"),
+                )),
+                r#move: mv.to_owned(),
+                ..ApplyMoveRequest::default()
+            }),
+        )
+        .await
+        .expect("OK")
+        .into_inner();
+        current.clone_from(&played.fen);
+        answer = Some(played);
+    }
+    let answer = answer.expect("four answers");
     let end = "8/8/3k4/8/8/R7/8/4K3 w - - 10000 100000";
     assert_eq!(answer.fen, end);
     let status = answer.status.expect("a status");

@@ -96,6 +96,13 @@ fn ipv6_loopback() -> bool {
     std::net::TcpListener::bind("[::1]:0").is_ok()
 }
 
+/// The addresses a field of the listening log line names: `127.0.0.1:P, [::1]:P`.
+fn addresses(text: &str) -> Option<Vec<SocketAddr>> {
+    text.split(", ")
+        .map(|addr| addr.trim().parse().ok())
+        .collect()
+}
+
 /// Issue 27 item 8: `--grpc-addr localhost:PORT` was refused ("invalid socket address syntax").
 /// localhost now stands for 127.0.0.1 and [::1], and the server listens on both, on every port
 /// (port 0: one free port, the same for both), so a client reaches it whichever of the two its
@@ -115,26 +122,18 @@ fn r_localhost_listens_on_both_loopback_addresses() {
         ],
         &[],
     );
-    let listening = server
-        .log_until("arbiter listening")
-        .pop()
-        .expect("the line");
-    let addresses = |field: &str| -> Vec<SocketAddr> {
-        listening[field]
-            .as_str()
-            .unwrap_or_else(|| panic!("no {field} in {listening}"))
-            .split(", ")
-            .map(|addr| {
-                addr.parse()
-                    .unwrap_or_else(|error| panic!("{addr}: {error}"))
-            })
-            .collect()
+    let logged = server.log_until("arbiter listening");
+    let record = logged.last().expect("the listening line");
+    let find = |name: &str| {
+        record
+            .get(name)
+            .or_else(|| record.get("fields").and_then(|fields| fields.get(name)))
+            .and_then(serde_json::Value::as_str)
+            .and_then(addresses)
+            .unwrap_or_else(|| panic!("no {name} addresses in {record}"))
     };
-    let ports = [
-        addresses("grpc_addr"),
-        addresses("health_addr"),
-        addresses("metrics_addr"),
-    ];
+    let ports = [find("grpc_addr"), find("health_addr"), find("metrics_addr")];
+    let printed = record;
     for addrs in &ports {
         let port = addrs[0].port();
         assert_ne!(port, 0);
@@ -142,7 +141,7 @@ fn r_localhost_listens_on_both_loopback_addresses() {
         if ipv6_loopback() {
             wanted.push(SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port)));
         }
-        assert_eq!(addrs, &wanted, "{listening}");
+        assert_eq!(addrs, &wanted, "{printed:?}");
     }
     // Each address of the gRPC and health ports answers a health check; the metrics port a
     // connection.

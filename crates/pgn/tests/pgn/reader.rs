@@ -1,8 +1,8 @@
 //! The reader: each PGN import-format feature with exact expectations.
 
 use arbiter_pgn::{
-    Encoding, ErrorKind, Nag, PgnError, RawGame, ReadWarning, Reader, ReaderLimits, WarningKind,
-    glyph_nag,
+    Bound, Encoding, ErrorKind, Nag, PgnError, RawGame, ReadWarning, Reader, ReaderLimits,
+    WarningKind, glyph_nag,
 };
 
 fn read_all(input: &[u8]) -> Vec<Result<RawGame, String>> {
@@ -231,7 +231,7 @@ fn limits_end_only_the_offending_game() {
                 ..ReaderLimits::default()
             },
             b"[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 *".to_vec(),
-            "line 3:17: number of plies exceeds the limit of 3; line 3 skipped to the end of the game",
+            "line 3:17: number of plies exceeds the limit of 3 (--max-moves); line 3 skipped to the end of the game",
         ),
         (
             ReaderLimits {
@@ -239,15 +239,15 @@ fn limits_end_only_the_offending_game() {
                 ..ReaderLimits::default()
             },
             b"[Event \"x\"]\n[Site \"y\"]\n\n1. e4 *".to_vec(),
-            "line 2:1: number of tag pairs exceeds the limit of 1; lines 2-4 skipped to the end of the game",
+            "line 2:1: number of tag pairs exceeds the limit of 1 (--max-tags); lines 2-4 skipped to the end of the game",
         ),
         (
             ReaderLimits {
-                max_tag_value_len: 5,
+                max_tag_value_bytes: 5,
                 ..ReaderLimits::default()
             },
             b"[Event \"toolong\"]\n\n1. e4 *".to_vec(),
-            "line 1:1: tag value length in bytes exceeds the limit of 5; lines 1-3 skipped to the end of the game",
+            "line 1:1: tag value length in bytes exceeds the limit of 5 (--max-tag-value-bytes); lines 1-3 skipped to the end of the game",
         ),
         (
             ReaderLimits {
@@ -255,7 +255,7 @@ fn limits_end_only_the_offending_game() {
                 ..ReaderLimits::default()
             },
             b"[Event \"x\"]\n\n1. e4 (1. d4 (1. c4 (1. Nf3))) *".to_vec(),
-            "line 3:21: variation nesting depth exceeds the limit of 2; line 3 skipped to the end of the game",
+            "line 3:21: variation nesting depth exceeds the limit of 2 (--max-variation-depth); line 3 skipped to the end of the game",
         ),
         (
             ReaderLimits {
@@ -263,7 +263,7 @@ fn limits_end_only_the_offending_game() {
                 ..ReaderLimits::default()
             },
             b"[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 *".to_vec(),
-            "line 3:1: game size in bytes exceeds the limit of 40; line 3 skipped to the end of the game",
+            "line 3:1: game size in bytes exceeds the limit of 40 (--max-game-bytes); line 3 skipped to the end of the game",
         ),
         (
             // A single line longer than the limit is never held in memory whole.
@@ -272,7 +272,7 @@ fn limits_end_only_the_offending_game() {
                 ..ReaderLimits::default()
             },
             [b"[Event \"x\"]\n\n".as_slice(), &b"e4 ".repeat(1000), b"*"].concat(),
-            "line 3:1: game size in bytes exceeds the limit of 40; line 3 skipped to the end of the game",
+            "line 3:1: game size in bytes exceeds the limit of 40 (--max-game-bytes); line 3 skipped to the end of the game",
         ),
     ];
     for (limits, mut input, expected) in cases {
@@ -288,6 +288,97 @@ fn limits_end_only_the_offending_game() {
             (game.index, game.tag("Event")),
             (1, Some("next")),
             "{expected}"
+        );
+    }
+}
+
+/// Issue 27 (the reader's bounds become flags of both commands): each bound lets a game that
+/// reaches it exactly through, and ends the game one past it with an error naming what was
+/// counted, the limit, the flag that sets it, and the line:column where it was passed.
+#[test]
+fn each_bound_passes_at_its_limit_and_names_its_flag_one_past_it() {
+    // Only the bound under test is tight.
+    let tight = |bound| {
+        let mut limits = ReaderLimits::default();
+        match bound {
+            Bound::GameBytes => limits.max_game_bytes = 30,
+            Bound::Tags => limits.max_tags = 3,
+            Bound::TagValueBytes => limits.max_tag_value_bytes = 5,
+            Bound::Plies => limits.max_plies = 3,
+            Bound::VariationDepth => limits.max_variation_depth = 2,
+            _ => unreachable!("a bound this test does not know"),
+        }
+        limits
+    };
+    let cases: [(Bound, &str, &str, &str); 7] = [
+        (
+            Bound::Tags,
+            "[A \"1\"]\n[B \"2\"]\n[C \"3\"]\n\n1. e4 *\n",
+            "[A \"1\"]\n[B \"2\"]\n[C \"3\"] [D \"4\"]\n\n1. e4 *\n",
+            "line 3:9: number of tag pairs exceeds the limit of 3 (--max-tags); lines 3-5 skipped to the end of the game",
+        ),
+        (
+            Bound::TagValueBytes,
+            "[Event \"12345\"]\n\n1. e4 *\n",
+            "[Event \"123456\"]\n\n1. e4 *\n",
+            "line 1:1: tag value length in bytes exceeds the limit of 5 (--max-tag-value-bytes); lines 1-3 skipped to the end of the game",
+        ),
+        // Bytes after escapes are decoded; a character of two bytes in UTF-8 counts two (five
+        // characters, six bytes).
+        (
+            Bound::TagValueBytes,
+            "[Event \"1\\\"3\\\\5\"]\n\n1. e4 *\n",
+            "[Event \"12é45\"]\n\n1. e4 *\n",
+            "line 1:1: tag value length in bytes exceeds the limit of 5 (--max-tag-value-bytes); lines 1-3 skipped to the end of the game",
+        ),
+        (
+            Bound::Plies,
+            "1. e4 e5 2. Nf3 *\n",
+            "1. e4 e5 2. Nf3 Nc6 *\n",
+            "line 1:17: number of plies exceeds the limit of 3 (--max-moves); line 1 skipped to the end of the game",
+        ),
+        (
+            Bound::VariationDepth,
+            "1. e4 (1. d4 (1. c4)) e5 *\n",
+            "1. e4 (1. d4 (1. c4 (1. Nf3))) e5 *\n",
+            "line 1:21: variation nesting depth exceeds the limit of 2 (--max-variation-depth); line 1 skipped to the end of the game",
+        ),
+        // 30 bytes with the line ends, one byte each (a CRLF too); then 31.
+        (
+            Bound::GameBytes,
+            "[Event \"x\"]\r\n\r\n1. e4 e5 2. d4 *\n",
+            "[Event \"xy\"]\r\n\r\n1. e4 e5 2. d4 *\n",
+            "line 3:1: game size in bytes exceeds the limit of 30 (--max-game-bytes); line 3 skipped to the end of the game",
+        ),
+        (
+            Bound::GameBytes,
+            "1. d4 d5 2. c4 c6 3. Nc3 e6 *\n",
+            "1. d4 d5 2. c4 c6 3. Nc3 Nf6 *\n",
+            "line 1:1: game size in bytes exceeds the limit of 30 (--max-game-bytes); line 1 skipped to the end of the game",
+        ),
+    ];
+    for (bound, at_limit, past_limit, expected) in cases {
+        let limits = tight(bound);
+        let read = limited(limits, at_limit.as_bytes());
+        assert!(
+            matches!(read.as_slice(), [Ok(_)]),
+            "{bound:?} at its limit: {read:?}"
+        );
+        let read = limited(limits, past_limit.as_bytes());
+        let [Err(error)] = read.as_slice() else {
+            panic!("{bound:?} past its limit: {read:?}");
+        };
+        assert_eq!(error.to_string(), expected);
+        assert!(
+            matches!(error.kind, ErrorKind::Limit { bound: b, .. } if b == bound),
+            "{error:?}"
+        );
+        assert_eq!(
+            bound.flag(),
+            expected[expected.find("(--").expect("flag") + 1..]
+                .split(')')
+                .next()
+                .expect("flag")
         );
     }
 }

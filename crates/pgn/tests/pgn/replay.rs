@@ -1,6 +1,7 @@
 //! Replay: start positions from the tags, variants, and errors with line, column, ply and reason.
 
-use arbiter_pgn::{RawGame, Reader, ReplayOptions, Variant, replay};
+use arbiter_pgn::verdict::{AdjudicationSettings, adjudicate};
+use arbiter_pgn::{RawGame, Reader, ReplayOptions, Variant, replay, replay_moves};
 use arbiter_rules::SanMode;
 
 fn raw(text: &str) -> RawGame {
@@ -59,6 +60,73 @@ fn a_move_listed_after_checkmate_is_counted_after_the_end() {
     )
     .unwrap_err();
     assert_eq!(err.kind.name(), "null_move");
+}
+
+/// Issue 27 item 9: a move after mate in a PGN is not "illegal, does not parry the check": the
+/// game ended at the mate (FIDE Laws 5.1.1), and the verdict names that ending, at its ply, in
+/// its explanation and its `moves_after_end` warning (with the move's line); the result stands.
+#[test]
+fn r_a_move_after_mate_in_pgn_is_named_after_the_ending_fide_5_1_1() {
+    let g = raw("[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 3. Ke2 0-1\n");
+    let verdict = adjudicate(&g, None, &AdjudicationSettings::default()).expect("a verdict");
+    let outcome = verdict.verdict.outcome.expect("the game ended");
+    assert_eq!((outcome.ply, outcome.article()), (4, "5.1.1"));
+    assert_eq!(verdict.verdict.plies_after_end, 1);
+    assert_eq!(
+        verdict.verdict.explanation,
+        "checkmate at ply 4 (FIDE Laws 5.1.1); 1 ply was played after the end of the game"
+    );
+    let warnings: Vec<(&str, u32, String)> = verdict
+        .warnings
+        .iter()
+        .map(|w| (w.code(), w.line, w.to_string()))
+        .collect();
+    assert_eq!(
+        warnings,
+        [(
+            "moves_after_end",
+            3,
+            "1 ply was recorded after the game ended at ply 4 (checkmate, FIDE Laws 5.1.1), from ply 5: it is not part of the game".to_owned()
+        )]
+    );
+    assert_eq!(verdict.disagreement, None);
+}
+
+/// Issue 27 item 9: the replay that keeps no game (`replay_moves`, the bulk fast path) refuses
+/// a move after checkmate or stalemate naming the ending and its article (kind
+/// `move_game_over`), not why the move fails in the final position ("does not parry it").
+#[test]
+fn r_replay_moves_names_the_ending_a_move_follows_fide_5_1_1_and_5_2_1() {
+    let mut moves = Vec::new();
+    let err = replay_moves(
+        &raw("1. f3 e5 2. g4 Qh4# 3. Ke2 0-1"),
+        &ReplayOptions::default(),
+        &mut moves,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "line 1:24: ply 5 (Ke2): the game ended at ply 4 (checkmate, FIDE Laws 5.1.1)"
+    );
+    assert_eq!(err.kind.name(), "move_game_over");
+    let err = replay_moves(
+        &raw("[SetUp \"1\"]\n[FEN \"7k/8/6K1/5Q2/8/8/8/8 w - - 0 1\"]\n\n1. Qf7 Kh7 1/2-1/2\n"),
+        &ReplayOptions::default(),
+        &mut moves,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "line 4:8: ply 2 (Kh7): the game ended at ply 1 (stalemate, FIDE Laws 5.2.1)"
+    );
+    // A move that fails in a position with a legal move keeps its own reason.
+    let err = replay_moves(
+        &raw("1. e4 e5 2. Ke3 *"),
+        &ReplayOptions::default(),
+        &mut moves,
+    )
+    .unwrap_err();
+    assert_eq!(err.kind.name(), "move_illegal", "{err}");
 }
 
 #[test]

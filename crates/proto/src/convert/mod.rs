@@ -11,9 +11,9 @@ use std::{collections::HashMap, fmt::Write as _};
 
 use arbiter_rules::{
     AdjudicationRequest, AnalysisBudget, CastlingMode, CastlingRight, Claim, ClaimKind, Color,
-    FenError, FenOptions, File, Game, GameEvent, GameResult, Move, MoveError, MoveKind, Outcome,
-    Piece, PlyError, Position, PositionError, Role, SanLanguage, SanMode, Setup, SetupField,
-    Square, Status, Termination, Validation,
+    FenError, FenOptions, File, Game, GameEvent, GameOver, GameResult, Move, MoveError, MoveKind,
+    NextMoveError, Outcome, Piece, PlyError, Position, PositionError, Role, SanLanguage, SanMode,
+    Setup, SetupField, Square, Status, Termination, Validation,
 };
 use tonic::Code;
 use tonic_types::{ErrorDetails, FieldViolation, StatusExt as _};
@@ -359,6 +359,7 @@ mod tests {
             &moves,
             "moves",
             100,
+            AnalysisBudget::Material,
             SanLanguage::English,
         )
         .unwrap_err();
@@ -385,11 +386,12 @@ mod tests {
             .iter()
             .map(|m| (*m).to_owned())
             .collect();
-        let (position, played) = play_moves_in(
+        let (game, played) = play_moves_in(
             Position::startpos(),
             &moves,
             "moves",
             100,
+            AnalysisBudget::Material,
             SanLanguage::English,
         )
         .unwrap();
@@ -397,7 +399,7 @@ mod tests {
         assert_eq!(last.san, "Qxf7#");
         assert!(last.is_checkmate && last.is_check);
         assert_eq!(last.captured, i32::from(v1::Role::Pawn));
-        assert!(status_to_wire(&position).is_checkmate);
+        assert!(status_to_wire(game.position()).is_checkmate);
     }
 
     #[test]
@@ -408,6 +410,7 @@ mod tests {
             &moves,
             "moves",
             2,
+            AnalysisBudget::Material,
             SanLanguage::English,
         )
         .unwrap_err();
@@ -711,13 +714,14 @@ mod tests {
             &texts(&["O-O", "f8b8"]),
             "moves",
             100,
+            AnalysisBudget::Material,
             SanLanguage::English,
         )
         .unwrap();
         assert_eq!(played[0].uci, "f1g1");
         assert_eq!(played[1].san, "O-O-O");
         assert_eq!(
-            Notation::default().fen(&after),
+            Notation::default().fen(after.position()),
             "2kr2r1/pppppppp/8/8/8/8/PPPPPPPP/1R3RK1 w - - 2 2"
         );
         // The standard spelling of a king's two-square step is no castling in Chess960.
@@ -726,6 +730,7 @@ mod tests {
             &texts(&["f1d1"]),
             "moves",
             100,
+            AnalysisBudget::Material,
             SanLanguage::English,
         )
         .unwrap_err();
@@ -740,6 +745,7 @@ mod tests {
             &moves,
             "moves",
             100,
+            AnalysisBudget::Material,
             SanLanguage::Spanish,
         )
         .unwrap();
@@ -753,6 +759,7 @@ mod tests {
             &texts(&["g1f3", "Cc6"]),
             "moves",
             100,
+            AnalysisBudget::Material,
             SanLanguage::Spanish,
         )
         .unwrap();
@@ -762,6 +769,7 @@ mod tests {
             &texts(&["e4", "e5", "Nf3"]),
             "moves",
             100,
+            AnalysisBudget::Material,
             SanLanguage::Spanish,
         )
         .unwrap_err();
@@ -774,6 +782,7 @@ mod tests {
             &texts(&["Sf3", "Sf6", "g3", "g6", "Lg2", "Lg7", "O-O", "d6"]),
             "moves",
             100,
+            AnalysisBudget::Material,
             SanLanguage::German,
         )
         .unwrap();
@@ -783,6 +792,7 @@ mod tests {
             &texts(&["Nf3", "♞f6", "e4", "Nxe4"]),
             "moves",
             100,
+            AnalysisBudget::Material,
             SanLanguage::Figurine,
         )
         .unwrap();

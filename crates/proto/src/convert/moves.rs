@@ -15,13 +15,25 @@ pub fn move_to_wire_in(
     language: SanLanguage,
 ) -> (v1::Move, Position) {
     let after = before.play(mv);
+    (describe_move_in(before, mv, &after, language), after)
+}
+
+/// Describes the legal move `mv` of `before` for the wire, as [`move_to_wire_in`] does, given
+/// the position `after` it (so that a caller who has played it does not play it again).
+#[must_use]
+pub fn describe_move_in(
+    before: &Position,
+    mv: &Move,
+    after: &Position,
+    language: SanLanguage,
+) -> v1::Move {
     let piece = Piece {
         color: before.side_to_move(),
         role: mv.role,
     };
-    let wire = v1::Move {
+    v1::Move {
         uci: before.uci(mv),
-        san: before.san_in_after(mv, &after, language),
+        san: before.san_in_after(mv, after, language),
         from: mv.from.name().to_owned(),
         to: mv.king_destination().name().to_owned(),
         piece: Some(piece_to_wire(piece)),
@@ -37,8 +49,7 @@ pub fn move_to_wire_in(
         is_checkmate: after.is_checkmate(),
         is_castle: mv.kind == MoveKind::Castle,
         is_en_passant: mv.kind == MoveKind::EnPassant,
-    };
-    (wire, after)
+    }
 }
 
 /// Every legal move of `position` for the wire, sorted by UCI string, SAN in `language`.
@@ -151,32 +162,110 @@ pub fn check_move_count(count: usize, max_moves: usize, field: &str) -> Result<(
     Ok(())
 }
 
-/// Plays `moves` (SAN in `language`, or UCI) from `start`, with SAN written in `language`.
+/// The [`ConvertError`] for move text `text` at `field` offered after the game had ended
+/// (reason `ILLEGAL_MOVE`): its description names the ending, e.g. "ply 5 (a3): the game ended
+/// at ply 4 (checkmate, FIDE Laws 5.1.1)"; its `ErrorInfo` metadata: `move`, `move_error`
+/// `game_over`, `cause` `GAME_OVER` ([`GameOver::CAUSE`]), `article` (the ending's, e.g.
+/// `5.1.1`), `end_ply` (the ply at which the game ended, 0 for a start position that is over),
+/// `termination` (the wire name, e.g. `TERMINATION_CHECKMATE`), and in a list `ply` and
+/// `index`, as [`move_error`] writes them.
+#[must_use]
+pub fn game_over_error(
+    field: &str,
+    over: &GameOver,
+    text: &str,
+    ply: Option<usize>,
+) -> ConvertError {
+    let shown = clip(text.trim(), 32);
+    let reason = match ply {
+        Some(ply) => format!("ply {ply} ({shown}): {over}"),
+        None => format!("{shown}: {over}"),
+    };
+    let mut converted = ConvertError::new(field, ErrorReason::IllegalMove, reason)
+        .with_metadata("move", shown)
+        .with_metadata("move_error", "game_over")
+        .with_cause(GameOver::CAUSE, Some(over.article()))
+        .with_metadata("end_ply", over.outcome.ply.to_string())
+        .with_metadata(
+            "termination",
+            termination_to_wire(over.outcome.termination).as_str_name(),
+        );
+    if let Some(ply) = ply {
+        converted = converted
+            .with_metadata("ply", ply.to_string())
+            .with_metadata("index", (ply - 1).to_string());
+    }
+    converted
+}
+
+/// The [`ConvertError`] for a move [`Game::play_next`] refused: [`game_over_error`] after the
+/// game's end, else [`move_error`].
+#[must_use]
+pub fn next_move_error(
+    field: &str,
+    error: &NextMoveError<MoveError>,
+    text: &str,
+    ply: Option<usize>,
+) -> ConvertError {
+    match error {
+        NextMoveError::GameOver(over) => game_over_error(field, over, text, ply),
+        NextMoveError::Move(error) => move_error(field, error, text, ply),
+    }
+}
+
+/// Plays the next move of `game`, text `text` at `field` (SAN in `language`, or UCI), as
+/// [`Game::play_next`] does (refused once the game has ended); returns the move described for
+/// the wire (SAN in `language`). `ply` is the 1-based ply within a move list, if the move is
+/// part of one.
 ///
 /// # Errors
 ///
-/// A [`ConvertError`] for the first bad move, or when there are more than `max_moves` moves.
+/// [`ErrorReason::MissingField`] for an empty text; [`ErrorReason::IllegalMove`] with
+/// [`game_over_error`] after the game's end, else with [`move_error`].
+pub fn play_next_in(
+    game: &mut Game,
+    text: &str,
+    field: &str,
+    ply: Option<usize>,
+    language: SanLanguage,
+) -> Result<v1::Move, ConvertError> {
+    if text.trim().is_empty() {
+        return Err(ConvertError::missing(field, "a move in SAN or UCI"));
+    }
+    let before = game.position().clone();
+    let mv = game
+        .play_next(parse_move_in(&before, text, language))
+        .map_err(|error| next_move_error(field, &error, text, ply))?;
+    Ok(describe_move_in(&before, &mv, game.position(), language))
+}
+
+/// Plays `moves` (SAN in `language`, or UCI) from `start` as a game, with SAN written in
+/// `language`: the game's automatic endings are followed as each move is played (dead
+/// positions looked for within `budget`, as [`game_from_wire_in`] does), and once the game has
+/// ended the next move is refused ([`game_over_error`]). Returns the game and its moves
+/// described for the wire.
+///
+/// # Errors
+///
+/// A [`ConvertError`] for the first bad move or the first move after the game's end, or when
+/// there are more than `max_moves` moves.
 pub fn play_moves_in(
     start: Position,
     moves: &[String],
     field: &str,
     max_moves: usize,
+    budget: AnalysisBudget,
     language: SanLanguage,
-) -> Result<(Position, Vec<v1::Move>), ConvertError> {
+) -> Result<(Game, Vec<v1::Move>), ConvertError> {
     check_move_count(moves.len(), max_moves, field)?;
-    let mut position = start;
+    let mut game = Game::with_dead_position_analysis(start, budget);
+    game.reserve(moves.len());
     let mut played = Vec::with_capacity(moves.len());
     for (index, text) in moves.iter().enumerate() {
         // The field's name is written only for an error (see `game_from_wire_in`).
-        let item = || format!("{field}[{index}]");
-        if text.trim().is_empty() {
-            return Err(ConvertError::missing(item(), "a move in SAN or UCI"));
-        }
-        let mv = parse_move_in(&position, text, language)
-            .map_err(|error| move_error(&item(), &error, text, Some(index + 1)))?;
-        let (wire, after) = move_to_wire_in(&position, &mv, language);
-        played.push(wire);
-        position = after;
+        let described = play_next_in(&mut game, text, "", Some(index + 1), language)
+            .map_err(|error| error.at(format!("{field}[{index}]")))?;
+        played.push(described);
     }
-    Ok((position, played))
+    Ok((game, played))
 }

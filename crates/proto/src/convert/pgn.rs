@@ -4,7 +4,7 @@
 
 use arbiter_pgn::verdict::{PgnVerdict, PgnWarning};
 use arbiter_pgn::{ErrorKind, PgnError, RawGame};
-use arbiter_rules::{FenError, GameEvent};
+use arbiter_rules::{FenError, GameEvent, GameOver};
 
 use super::{ConvertError, ErrorReason, Notation, bound_warnings, color_to_wire, verdict_to_wire};
 use crate::v1;
@@ -61,7 +61,9 @@ pub fn pgn_verdict_to_wire(verdict: &PgnVerdict, notation: Notation) -> v1::Adju
 #[must_use]
 pub fn pgn_error_reason(error: &PgnError) -> ErrorReason {
     match &error.kind {
-        ErrorKind::Move { .. } | ErrorKind::NullMove { .. } => ErrorReason::IllegalMove,
+        ErrorKind::Move { .. } | ErrorKind::NullMove { .. } | ErrorKind::GameOver { .. } => {
+            ErrorReason::IllegalMove
+        }
         ErrorKind::Fen(_) | ErrorKind::MissingFen { .. } => ErrorReason::InvalidPosition,
         ErrorKind::Limit { .. } => ErrorReason::LimitExceeded,
         _ => ErrorReason::InvalidPgn,
@@ -71,19 +73,22 @@ pub fn pgn_error_reason(error: &PgnError) -> ErrorReason {
 /// The ply and move text of a move error.
 fn error_move(error: &PgnError) -> Option<(usize, &str)> {
     match &error.kind {
-        ErrorKind::Move { ply, text, .. } | ErrorKind::NullMove { ply, text } => {
-            Some((*ply, text.as_str()))
-        }
+        ErrorKind::Move { ply, text, .. }
+        | ErrorKind::NullMove { ply, text }
+        | ErrorKind::GameOver { ply, text, .. } => Some((*ply, text.as_str())),
         _ => None,
     }
 }
 
 /// The stable cause and FIDE article of a PGN error the rules decided: an illegal move
-/// ([`arbiter_rules::Illegality`]) or a refused start position ([`arbiter_rules::PositionError`]
-/// of a `FEN` tag). `None` for a syntax error, a limit or a FEN that is not a FEN at all.
+/// ([`arbiter_rules::Illegality`]), a move after the game's end (`GAME_OVER` with the ending's
+/// article, [`arbiter_rules::GameOver`]) or a refused start position
+/// ([`arbiter_rules::PositionError`] of a `FEN` tag). `None` for a syntax error, a limit or a
+/// FEN that is not a FEN at all.
 #[must_use]
 pub fn pgn_error_cause(error: &PgnError) -> Option<(&'static str, Option<&'static str>)> {
     match &error.kind {
+        ErrorKind::GameOver { over, .. } => Some((GameOver::CAUSE, Some(over.article()))),
         ErrorKind::Move { error, .. } => error
             .illegality()
             .map(|illegality| (illegality.cause(), illegality.article())),

@@ -6,8 +6,8 @@
 
 use arbiter_rules::{
     AdjudicationRequest, AnalysisBudget, CastlingMode, Claim, ClaimKind, FenError, FenOptions,
-    FenSyntaxError, Game, GameResult, Move, MoveError, Position, STARTING_FEN, SanMode, Status,
-    Termination, adjudicate,
+    FenSyntaxError, Game, GameOver, GameResult, Move, MoveError, NextMoveError, Position,
+    STARTING_FEN, SanMode, Status, Termination, adjudicate,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -1428,6 +1428,130 @@ fn seventy_five_move_rule_yields_to_checkmate_on_the_last_move_fide_9_6_2() {
         (o.result, o.termination, o.ply),
         (GameResult::WhiteWins, Termination::Checkmate, 1)
     );
+}
+
+/// Issue 27 item 9: no move follows the end of a game. Checkmate, stalemate and a dead position
+/// "immediately end the game" (FIDE Laws 5.1.1, 5.2.1, 5.2.2), fivefold repetition and the
+/// 75-move rule draw it (9.6.1, 9.6.2): `Game::play_next` refuses the next move, legal or not,
+/// naming the ending (cause GAME_OVER, the ending's article), where a move after mate was
+/// refused as "does not parry the check". The game is left as it was.
+#[test]
+fn r_no_move_follows_the_end_of_the_game_fide_5_1_1_5_2_1_5_2_2_9_6_1_9_6_2() {
+    let shuffle16 = shuffles(16);
+    // (start, moves, budget, next move, the refusal, article, ply of the ending)
+    type Case<'a> = (
+        &'a str,
+        &'a [&'a str],
+        AnalysisBudget,
+        &'a str,
+        &'a str,
+        &'a str,
+        usize,
+    );
+    let cases: [Case; 8] = [
+        (
+            STARTING_FEN,
+            &["f3", "e5", "g4", "Qh4#"],
+            AnalysisBudget::Material,
+            "Ke2",
+            "the game ended at ply 4 (checkmate, FIDE Laws 5.1.1)",
+            "5.1.1",
+            4,
+        ),
+        (
+            "7k/8/6K1/5Q2/8/8/8/8 w - - 0 1",
+            &["Qf7"],
+            AnalysisBudget::Material,
+            "Kh7",
+            "the game ended at ply 1 (stalemate, FIDE Laws 5.2.1)",
+            "5.2.1",
+            1,
+        ),
+        (
+            "8/8/8/4k3/8/8/3q4/4K3 w - - 0 1",
+            &["Kxd2"],
+            AnalysisBudget::Material,
+            "Ke6",
+            "the game ended at ply 1 (dead position (insufficient material), FIDE Laws 5.2.2)",
+            "5.2.2",
+            1,
+        ),
+        // Black's only move Kxh7 leaves two kings: dead at ply 1, and Kxh7 is refused.
+        (
+            "5K1k/7P/8/8/8/8/8/8 w - - 0 1",
+            &["f8f7"],
+            AnalysisBudget::Full,
+            "Kxh7",
+            "the game ended at ply 1 (dead position, FIDE Laws 5.2.2)",
+            "5.2.2",
+            1,
+        ),
+        (
+            STARTING_FEN,
+            &shuffle16,
+            AnalysisBudget::Material,
+            "e4",
+            "the game ended at ply 16 (fivefold repetition, FIDE Laws 9.6.1)",
+            "9.6.1",
+            16,
+        ),
+        (
+            "6k1/5ppp/8/8/8/8/8/R5K1 w - - 149 100",
+            &["Rb1"],
+            AnalysisBudget::Material,
+            "Kf8",
+            "the game ended at ply 1 (75-move rule, FIDE Laws 9.6.2)",
+            "9.6.2",
+            1,
+        ),
+        (
+            "8/8/8/4k3/8/8/8/2B1K3 w - - 0 1",
+            &[],
+            AnalysisBudget::Material,
+            "Kd2",
+            "the game is over in its start position (dead position (insufficient material), FIDE Laws 5.2.2)",
+            "5.2.2",
+            0,
+        ),
+        (
+            "6k1/5ppp/8/8/8/8/8/R5K1 w - - 150 100",
+            &[],
+            AnalysisBudget::Material,
+            "Rb1",
+            "the game is over in its start position (75-move rule, FIDE Laws 9.6.2)",
+            "9.6.2",
+            0,
+        ),
+    ];
+    for (fen, moves, budget, next, refusal, article, ply) in cases {
+        let mut g = Game::with_dead_position_analysis(pos(fen), budget);
+        for m in moves {
+            let parsed = g.position().parse_move(m);
+            g.play_next(parsed)
+                .unwrap_or_else(|e| panic!("{fen} {m}: {e}"));
+        }
+        let before = g.position().clone();
+        let parsed = g.position().parse_move(next);
+        let error = g.play_next(parsed).expect_err(refusal);
+        assert_eq!(error.to_string(), refusal, "{fen} {next}");
+        let NextMoveError::GameOver(over) = error else {
+            panic!("{fen} {next}: {error:?}")
+        };
+        assert_eq!(
+            (GameOver::CAUSE, over.article(), over.outcome.ply),
+            ("GAME_OVER", article, ply),
+            "{fen} {next}"
+        );
+        assert_eq!(Some(over.outcome), g.outcome());
+        assert_eq!((g.position(), g.ply()), (&before, moves.len()));
+    }
+    // While the game goes on, an illegal move is refused for its own reason.
+    let mut g = Game::new(pos(STARTING_FEN));
+    let parsed = g.position().parse_move("Ke2");
+    assert!(matches!(
+        g.play_next(parsed),
+        Err(NextMoveError::Move(MoveError::Illegal { .. }))
+    ));
 }
 
 #[test]
