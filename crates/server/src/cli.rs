@@ -203,7 +203,7 @@ pub struct ServeArgs {
           value_parser = |text: &str| crate::address::parse_optional(text).map(OptionalAddr))]
     pub metrics_addr: OptionalAddr,
 
-    /// Analysis of dead positions and flag falls: material, fast or full
+    /// Dead-position and flag-fall analysis: material, fast or full
     ///
     /// How much analysis adjudication may spend on dead positions and on "can the opponent
     /// still checkmate?" (flag fall, resignation): material checks only, a fast sound check, or
@@ -1445,7 +1445,6 @@ mod tests {
             .get_arguments()
             .filter(|arg| arg.get_id() != "help")
             .collect();
-        assert_eq!(flags.len(), 43);
         let short = help(&["arbiter", "serve", "-h"]);
         let lines: Vec<&str> = short.lines().collect();
         let wide: Vec<&&str> = lines
@@ -1474,7 +1473,9 @@ mod tests {
             );
         }
         assert!(!short.contains("[env: "), "{short}");
-        assert_eq!(lines.len(), 73);
+        // One line per flag, a heading and a blank line per heading, and the rest: the about
+        // line, usage and `-h` (7 lines), the three lines at the end (73 lines for 43 flags).
+        assert_eq!(lines.len(), flags.len() + 2 * HEADINGS.len() + 10);
 
         let full = help(&["arbiter", "serve", "--help"]);
         for arg in &flags {
@@ -1483,6 +1484,7 @@ mod tests {
         }
         assert!(full.contains("[default: [::]:50051]"), "{full}");
         assert!(full.contains("HOST:PORT, HOST an IPv4 address"), "{full}");
+        assert!(flags.len() >= 43, "{}", flags.len());
         // clap answers the first of the two.
         assert_eq!(help(&["arbiter", "serve", "--help", "-h"]), full);
         assert_eq!(help(&["arbiter", "serve", "-h", "--help"]), short);
