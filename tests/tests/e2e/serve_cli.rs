@@ -374,11 +374,22 @@ fn r_serve_short_help_is_grouped_one_line_per_flag() {
     );
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let short = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(short.lines().count(), 76, "{short}");
-    assert_eq!(
-        short.lines().map(|line| line.chars().count()).max(),
-        Some(100),
-        "{short}"
+    let flags = short
+        .lines()
+        .filter(|line| line.starts_with("      --"))
+        .count();
+    let headings = short
+        .lines()
+        .filter(|line| line.ends_with(':') && !line.starts_with(' '))
+        .count();
+    // Each flag on one line; a heading and a blank line per heading ("Options" and ten of
+    // flags), the about and usage lines and their blanks, `-h`, the three lines at the end.
+    assert_eq!(short.lines().count(), flags + 2 * headings + 8, "{short}");
+    assert_eq!(headings, 11, "{short}");
+    let widest = short.lines().map(|line| line.chars().count()).max();
+    assert!(
+        widest.is_some_and(|columns| columns <= 100),
+        "{widest:?}: {short}"
     );
     assert!(
         short.contains(
@@ -392,6 +403,11 @@ fn r_serve_short_help_is_grouped_one_line_per_flag() {
     );
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     let full = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        full.matches("[env: ARBITER_").count(),
+        flags,
+        "one -h line per flag"
+    );
     assert!(
         full.contains("[env: ARBITER_GRPC_ADDR=]\n          [default: [::]:50051]"),
         "{full}"
