@@ -5,6 +5,9 @@ CARGO ?= cargo
 NPM ?= npm
 BUF := node_modules/.bin/buf
 ARBITER := target/release/arbiter
+# The target and flags of the tests' build (CARGO_STATIC, CARGO_TARGET_ARGS, TARGET_DIR): one
+# static binary for the tests and the deployment checks.
+include mk/build.mk
 
 # Address `make run` listens on.
 GRPC_ADDR ?= [::]:50051
@@ -61,12 +64,12 @@ fmt-check:
 # In the tests' profile: build scripts (jemalloc's and ring's C builds) and proc macros are then
 # compiled once for clippy and the tests.
 clippy:
-	$(CARGO) clippy --workspace --all-targets --profile $(TEST_PROFILE) -- -D warnings
+	$(CARGO_STATIC) clippy --workspace --all-targets --profile $(TEST_PROFILE) $(CARGO_TARGET_ARGS) -- -D warnings
 
 # Every intra-doc link resolves (the rules crate's table of FIDE articles links each article to
 # its items) and rustdoc's lints pass. In the tests' profile, it reuses clippy's dependencies.
 doc-check:
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --profile $(TEST_PROFILE)
+	RUSTDOCFLAGS="-D warnings" $(CARGO_STATIC) doc --workspace --no-deps --profile $(TEST_PROFILE) $(CARGO_TARGET_ARGS)
 
 # The end-to-end tests call `buf curl`: install the pinned tools first.
 # The real-games corpus (not redistributable, so not in the repository) is read from
@@ -84,6 +87,8 @@ export ARBITER_UNWINNABLE_DIR
 # (`cargo build -p arbiter-server`, another feature set) they compiled the server a second time.
 TEST_PROFILE ?= test-release
 export TEST_PROFILE
+# The binary of that build (static, mk/build.mk).
+ARBITER_TEST_BIN = $(TARGET_DIR)/$(TEST_PROFILE)/arbiter
 
 # The tests that need the shared data are #[ignore]d, named shared_corpus_* and
 # shared_unwinnable_*, and fail when run without it: they are run here (--include-ignored) for the
@@ -105,8 +110,8 @@ cargo-test: tools browser-tools web-example
 		echo "winnability sets (shared_unwinnable_*): NOT RUN, ARBITER_UNWINNABLE_DIR=$(ARBITER_UNWINNABLE_DIR) not found"; \
 	fi
 	@$(browser_env); \
-	ARBITER_BIN=$(abspath target/$(TEST_PROFILE)/arbiter) $(CARGO) test --workspace --profile $(TEST_PROFILE) \
-		-- $(SHARED_TEST_ARGS) $$browser_skip
+	ARBITER_BIN=$(abspath $(ARBITER_TEST_BIN)) $(CARGO_STATIC) test --workspace --profile $(TEST_PROFILE) \
+		$(CARGO_TARGET_ARGS) -- $(SHARED_TEST_ARGS) $$browser_skip
 
 buf-lint: tools
 	$(BUF) lint

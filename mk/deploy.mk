@@ -9,6 +9,8 @@
 # Included from another Makefile, this file must not become its default goal.
 _DEPLOY_DEFAULT_GOAL := $(.DEFAULT_GOAL)
 
+include $(dir $(lastword $(MAKEFILE_LIST)))build.mk
+
 PYTHON3 ?= python3
 CARGO ?= cargo
 DEPLOY_VENV ?= .venv/deploy
@@ -18,7 +20,7 @@ DEPLOY_STAMP := $(DEPLOY_VENV)/.installed
 # Binary the smoke test runs: the tests' profile (TEST_PROFILE, set by the Makefile), so that
 # `make test` builds it once.
 DEPLOY_PROFILE ?= $(or $(TEST_PROFILE),release)
-DEPLOY_ARBITER ?= target/$(DEPLOY_PROFILE)/arbiter
+DEPLOY_ARBITER ?= $(TARGET_DIR)/$(DEPLOY_PROFILE)/arbiter
 # Kubernetes versions the rendered objects are validated against (oldest supported, newest).
 DEPLOY_KUBE_VERSIONS ?= 1.27.0 1.37.0
 # Extra flags for the smoke test: the server reads every ARBITER_* name the chart sets, so an
@@ -65,11 +67,12 @@ deploy-promtool:
 		|| { echo "deploy-promtool: FAILED: no $(PROMTOOL) on PATH even after installing prometheus" >&2; exit 1; }
 	@$(PROMTOOL) --version 2>&1 | head -n 1
 
-# The image builds the same binary with --release (deploy/Dockerfile). Built as `cargo test
+# The static binary of the tests' build (mk/build.mk), which `make image` packages; the registry's
+# image builds it the same way with --release (deploy/Dockerfile). Built as `cargo test
 # --workspace` builds it (`--no-run`): `cargo build --bin arbiter` alone resolves other features
 # and compiled the server a second time inside every `make test`.
 deploy-build-release:
-	$(CARGO) test --workspace --profile $(DEPLOY_PROFILE) --locked --no-run
+	$(CARGO_STATIC) test --workspace --profile $(DEPLOY_PROFILE) $(CARGO_TARGET_ARGS) --locked --no-run
 
 deploy-smoke: $(DEPLOY_STAMP) deploy-build-release
 	$(DEPLOY_PY) scripts/smoke-deployment.py --binary $(DEPLOY_ARBITER) $(DEPLOY_SMOKE_ARGS)
