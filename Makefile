@@ -5,8 +5,8 @@ CARGO ?= cargo
 NPM ?= npm
 BUF := node_modules/.bin/buf
 ARBITER := target/release/arbiter
-# The target and flags of the tests' build (CARGO_STATIC, CARGO_TARGET_ARGS, TARGET_DIR): one
-# static binary for the tests and the deployment checks.
+# The target and flags of the tests' build, and the image's (CARGO_STATIC, CARGO_TARGET_ARGS,
+# TARGET_DIR): one static binary for the tests, the deployment checks and the image.
 include mk/build.mk
 
 # Address `make run` listens on.
@@ -22,6 +22,10 @@ TEST_EXTRA ?=
 # the alert rules with promtool (Debian's prometheus package, installed with apt-get when
 # missing), and run the binary as the rendered Deployment would (mk/deploy.mk).
 TEST_EXTRA += deploy-check
+# Build the OCI image with buildah (mk/image.mk) and run it with podman as the chart's Deployment
+# runs it: health, a call from outside, the drain (Debian's buildah and podman, installed with
+# apt-get when missing; NOT RUN where containers cannot run).
+TEST_EXTRA += image-test
 TEST_STEPS += $(TEST_EXTRA)
 
 # More benchmark targets run by `make bench` after the perft timings below: the per-call cost of
@@ -166,6 +170,8 @@ clean:
 	rm -rf node_modules $(WEB_GEN) $(WEB_DIST)
 
 include mk/deploy.mk
+# `make image`: the OCI image, built with buildah from the tests' static binary (mk/image.mk).
+include mk/image.mk
 # Headless Chromium for the browser tests (mk/browser.mk).
 include mk/browser.mk
 # `make web-example`: the example page of examples/web/, built into examples/web/dist/ (mk/web.mk).
