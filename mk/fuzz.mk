@@ -27,7 +27,7 @@ FUZZ_BIN := $(FUZZ_DIR)/target/release
 FUZZ_SHARED_GAMES ?= $(abspath ../shared/data/games)
 
 # One input may take 1 s and 64 MiB; the `full` targets are bounded by the analysis budget
-# instead: the server's request timeout (10 s) and about 100 MiB per analysis (README, "Limits").
+# instead: the server's request timeout (10 s) and about 100 MiB per analysis (docs/operations.md, "Limits and overload").
 # AFL++'s tools as cargo-afl built them. afl-cmin.bash, not `cargo afl cmin` (AFL++ 4.40c's
 # Python afl-cmin finds "0 unique tuples" in these persistent-mode binaries and keeps nothing).
 AFL_BIN = $(patsubst %/afl-cmin.bash,%,$(firstword $(shell find $(HOME)/.local/share/afl.rs \

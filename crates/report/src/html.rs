@@ -1189,7 +1189,7 @@ mod tests {
         }
     }
 
-    /// The bounds the README states: a section and a row of a game with the longest tags, many
+    /// The bounds docs/adjudication.md states: a section and a row of a game with the longest tags, many
     /// warnings and a long mating line stay within [`MAX_SECTION_BYTES`] and [`MAX_ROW_BYTES`].
     #[test]
     fn sections_and_rows_stay_within_their_size_bounds() {

@@ -159,8 +159,8 @@ const WAIT_CHECK: Duration = Duration::from_millis(10);
 
 /// Sets how many analyzer runs may be under way at once in this process (0: no bound, the
 /// default). Runs beyond it wait for a slot, in no particular order. Together with the memory
-/// one run can take, this bounds the memory analysis can take (the server's README gives both
-/// figures).
+/// one run can take, this bounds the memory analysis can take (the server's docs/operations.md gives
+/// both figures).
 pub fn set_max_concurrent_analyses(max: usize) {
     MAX_ANALYSES.store(max, Ordering::Relaxed);
     FREED.notify_all();

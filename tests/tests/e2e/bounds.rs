@@ -1761,7 +1761,7 @@ async fn r_calls_the_client_abandons_are_handled_as_canceled() {
 }
 
 /// Issue 10 fresh-user review: after the lame duck the health listener stopped answering while
-/// the process still drained calls, although the README promises `liveness` SERVING until exit
+/// the process still drained calls, although the README promised `liveness` SERVING until exit
 /// (a kubelet would count failed liveness probes during every long drain). The probes' listener
 /// now answers until the gRPC port has drained.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1935,7 +1935,7 @@ async fn small_messages_sent_ahead_of_their_answers_keep_their_connection() {
 /// The same messages written all at once: with the default windows they are all answered; with
 /// the windows of before (64 KiB per call and per connection) the HTTP/2 flood guard closes the
 /// connection, counted as `flood_guard` (not as a client's close or a protocol error). This pins
-/// what the windows are for (README, "Streaming many small games"): if an HTTP/2 upgrade changes
+/// what the windows are for (docs/operations.md, "Streaming many small games"): if an HTTP/2 upgrade changes
 /// the guard, this test says so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_burst_of_small_messages_fits_the_windows_and_trips_the_guard_with_wider_ones() {

@@ -10,6 +10,7 @@ mod bounds;
 mod buf_curl;
 mod chess960;
 mod conformance;
+mod docs;
 mod games;
 mod grpc_web;
 mod health;

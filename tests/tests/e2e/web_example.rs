@@ -371,7 +371,7 @@ async fn browser_web_example_shows_invalid_argument_and_the_field() {
             Some(metadata("article"))
         );
     }
-    // What those details say, as the README documents them.
+    // What those details say, as docs/api.md documents them.
     assert_eq!(
         dom::by_class(&elements, "description")
             .iter()

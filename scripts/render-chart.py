@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Renders the Helm chart helm/arbiter to standard output, as `helm template` would, without Helm.
+
+Helm is not packaged in Debian; `make test` installs Helm's own Go code as a Python library
+(helm-python-sdk, pinned in requirements-deploy.txt) into .venv/deploy, and this script uses it:
+
+  .venv/deploy/bin/python scripts/render-chart.py --set image.repository=REGISTRY/arbiter
+  .venv/deploy/bin/python scripts/render-chart.py -f my-values.yaml --set config.workers=4 > arbiter.yaml
+
+`-f FILE` and `--set EXPR` (Helm's syntax: `a.b=1,c={x,y}`) apply in the order given, later ones
+winning, over the chart's values.yaml; the result is checked against values.schema.json first, so
+a misspelled key or a missing required value is refused with Helm's message (exit status 1).
+The output is every rendered manifest, each after a `# Source:` comment, NOTES.txt left out; pipe
+it to `kubectl apply -f -`, or to a validator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import helm_python as helm
+
+CHART = Path(__file__).resolve().parent.parent / "helm" / "arbiter"
+
+
+def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """Merges `override` into `base` key by key, maps recursively, as Helm merges -f and --set."""
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+class Append(argparse.Action):
+    """Keeps -f and --set in command-line order, each as ("file"|"set", text)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        kind = "file" if option_string in ("-f", "--values") else "set"
+        namespace.overrides.append((kind, values))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Render helm/arbiter like `helm template`.")
+    parser.set_defaults(overrides=[])
+    parser.add_argument("-f", "--values", action=Append, metavar="FILE",
+                        help="a values file (YAML); may be repeated")
+    parser.add_argument("--set", action=Append, metavar="EXPR",
+                        help="values in Helm's --set syntax (a.b=1,c={x,y}); may be repeated")
+    parser.add_argument("--name", default="arbiter", help="release name (default: arbiter)")
+    parser.add_argument("--namespace", default="default", help="namespace (default: default)")
+    args = parser.parse_args()
+
+    values: dict[str, Any] = {}
+    try:
+        for kind, text in args.overrides:
+            if kind == "file":
+                values = merge(values, helm.values_from_yaml(Path(text).read_text(encoding="utf-8")))
+            else:
+                values = merge(values, helm.parse_set_string(text))
+        with helm.Chart.load(CHART) as chart:
+            chart.validate_schema(chart.merge_values(values))
+            manifests = chart.render(values, name=args.name, namespace=args.namespace,
+                                     is_install=True)
+    except (OSError, helm.HelmError) as error:
+        print(f"render-chart: {error}", file=sys.stderr)
+        return 1
+    for path, text in sorted(manifests.items()):
+        if path.endswith("NOTES.txt") or not text.strip():
+            continue
+        sys.stdout.write(f"---\n# Source: {path}\n{text.strip()}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
