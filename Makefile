@@ -4,13 +4,19 @@
 CARGO ?= cargo
 NPM ?= npm
 BUF := node_modules/.bin/buf
+# The target and flags of the tests' build, and the image's (CARGO_STATIC, CARGO_TARGET_ARGS,
+# TARGET_DIR): one static binary for the tests, the deployment checks, `make run` and the image.
+include mk/build.mk
 
 # The binary the docs call `bin/arbiter`: a link (not in git) to the server's binary of the tests'
 # build (ARBITER_BUILT, below), made by `make test`, `make run` and `make test-build`.
 ARBITER := bin/arbiter
+# cargo's output directory for builds without --target (`make build`, `make release`, the
+# benchmarks); the tests' static build is under $(TARGET_DIR) (mk/build.mk).
+HOST_TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 # The release binary the benchmarks time (BENCHMARKS.md's figures are release builds: thin LTO,
 # one codegen unit).
-BENCH_ARBITER = $(TARGET_DIR)/release/arbiter
+BENCH_ARBITER = $(HOST_TARGET_DIR)/release/arbiter
 
 # Addresses `make run` listens on, one per port of `arbiter serve` (--grpc-addr, --metrics-addr,
 # --health-addr): this machine only. The binary's own defaults, for containers, are every
@@ -29,6 +35,10 @@ TEST_EXTRA ?=
 # the alert rules with promtool (taken out of Debian's prometheus package into .tools/, nothing
 # installed), and run the binary as the rendered Deployment would (mk/deploy.mk).
 TEST_EXTRA += deploy-check
+# Build the OCI image with buildah (mk/image.mk) and run it with podman as the chart's Deployment
+# runs it: health, a call from outside, the drain (Debian's buildah and podman, installed with
+# apt-get when missing; NOT RUN where containers cannot run).
+TEST_EXTRA += image-test
 TEST_STEPS += $(TEST_EXTRA)
 
 # More benchmark targets run by `make bench` after the perft timings below: the per-call cost of
@@ -75,7 +85,7 @@ check: fmt-check clippy unit-test
 # Excluding arbiter-e2e leaves the feature set of `cargo test --workspace` unchanged today (its
 # dev-dependencies add no feature the server's build lacks), so this reuses the tests' build.
 unit-test:
-	$(CARGO) test $(TEST_BUILD_ARGS) --exclude arbiter-e2e -- $(addprefix --skip ,$(CHECK_SKIP))
+	$(CARGO_STATIC) test $(TEST_BUILD_ARGS) --exclude arbiter-e2e -- $(addprefix --skip ,$(CHECK_SKIP))
 
 lint: fmt-check clippy buf-lint
 
@@ -88,12 +98,12 @@ fmt-check:
 # In the tests' profile: build scripts (jemalloc's and ring's C builds) and proc macros are then
 # compiled once for clippy and the tests.
 clippy:
-	$(CARGO) clippy --workspace --all-targets --profile $(TEST_PROFILE) -- -D warnings
+	$(CARGO_STATIC) clippy --workspace --all-targets --profile $(TEST_PROFILE) $(CARGO_TARGET_ARGS) -- -D warnings
 
 # Every intra-doc link resolves (the rules crate's table of FIDE articles links each article to
 # its items) and rustdoc's lints pass. In the tests' profile, it reuses clippy's dependencies.
 doc-check:
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --profile $(TEST_PROFILE)
+	RUSTDOCFLAGS="-D warnings" $(CARGO_STATIC) doc --workspace --no-deps --profile $(TEST_PROFILE) $(CARGO_TARGET_ARGS)
 
 # The end-to-end tests call `buf curl`: install the pinned tools first.
 # The real-games corpus (not redistributable, so not in the repository) is read from
@@ -108,14 +118,14 @@ export ARBITER_UNWINNABLE_DIR
 # `make test` stays within CI's budget); the deployment checks run the binary of the same profile.
 TEST_PROFILE ?= test-release
 export TEST_PROFILE
-# cargo's output directory.
-TARGET_DIR ?= $(or $(CARGO_TARGET_DIR),target)
 # The one build of `make test` (test-build): every test binary and the server's binary, with the
 # feature set of `cargo test --workspace`. The end-to-end tests, the deployment checks, `make run`
 # and bin/arbiter all use its binary (ARBITER_BUILT). `cargo build -p arbiter-server` and `cargo
 # build --workspace --bin arbiter` resolve other features (no dev-dependencies) and compile the
 # server a second time (minutes); after `make test`, this is a no-op (0.3 s).
-TEST_BUILD_ARGS ?= --workspace --profile $(TEST_PROFILE)
+# Static, for the host's triple (mk/build.mk): every command that builds the tests' profile runs
+# $(CARGO_STATIC) with these arguments, or it would build the workspace again in another directory.
+TEST_BUILD_ARGS ?= --workspace --profile $(TEST_PROFILE) $(CARGO_TARGET_ARGS)
 ARBITER_BUILT ?= $(TARGET_DIR)/$(TEST_PROFILE)/arbiter
 
 # The tests that need the shared data are #[ignore]d, named shared_corpus_* and
@@ -126,7 +136,7 @@ SHARED_TEST_ARGS := --include-ignored \
 	$(if $(wildcard $(ARBITER_UNWINNABLE_DIR)/.),,--skip shared_unwinnable_)
 
 test-build:
-	$(CARGO) test $(TEST_BUILD_ARGS) --no-run
+	$(CARGO_STATIC) test $(TEST_BUILD_ARGS) --no-run
 	@mkdir -p $(dir $(ARBITER))
 	@ln -sfn "$$(realpath -m --relative-to=$(dir $(ARBITER)) $(ARBITER_BUILT))" $(ARBITER)
 	@echo "$(ARBITER) -> $(ARBITER_BUILT)"
@@ -144,7 +154,7 @@ cargo-test: tools browser-tools web-example test-build
 		echo "winnability sets (shared_unwinnable_*): NOT RUN, ARBITER_UNWINNABLE_DIR=$(ARBITER_UNWINNABLE_DIR) not found"; \
 	fi
 	@$(browser_env); \
-	ARBITER_BIN=$(abspath $(ARBITER_BUILT)) $(CARGO) test $(TEST_BUILD_ARGS) \
+	ARBITER_BIN=$(abspath $(ARBITER_BUILT)) $(CARGO_STATIC) test $(TEST_BUILD_ARGS) \
 		-- $(SHARED_TEST_ARGS) $$browser_skip
 
 buf-lint: tools
@@ -175,9 +185,9 @@ bench-adjudicate: release
 bench-winnability:
 	@test -d "$(ARBITER_UNWINNABLE_DIR)" || { echo "bench-winnability: NOT RUN, $(ARBITER_UNWINNABLE_DIR) not found"; exit 1; }
 	$(CARGO) build --release -p arbiter-rules --example winnability
-	$(TARGET_DIR)/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/chasolver-lichess.txt full 3 10000
-	$(TARGET_DIR)/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/d3chess-unfair-2022-05.txt fast 3 10000
-	$(TARGET_DIR)/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/chasolver-positions.txt fast 3
+	$(HOST_TARGET_DIR)/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/chasolver-lichess.txt full 3 10000
+	$(HOST_TARGET_DIR)/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/d3chess-unfair-2022-05.txt fast 3 10000
+	$(HOST_TARGET_DIR)/release/examples/winnability $(ARBITER_UNWINNABLE_DIR)/chasolver-positions.txt fast 3
 
 bench-perft: release
 	@for spec in $(BENCH_PERFT); do \
@@ -200,6 +210,8 @@ clean:
 	rm -rf node_modules $(WEB_GEN) $(WEB_DIST) $(ARBITER) $(PROMTOOL_DIR)
 
 include mk/deploy.mk
+# `make image`: the OCI image, built with buildah from the tests' static binary (mk/image.mk).
+include mk/image.mk
 # Headless Chromium for the browser tests (mk/browser.mk).
 include mk/browser.mk
 # `make web-example`: the example page of examples/web/, built into examples/web/dist/ (mk/web.mk).

@@ -9,6 +9,8 @@
 # Included from another Makefile, this file must not become its default goal.
 _DEPLOY_DEFAULT_GOAL := $(.DEFAULT_GOAL)
 
+include $(dir $(lastword $(MAKEFILE_LIST)))build.mk
+
 PYTHON3 ?= python3
 CARGO ?= cargo
 DEPLOY_VENV ?= .venv/deploy
@@ -17,7 +19,7 @@ DEPLOY_STAMP := $(DEPLOY_VENV)/.installed
 # Binary the smoke test runs: the one of the tests' build (ARBITER_BUILT, set by the Makefile), so
 # that `make test` builds it once; run alone, that of the same `cargo test --no-run`.
 DEPLOY_PROFILE ?= $(or $(TEST_PROFILE),release)
-DEPLOY_ARBITER ?= $(or $(ARBITER_BUILT),target/$(DEPLOY_PROFILE)/arbiter)
+DEPLOY_ARBITER ?= $(or $(ARBITER_BUILT),$(TARGET_DIR)/$(DEPLOY_PROFILE)/arbiter)
 # Kubernetes versions the rendered objects are validated against (oldest supported, newest).
 DEPLOY_KUBE_VERSIONS ?= 1.27.0 1.37.0
 # Extra flags for the smoke test: the server reads every ARBITER_* name the chart sets, so an
@@ -61,7 +63,7 @@ deploy-lint: $(DEPLOY_STAMP) deploy-build-release
 	$(DEPLOY_PY) scripts/check-deploy.py --binary $(DEPLOY_ARBITER) $(addprefix --kube-version ,$(DEPLOY_KUBE_VERSIONS))
 
 # The alert rules parse and pass their unit tests (deploy-lint checks that the chart and the
-# kustomize overlay hold the same groups). Without promtool, the step says NOT RUN and why, as the
+# kustomize monitoring component hold the same groups). Without promtool, the step says NOT RUN and why, as the
 # browser tests do, and does not fail.
 deploy-rules: deploy-promtool
 	@if promtool=$$(command -v "$(PROMTOOL)"); then \
@@ -78,7 +80,8 @@ ifeq ($(PROMTOOL),$(PROMTOOL_LOCAL))
 	@scripts/fetch-promtool.sh $(PROMTOOL_DIR) $(PROMETHEUS_DEB) || true
 endif
 
-# The image builds the same binary with --release (deploy/Dockerfile). Built as `cargo test
+# The static binary of the tests' build (mk/build.mk), which `make image` packages; the registry's
+# image builds it the same way with --release (deploy/Dockerfile). Built as `cargo test
 # --workspace` builds it (`--no-run`): `cargo build --bin arbiter` alone resolves other features
 # and compiled the server a second time inside every `make test`. From the Makefile, that is its
 # test-build (the same build as the tests', `make run`'s and bin/arbiter's).
@@ -86,7 +89,7 @@ ifdef ARBITER_BUILT
 deploy-build-release: test-build
 else
 deploy-build-release:
-	$(CARGO) test --workspace --profile $(DEPLOY_PROFILE) --locked --no-run
+	$(CARGO_STATIC) test --workspace --profile $(DEPLOY_PROFILE) $(CARGO_TARGET_ARGS) --locked --no-run
 endif
 
 deploy-smoke: $(DEPLOY_STAMP) deploy-build-release

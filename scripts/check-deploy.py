@@ -23,8 +23,9 @@ runs this file's own unit tests, scripts/tests/, first):
     that none selects the helm test pod), test hook, drain time, TLS (the Secret mounted whole,
     never subPath; paths; Certificate names); config.workers follows the CPU request;
   - the chart exposes every setting `arbiter serve --help` lists (the binary given by --binary,
-    default target/release/arbiter) as a value with the binary's default, and its Deployment and
-    the kustomize base pass it (exceptions, each with its reason: DIFFERENT_DEFAULTS); each
+    default the tests' static binary, target/<host triple>/test-release/arbiter) as a value with
+    the binary's default, and its Deployment and the kustomize base pass it (exceptions, each
+    with its reason: DIFFERENT_DEFAULTS); each
     config.* value reaches its own ARBITER_* variable;
   - the kustomize base agrees with the chart; the alert rules file agrees with the chart's and
     the kustomize component's PrometheusRule; the Grafana dashboard copies are identical (the
@@ -1286,9 +1287,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kube-version", action="append", dest="kube_versions",
                         help="Kubernetes version to validate against (repeatable); default 1.27.0 and 1.37.0")
-    parser.add_argument("--binary", type=Path, default=ROOT / "target" / "release" / "arbiter",
-                        help="the arbiter binary whose `serve --help` defaults the chart must match")
+    parser.add_argument("--binary", type=Path, default=None,
+                        help="the arbiter binary whose `serve --help` defaults the chart must match "
+                             "(default: the tests' binary, target/<host triple>/test-release/arbiter)")
     args = parser.parse_args()
+    if args.binary is None:
+        triple = run(["rustc", "--print", "host-tuple"]).stdout.strip()
+        args.binary = ROOT / "target" / triple / "test-release" / "arbiter"
     kube_versions = args.kube_versions or ["1.27.0", "1.37.0"]
     print(f"helm-python-sdk {helm.__version__} (helm-c {helm.helm_c_version()}, Helm {helm.helm_sdk_version()}); "
           f"Kubernetes {', '.join(kube_versions)}", flush=True)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Smoke test: run target/release/arbiter exactly as the chart's Deployment would, and probe it.
+"""Smoke test: run the arbiter binary exactly as the chart's Deployment would, and probe it.
 
 Renders helm/arbiter with default values (helm-python-sdk), takes the container's args, env and
 ports from the Deployment (and the image's ENV from deploy/Dockerfile, which the pod env
@@ -208,15 +208,23 @@ def remap(value: str, mounts: list[str], directory: Path) -> str:
     return value
 
 
+def default_binary() -> Path:
+    """The binary `make test` builds and tests: target/<host triple>/test-release/arbiter, static
+    (mk/build.mk)."""
+    triple = subprocess.run(["rustc", "--print", "host-tuple"], capture_output=True, text=True).stdout.strip()
+    return ROOT / "target" / triple / "test-release" / "arbiter"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", default=os.environ.get("ARBITER_BIN", str(ROOT / "target" / "release" / "arbiter")))
+    parser.add_argument("--binary", default=os.environ.get("ARBITER_BIN") or str(default_binary()),
+                        help="default: $ARBITER_BIN, else the tests' binary (make deploy-build-release builds it)")
     parser.add_argument("--strict-env", action="store_true", help="fail on ARBITER_* variables the binary does not know")
     parser.add_argument("--no-sandbox", action="store_true", help="run as the current user on a writable filesystem")
     args = parser.parse_args()
     binary = str(Path(args.binary).resolve())
     if not os.access(binary, os.X_OK):
-        print(f"FAIL {binary} not found: build it first (cargo build --release --locked --bin arbiter)")
+        print(f"FAIL {binary} not found: build it first (make deploy-build-release)")
         return 1
     smoke(binary, args, None, "")
     if not shutil.which("openssl"):

@@ -42,6 +42,10 @@ const BUILD_PRODUCTS: &[(&str, &str)] = &[
         "node_modules/.bin/buf",
         "make tools (npm ci), part of make test",
     ),
+    (
+        "target/arbiter-image.oci.tar",
+        "make image, part of make test (make image-test)",
+    ),
     ("examples/web/dist", "make web-example, part of make test"),
     ("examples/web/dist/", "make web-example, part of make test"),
     (
