@@ -63,8 +63,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
+import helmchart  # noqa: E402  the chart, rendered with Helm's code
 memory = importlib.import_module("bench-memory")  # protobuf fields, gRPC frames, free ports
-CHART = ROOT / "helm" / "arbiter"
+CHART = helmchart.CHART
 KUSTOMIZE = ROOT / "deploy" / "kustomize"
 # The overlay's required image component (absent from the repository: the user makes it from
 # image.example), and the line of its kustomization.yaml to uncomment for the monitoring component.
@@ -252,32 +253,17 @@ def parse_docs(text: str, source: str = "<text>") -> list[dict[str, Any]]:
         raise AssertionError(f"{source}: {exc}") from exc
 
 
-# The chart's one value without a default (values.schema.json requires image.repository):
-# every render here sets it, as an installation must.
-REQUIRED_VALUES: dict[str, Any] = {"image": {"repository": "registry.example.com/arbiter"}}
-
-
-def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    """`base` with `over` merged in, as Helm merges values: maps key by key, anything else replaced."""
-    merged = dict(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = deep_merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
-def with_required(values: dict[str, Any]) -> dict[str, Any]:
-    return deep_merge(REQUIRED_VALUES, values)
+# The chart's one value without a default, which every render here sets, as an installation must.
+REQUIRED_VALUES = helmchart.EXAMPLE_IMAGE
+deep_merge = helmchart.merge
+with_required = helmchart.with_example_image
 
 
 def render_texts(values: dict[str, Any], required: bool = True) -> dict[str, str]:
     """The chart's rendered files (path -> text), like `helm template`; `required`: with
     REQUIRED_VALUES under `values`."""
-    with helm.Chart.load(CHART) as chart:
-        return chart.render(with_required(values) if required else values, name=RELEASE,
-                            namespace=NAMESPACE, is_install=True)
+    return helmchart.render(with_required(values) if required else values, name=RELEASE,
+                            namespace=NAMESPACE)
 
 
 def render(values: dict[str, Any], required: bool = True) -> tuple[list[dict[str, Any]], str]:

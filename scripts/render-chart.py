@@ -23,19 +23,7 @@ from typing import Any
 
 import helm_python as helm
 
-CHART = Path(__file__).resolve().parent.parent / "helm" / "arbiter"
-
-
-def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """Merges `override` into `base` key by key, maps recursively, as Helm merges -f and --set."""
-    merged = dict(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
+import helmchart
 
 class Append(argparse.Action):
     """Keeps -f and --set in command-line order, each as ("file"|"set", text)."""
@@ -61,13 +49,11 @@ def main() -> int:
     try:
         for kind, text in args.overrides:
             if kind == "file":
-                values = merge(values, helm.values_from_yaml(Path(text).read_text(encoding="utf-8")))
+                values = helmchart.merge(values, helm.values_from_yaml(Path(text).read_text(encoding="utf-8")))
             else:
-                values = merge(values, helm.parse_set_string(text))
-        with helm.Chart.load(CHART) as chart:
-            chart.validate_schema(chart.merge_values(values))
-            manifests = chart.render(values, name=args.name, namespace=args.namespace,
-                                     is_install=True)
+                values = helmchart.merge(values, helm.parse_set_string(text))
+        manifests = helmchart.render(values, name=args.name, namespace=args.namespace,
+                                     validate=True)
     except (OSError, helm.HelmError) as error:
         print(f"render-chart: {error}", file=sys.stderr)
         return 1

@@ -47,11 +47,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import helm_python as helm
 import yaml
 
+import helmchart
+
 ROOT = Path(__file__).resolve().parent.parent
-CHART = ROOT / "helm" / "arbiter"
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"
 SANDBOX_UID = 65532
 
@@ -69,15 +69,9 @@ def result(ok: bool, name: str, detail: str = "") -> bool:
 TLS_VALUES: dict[str, Any] = {"tls": {"enabled": True, "clientCA": {"enabled": True}}}
 
 
-# image.repository has no default (the chart requires it); the smoke test runs the binary, not
-# the image, so any name does.
-REQUIRED_VALUES: dict[str, Any] = {"image": {"repository": "registry.example.com/arbiter"}}
-
-
 def render_deployment(values: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    with helm.Chart.load(CHART) as chart:
-        manifests = chart.render({**REQUIRED_VALUES, **(values or {})}, name="arbiter", namespace="arbiter",
-                                 is_install=True)
+    # image.repository has no default; the smoke test runs the binary, not the image.
+    manifests = helmchart.render(helmchart.with_example_image(values or {}), namespace="arbiter")
     docs = [d for path, text in manifests.items() if path.endswith((".yaml", ".yml"))
             for d in yaml.safe_load_all(text) if d]
     (deployment,) = [d for d in docs if d.get("kind") == "Deployment"]
