@@ -67,6 +67,7 @@ pub mod buf;
 pub mod command;
 pub mod dom;
 pub mod pgn;
+pub mod requests;
 pub mod server;
 pub mod static_files;
 pub mod unended;

@@ -1466,40 +1466,29 @@ mod tests {
     /// Issue 27, item 8: each `--fail-on` finding is one count of the summary.
     #[test]
     fn the_summary_fails_on_the_findings_listed() {
+        // A value with one field set: a summary with one finding, or a --fail-on listing one.
+        fn with<T: Default>(set: fn(&mut T)) -> T {
+            let mut value = T::default();
+            set(&mut value);
+            value
+        }
         let none = FailOn::default();
-        let counted = |set: fn(&mut Summary)| {
-            let mut summary = Summary::default();
-            set(&mut summary);
-            summary
-        };
         let cases: [(Summary, FailOn); 4] = [
             (
-                counted(|s| s.errors = 1),
-                FailOn {
-                    error: true,
-                    ..none
-                },
+                with(|s: &mut Summary| s.errors = 1),
+                with(|f: &mut FailOn| f.error = true),
             ),
             (
-                counted(|s| s.disagreements = 1),
-                FailOn {
-                    disagreement: true,
-                    ..none
-                },
+                with(|s: &mut Summary| s.disagreements = 1),
+                with(|f: &mut FailOn| f.disagreement = true),
             ),
             (
-                counted(|s| s.warned = 1),
-                FailOn {
-                    warning: true,
-                    ..none
-                },
+                with(|s: &mut Summary| s.warned = 1),
+                with(|f: &mut FailOn| f.warning = true),
             ),
             (
-                counted(|s| s.unproven = 1),
-                FailOn {
-                    unproven: true,
-                    ..none
-                },
+                with(|s: &mut Summary| s.unproven = 1),
+                with(|f: &mut FailOn| f.unproven = true),
             ),
         ];
         for (i, (summary, own)) in cases.iter().enumerate() {

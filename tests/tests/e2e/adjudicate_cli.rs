@@ -115,15 +115,7 @@ async fn stream_numbers_games_across_messages_and_reports_errors_in_band() {
     let server = Server::start();
     let fixture =
         std::fs::read_to_string(data_dir().join("adjudicate/illegal-move.pgn")).expect("fixture");
-    let game = AdjudicateGamesRequest {
-        source: Some(adjudicate_games_request::Source::Game(
-            arbiter_proto::v1::Game {
-                start: None,
-                moves: ["f3", "e5", "g4", "Qh4#"].map(String::from).to_vec(),
-            },
-        )),
-        ..AdjudicateGamesRequest::default()
-    };
+    let game = arbiter_e2e::requests::fools_mate_message();
     let bad_game = AdjudicateGamesRequest {
         source: Some(adjudicate_games_request::Source::Game(
             arbiter_proto::v1::Game {

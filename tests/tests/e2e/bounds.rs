@@ -84,13 +84,7 @@ pub(super) fn unended(plies: usize) -> ApplyMovesRequest {
 
 /// One AdjudicateGames message with the game 1. f3 e5 2. g4 Qh4#.
 pub(super) fn games_message() -> AdjudicateGamesRequest {
-    AdjudicateGamesRequest {
-        source: Some(adjudicate_games_request::Source::Game(Game {
-            start: None,
-            moves: ["f3", "e5", "g4", "Qh4#"].map(String::from).to_vec(),
-        })),
-        ..AdjudicateGamesRequest::default()
-    }
+    arbiter_e2e::requests::fools_mate_message()
 }
 
 /// One AdjudicateGames message holding `games` short PGN games.

@@ -5,6 +5,7 @@
 //! protobuf. Each test cites the server whose answer it follows (grpc-go, grpc-java); the
 //! gRPC-Web side of the same checks is in `grpc_web`.
 
+use arbiter_e2e::requests::{fools_mate, fools_mate_pgn_message};
 use arbiter_e2e::{sample, server::Server, within};
 use arbiter_proto::v1::{
     AdjudicateGameRequest, AdjudicateGameResponse, AdjudicateGamesRequest, Game,
@@ -129,27 +130,6 @@ fn start_moves() -> ListLegalMovesRequest {
     }
 }
 
-/// Fool's mate: 0-1 by checkmate, counted in `arbiter_games_adjudicated_total` when the handler
-/// runs. Small: answered on the network thread, in the first poll of the call.
-fn fools_mate() -> AdjudicateGameRequest {
-    AdjudicateGameRequest {
-        source: Some(adjudicate_game_request::Source::Game(Game {
-            start: None,
-            moves: ["f3", "e5", "g4", "Qh4#"].map(str::to_owned).to_vec(),
-        })),
-        ..AdjudicateGameRequest::default()
-    }
-}
-
-fn fools_mate_pgn() -> AdjudicateGamesRequest {
-    AdjudicateGamesRequest {
-        source: Some(adjudicate_games_request::Source::Pgn(
-            "1. f3 e5 2. g4 Qh4# 0-1\n".to_owned(),
-        )),
-        ..AdjudicateGamesRequest::default()
-    }
-}
-
 /// `name{labels}` in the server's `/metrics` now, 0 when absent.
 fn metric(server: &Server, series: &str) -> f64 {
     sample(&server.scrape(), series).unwrap_or(0.0)
@@ -194,7 +174,7 @@ async fn r_a_deadline_of_zero_is_deadline_exceeded_and_the_call_is_not_run() {
         &server,
         "AdjudicateGames",
         &[("grpc-timeout", "0m")],
-        &[framed(&fools_mate_pgn())],
+        &[framed(&fools_mate_pgn_message())],
     )
     .await;
     assert_eq!(stream.status.code(), Code::DeadlineExceeded, "{stream:?}");
@@ -228,7 +208,7 @@ async fn r_a_deadline_of_zero_is_deadline_exceeded_and_the_call_is_not_run() {
         &server,
         "AdjudicateGames",
         &[("grpc-timeout", "5S")],
-        &[framed(&fools_mate_pgn())],
+        &[framed(&fools_mate_pgn_message())],
     )
     .await;
     assert_eq!(
@@ -265,7 +245,7 @@ async fn r_a_malformed_grpc_timeout_is_internal_with_http_400_as_grpc_go_answers
             &server,
             "AdjudicateGames",
             &[("grpc-timeout", value)],
-            &[framed(&fools_mate_pgn())],
+            &[framed(&fools_mate_pgn_message())],
         )
         .await;
         assert_eq!(stream.http, StatusCode::BAD_REQUEST, "{value:?}");

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use arbiter_e2e::requests::fools_mate;
 use arbiter_e2e::{sample, server::Server, within, workspace_root};
 use arbiter_proto::v1::{
     AdjudicateGameRequest, AdjudicateGamesRequest, ApplyMoveRequest, ApplyMovesRequest, Game,
@@ -484,18 +485,9 @@ async fn domain_counters_are_exact() {
     let mut client = server.client().await;
     // Fool's mate: 0-1 by checkmate, twice.
     for _ in 0..2 {
-        within(
-            "AdjudicateGame",
-            client.adjudicate_game(AdjudicateGameRequest {
-                source: Some(adjudicate_game_request::Source::Game(Game {
-                    start: None,
-                    moves: ["f3", "e5", "g4", "Qh4#"].map(str::to_owned).to_vec(),
-                })),
-                ..AdjudicateGameRequest::default()
-            }),
-        )
-        .await
-        .expect("AdjudicateGame");
+        within("AdjudicateGame", client.adjudicate_game(fools_mate()))
+            .await
+            .expect("AdjudicateGame");
     }
     // One illegal move and one unreadable move.
     for bad in ["Ke3", "e9"] {
@@ -1201,18 +1193,9 @@ async fn r_every_metric_family_has_help() {
     .await
     .expect_err("an illegal move");
     assert_eq!(status.code(), Code::InvalidArgument);
-    within(
-        "AdjudicateGame",
-        client.adjudicate_game(AdjudicateGameRequest {
-            source: Some(adjudicate_game_request::Source::Game(Game {
-                start: None,
-                moves: ["f3", "e5", "g4", "Qh4#"].map(str::to_owned).to_vec(),
-            })),
-            ..AdjudicateGameRequest::default()
-        }),
-    )
-    .await
-    .expect("AdjudicateGame");
+    within("AdjudicateGame", client.adjudicate_game(fools_mate()))
+        .await
+        .expect("AdjudicateGame");
     within(
         "ValidatePosition",
         client.validate_position(ValidatePositionRequest {

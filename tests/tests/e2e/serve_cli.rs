@@ -28,6 +28,18 @@ fn refused(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
     )
 }
 
+/// `serve`'s flags for the gRPC port only, on a free port of 127.0.0.1, logging JSON lines.
+const GRPC_ONLY_JSON: [&str; 8] = [
+    "--grpc-addr",
+    "127.0.0.1:0",
+    "--health-addr",
+    "off",
+    "--metrics-addr",
+    "off",
+    "--log-format",
+    "json",
+];
+
 /// A running `arbiter serve` with its log lines, killed when dropped.
 struct Started {
     child: std::process::Child,
@@ -205,19 +217,10 @@ fn a_refused_value_names_its_flag_or_its_variable() {
 fn r_compound_durations_are_read_from_flags_and_variables() {
     let server = Started::new(
         &[
-            "--grpc-addr",
-            "127.0.0.1:0",
-            "--health-addr",
-            "off",
-            "--metrics-addr",
-            "off",
-            "--log-format",
-            "json",
-            "--lame-duck",
-            "1m30s",
-            "--request-timeout",
-            "1h 30m",
-        ],
+            &GRPC_ONLY_JSON[..],
+            &["--lame-duck", "1m30s", "--request-timeout", "1h 30m"],
+        ]
+        .concat(),
         &[("ARBITER_DRAIN_TIMEOUT", "1m30s")],
     );
     let capped = server
@@ -308,19 +311,7 @@ async fn r_numbers_in_json_log_lines_are_json_numbers() {
 /// WARN line of the log, and the server runs with the default filter.
 #[test]
 fn r_an_unreadable_rust_log_is_a_line_of_the_log() {
-    let server = Started::new(
-        &[
-            "--grpc-addr",
-            "127.0.0.1:0",
-            "--health-addr",
-            "off",
-            "--metrics-addr",
-            "off",
-            "--log-format",
-            "json",
-        ],
-        &[("RUST_LOG", "arbiter=loudest")],
-    );
+    let server = Started::new(&GRPC_ONLY_JSON, &[("RUST_LOG", "arbiter=loudest")]);
     let records = server.log_until("arbiter listening");
     let warning = records
         .iter()
