@@ -608,7 +608,7 @@ def check_invariants(label: str) -> None:
     for pdb in by_kind(objects, "PodDisruptionBudget"):
         need(pdb["spec"]["selector"]["matchLabels"] == selector, "PDB selector")
     policies = by_kind(objects, "NetworkPolicy")
-    # On by default (README "Probes and scrapes cannot be locked out").
+    # On by default (docs/operations.md, "Probes and scrapes cannot be locked out").
     need(len(policies) == (1 if merged["networkPolicy"]["enabled"] else 0), "one NetworkPolicy when enabled")
     for np in policies:
         need(np["spec"]["podSelector"]["matchLabels"] == selector, "NetworkPolicy podSelector")

@@ -2,8 +2,8 @@
 //! `arbiter serve` and `arbiter adjudicate` (the `cli` module) take their defaults from here, and
 //! [`Limits`], the bounds on the chess work of one call or game that the handlers
 //! ([`crate::service`]) and the CLI ([`crate::adjudicate_cli`]) both enforce, is built from the
-//! same constants. The README's "Limits and overload" table states the same numbers (the tests of
-//! the `cli` module check the flags' defaults against those numbers and against
+//! same constants. docs/operations.md's "Limits and overload" table states the same numbers (the
+//! tests of the `cli` module check the flags' defaults against those numbers and against
 //! [`Limits::default`]), and `scripts/check-deploy.py` checks that the Helm chart and the
 //! kustomize base set every flag to the binary's default.
 //!
@@ -88,7 +88,7 @@ pub const DEFAULT_SOCKET_SEND_BUFFER_BYTES: u32 = 256 * 1024;
 /// `ApplyMoves` calls of 16 KB peaked at 167 MiB whether or not the clients read their answers;
 /// with 256 (and 32 calls per connection) at 96 MiB (BENCHMARKS.md, "Answers a client does not
 /// read"). More admitted calls do not serve more: on 2 cores, 15,300 calls/s were answered with
-/// 64 in flight and 10,300/s with 2,048 (README, "Clients must back off").
+/// 64 in flight and 10,300/s with 2,048 (docs/operations.md, "Clients must back off").
 pub const DEFAULT_CONCURRENCY_LIMIT: u32 = 256;
 
 /// Default of `--max-streams`: `AdjudicateGames` streams open at once (256).
@@ -162,9 +162,9 @@ pub const DEFAULT_REQUEST_TIMEOUT: &str = "10s";
 
 /// Default of `--max-inline-bytes`: unary requests of at most this many bytes (as protobuf)
 /// may be answered on the network thread that read them, without the hand-off to a worker. 512
-/// bytes hold a FEN and about a hundred moves: at most about 60 µs of work (see the README; a
-/// fresh review measured health checks 15-100 times slower under a load of 2 KiB requests
-/// answered there, the first default).
+/// bytes hold a FEN and about a hundred moves: at most about 60 µs of work (docs/operations.md,
+/// "Limits and overload"; a fresh review measured health checks 15-100 times slower under a load
+/// of 2 KiB requests answered there, the first default).
 pub const DEFAULT_MAX_INLINE_BYTES: u32 = 512;
 
 /// Default of `--max-queue-wait`: longest wait of an admitted call for a worker.
