@@ -8,9 +8,7 @@
 use arbiter_e2e::requests::{fools_mate, fools_mate_pgn_message};
 use arbiter_e2e::{sample, server::Server, within};
 use arbiter_proto::v1::{
-    AdjudicateGameRequest, AdjudicateGameResponse, AdjudicateGamesRequest, Game,
-    ListLegalMovesRequest, ListLegalMovesResponse, Position, adjudicate_game_request,
-    adjudicate_games_request, position,
+    AdjudicateGameResponse, ListLegalMovesRequest, ListLegalMovesResponse, Position, position,
 };
 use bytes::{Buf as _, BufMut as _, Bytes, BytesMut};
 use http::StatusCode;
