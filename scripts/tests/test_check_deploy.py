@@ -46,12 +46,13 @@ class ChartCopy:
         current = '    {{- include "arbiter.testLabels" . | nindent 4 }}\n'
         assert text.count(current) == 1, f"{TEST_POD} no longer includes arbiter.testLabels once"
         template.write_text(text.replace(current, self.labels))
+        # check-deploy.py reads the chart at CHART; its renders go through scripts/helmchart.py.
         self.saved = check_deploy.CHART
-        check_deploy.CHART = chart
+        check_deploy.CHART = check_deploy.helmchart.CHART = chart
         return chart
 
     def __exit__(self, *exc: object) -> None:
-        check_deploy.CHART = self.saved
+        check_deploy.CHART = check_deploy.helmchart.CHART = self.saved
         self.tmp.cleanup()
 
 
