@@ -287,16 +287,159 @@ pub enum WarningKind {
         /// The first tag decoded as Windows-1252 (the warning's line is its line).
         windows_tag: String,
     },
+    /// A blank line inside a tag section, the tag pairs after it repeating none of the
+    /// section's and no movetext between (ChessBase writes such files): one game, as a person
+    /// reads it, rather than a game without movetext and a game without its first tags. The
+    /// warning's line is the first tag line after the blank line.
+    #[error(
+        "the tag section has a blank line (line {blank_line}) before this tag pair, which repeats none of its tags: read as one tag section (PGN standard 8.1 puts no blank line inside one)"
+    )]
+    BlankLineInTags {
+        /// The blank line.
+        blank_line: u32,
+    },
+    /// A game termination marker written otherwise than PGN's `1-0`, `0-1`, `1/2-1/2` (PGN
+    /// standard 8.2.6): `1:0`, `0:1`, `½-½`, `½:½`, `1/2:1/2`, `0.5-0.5`, `0,5-0,5` and their
+    /// colon forms, read as the PGN marker.
+    #[error(
+        "the termination marker '{written}' at line {line}:{column} was read as {read_as} (PGN standard 8.2.6 writes 1-0, 0-1, 1/2-1/2 or *)"
+    )]
+    NonstandardResult {
+        /// The marker as written (a Unicode dash in it already read as `-`).
+        written: String,
+        /// The PGN marker it was read as.
+        read_as: &'static str,
+        /// Its 1-based line.
+        line: u32,
+        /// Its 1-based column.
+        column: u32,
+    },
+    /// A character of the movetext outside ASCII that a person reads as an ASCII one of PGN, or
+    /// does not see at all ([`CharClass`]): read as that character, or skipped. One warning
+    /// per character per game, at its first place, with the number of times the game's
+    /// movetext (comments excluded, variations included) holds it. A dash that is part of an
+    /// evaluation glyph (`+−`, `−/+`) is the glyph's and gets no warning.
+    #[error("{}", read_as_sentence(*class, *written, *read_as, (*line, *column), *count))]
+    ReadAs {
+        /// Its class, which gives the warning's code.
+        class: CharClass,
+        /// The character as written.
+        written: char,
+        /// The ASCII character it was read as; `None` when it was skipped.
+        read_as: Option<char>,
+        /// The 1-based line of its first place (the warning's line).
+        line: u32,
+        /// The 1-based column of its first place.
+        column: u32,
+        /// The number of times the game's movetext holds it, at least 1.
+        count: u32,
+    },
 }
 
 impl WarningKind {
-    /// A stable code: `repeated_tag`, `skipped_glyph`, `mixed_encoding`.
+    /// A stable code: `repeated_tag`, `skipped_glyph`, `mixed_encoding`, `blank_line_in_tags`,
+    /// `nonstandard_result`, and for a character read as another ([`WarningKind::ReadAs`]) its
+    /// class's ([`CharClass::code`]: `unicode_dash`, `unicode_space`, `invisible_character`,
+    /// `lookalike_character`, `figurine`).
     #[must_use]
     pub fn code(&self) -> &'static str {
         match self {
             WarningKind::RepeatedTag { .. } => "repeated_tag",
             WarningKind::SkippedGlyph { .. } => "skipped_glyph",
             WarningKind::MixedEncoding { .. } => "mixed_encoding",
+            WarningKind::BlankLineInTags { .. } => "blank_line_in_tags",
+            WarningKind::NonstandardResult { .. } => "nonstandard_result",
+            WarningKind::ReadAs { class, .. } => class.code(),
         }
     }
+}
+
+/// The kinds of characters outside ASCII that the reader reads in movetext as the ASCII
+/// character a person sees in them (or skips, when nothing is seen), each with a warning of its
+/// own code ([`WarningKind::ReadAs`]). Tag values and comments are never changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CharClass {
+    /// `unicode_dash`: a hyphen, dash or minus sign other than ASCII's `-` (U+2010 to U+2015,
+    /// U+2212, U+FE58, U+FE63, U+FF0D; Windows-1252 0x96 and 0x97): web pages write `O‑O`
+    /// with U+2011 so that it never breaks across lines, word processors `1–0` with U+2013.
+    /// Read as `-`.
+    Dash,
+    /// `unicode_space`: a no-break or other Unicode space (U+00A0, U+2000 to U+200A, U+202F,
+    /// U+205F, U+3000; Windows-1252 0xA0). Read as a space.
+    Space,
+    /// `invisible_character`: a character that shows nothing (zero-width space, non-joiner and
+    /// joiner U+200B to U+200D, the direction marks U+200E, U+200F, U+202A to U+202E and
+    /// U+2066 to U+2069, the word joiner and invisible operators U+2060 to U+2064, a byte-order
+    /// mark U+FEFF inside a line, the soft hyphen U+00AD). Skipped: `N\u{200B}f3` is `Nf3`.
+    Invisible,
+    /// `lookalike_character`: a character drawn like the ASCII one of SAN that it is read as:
+    /// full-width letters, digits and `+ # = . / :` (U+FF01 to U+FF5E, typed with an East
+    /// Asian input method), `×` for the capture sign `x`, `†` for check `+`, `‡` for mate `#`,
+    /// `…` for the periods of a move number.
+    Lookalike,
+    /// `figurine`: a figurine piece symbol (FIDE Laws Appendix C.4 allows figurine notation;
+    /// PGN writes the English letter): ♔♚ `K`, ♕♛ `Q`, ♖♜ `R`, ♗♝ `B`, ♘♞ `N`, of either
+    /// colour; a pawn figurine ♙♟ is skipped (SAN names no pawn).
+    Figurine,
+}
+
+impl CharClass {
+    /// The stable warning code: `unicode_dash`, `unicode_space`, `invisible_character`,
+    /// `lookalike_character`, `figurine`.
+    #[must_use]
+    pub fn code(self) -> &'static str {
+        match self {
+            CharClass::Dash => "unicode_dash",
+            CharClass::Space => "unicode_space",
+            CharClass::Invisible => "invisible_character",
+            CharClass::Lookalike => "lookalike_character",
+            CharClass::Figurine => "figurine",
+        }
+    }
+
+    /// What a character of the class is, for the warning's sentence: "the dash", "the
+    /// space", ...
+    fn what(self) -> &'static str {
+        match self {
+            CharClass::Dash => "the dash",
+            CharClass::Space => "the space",
+            CharClass::Invisible => "the invisible character",
+            CharClass::Lookalike => "the character",
+            CharClass::Figurine => "the figurine",
+        }
+    }
+}
+
+/// The sentence of a [`WarningKind::ReadAs`] warning.
+fn read_as_sentence(
+    class: CharClass,
+    written: char,
+    read_as: Option<char>,
+    (line, column): (u32, u32),
+    count: u32,
+) -> String {
+    let shown = if class == CharClass::Invisible || written.is_whitespace() {
+        String::new()
+    } else {
+        format!("'{written}' ")
+    };
+    let done = match read_as {
+        Some(' ') => "read as a space".to_owned(),
+        Some(c) => format!("read as '{c}'"),
+        None if class == CharClass::Figurine => {
+            "skipped (SAN writes no letter for a pawn)".to_owned()
+        }
+        None => "skipped".to_owned(),
+    };
+    let times = if count > 1 {
+        format!(" ({count} times in the game's movetext)")
+    } else {
+        String::new()
+    };
+    format!(
+        "{} {shown}(U+{:04X}) at line {line}:{column} was {done}{times}: SAN, move numbers and results are ASCII (PGN standard 7, 8.2)",
+        class.what(),
+        u32::from(written)
+    )
 }

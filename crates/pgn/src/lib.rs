@@ -54,7 +54,7 @@ mod split;
 pub mod verdict;
 mod writer;
 
-pub use error::{Bound, ErrorKind, PgnError, ReadWarning, SkippedLines, WarningKind};
+pub use error::{Bound, CharClass, ErrorKind, PgnError, ReadWarning, SkippedLines, WarningKind};
 pub use reader::{
     DEFAULT_MAX_GAME_BYTES, DEFAULT_MAX_PLIES, DEFAULT_MAX_TAG_VALUE_BYTES, DEFAULT_MAX_TAGS,
     DEFAULT_MAX_VARIATION_DEPTH, Encoding, MoveText, Nag, RawGame, Reader, ReaderLimits, SanToken,

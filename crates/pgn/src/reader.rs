@@ -6,7 +6,7 @@ use std::ops::Deref;
 
 use arbiter_rules::MAX_MOVE_TEXT_LEN;
 
-use crate::error::{Bound, ErrorKind, PgnError, ReadWarning, SkippedLines, WarningKind};
+use crate::error::{Bound, CharClass, ErrorKind, PgnError, ReadWarning, SkippedLines, WarningKind};
 use crate::split::{Chunk, ChunkText};
 
 /// The default bound on the plies of one game (10,000), the one default of every door: the
@@ -238,6 +238,8 @@ struct TagSpan {
     name: (usize, usize),
     value: (usize, usize),
     line: u32,
+    /// The column of the value's first character.
+    value_column: u32,
 }
 
 /// A streaming PGN reader: an iterator of games, one game in memory at a time.
@@ -249,9 +251,22 @@ struct TagSpan {
 /// without a termination marker (ended by the next tag section or the end of input) and games
 /// without tags (which start at move 1).
 ///
-/// One PGN game is one game: a tag section followed by a blank line and another tag section is
-/// two games, the first without movetext ([`ErrorKind::NoMovetext`], never merged into the
-/// next); a tag name repeated within one tag section is a [`WarningKind::RepeatedTag`] warning.
+/// One PGN game is one game: a tag section followed by a blank line and another tag section
+/// that repeats one of its tag names is two games, the first without movetext
+/// ([`ErrorKind::NoMovetext`], never merged into the next); a blank line inside a tag section
+/// whose next tag line repeats none of its tags, no movetext between, is read past as a
+/// person reads it (ChessBase writes such sections), with a [`WarningKind::BlankLineInTags`]
+/// warning; a tag name repeated within one tag section is a [`WarningKind::RepeatedTag`]
+/// warning.
+///
+/// Characters outside ASCII in movetext that a person reads as PGN's (Unicode dashes in `1–0`
+/// and `O‑O`, no-break spaces, zero-width characters and a byte-order mark inside a line,
+/// full-width letters, `×`, figurines, see [`CharClass`]) are read as the ASCII character they
+/// show, or skipped when they show nothing, with a [`WarningKind::ReadAs`] warning per
+/// character; comments and tag values are kept as written. Termination markers written as
+/// other tools write them (`1:0`, `½-½`, `0,5-0,5`) are read with a
+/// [`WarningKind::NonstandardResult`] warning.
+///
 /// On an error, [`Reader::read_game`] leaves the game's index, start line and the tags read so
 /// far in the game, so an error record keeps the game's identity. `%` lines in column 1 are skipped
 /// (PGN standard 6). A UTF-8 byte order mark is skipped; lines may end with LF, CRLF or CR.
@@ -310,6 +325,34 @@ pub struct Reader<R> {
     /// The line where the input's next game starts, when the input is a [`crate::Chunk`] of a
     /// larger one: the chunk's last line, which the next chunk reads again as its first.
     next_chunk_line: Option<u32>,
+    /// The movetext of the current piece of a line with its characters outside ASCII read as
+    /// the ASCII ones a person sees ([`movetext_reading`]), when it has any.
+    norm: Vec<u8>,
+    /// What `norm` read otherwise than written, in order: warned about as the scan passes
+    /// them outside comments.
+    subst: Vec<Substitution>,
+    /// The first of `subst` not yet passed.
+    subst_next: usize,
+    /// The next game's tag section starts on the line of the last game's termination marker.
+    tags_after_marker: bool,
+}
+
+/// A character of a line's movetext read as an ASCII one, or skipped (see
+/// [`movetext_reading`]).
+#[derive(Clone, Copy, Debug)]
+struct Substitution {
+    /// Where its reading is in the read line (where it was, when skipped).
+    at: usize,
+    /// Its bytes in the line as written.
+    len: usize,
+    /// The ASCII character it was read as; `None` when skipped.
+    read_as: Option<u8>,
+    written: char,
+    class: CharClass,
+    /// Its 1-based column.
+    column: u32,
+    /// Part of an evaluation glyph (`+−`): the glyph's, no warning.
+    exempt: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -340,6 +383,12 @@ struct Scan {
     /// A tag pair of the section is named `Event` (ASCII case-insensitive), its value read or
     /// not: a second `[Event` line starts the next game.
     event_named: bool,
+    /// The first blank line after the tag section, while `blank_after_tags`.
+    blank_line: u32,
+    /// The tag section started on the line of the game before's termination marker (`... 1-0
+    /// [Event "B"]`): a tag line after a blank line starts the next game, whatever its tags (the
+    /// splitter of `-j` cuts there, not knowing the section).
+    tags_after_marker: bool,
 }
 
 /// The name of the first tag pair when `line` holds tag pairs and nothing else (PGN standard
@@ -429,6 +478,14 @@ fn utf8_text_at(line: &[u8], at: usize) -> &str {
         .utf8_chunks()
         .next()
         .map_or("", |chunk| chunk.valid())
+}
+
+/// A line the reader reads as blank: spaces and tabs only, after a byte-order mark.
+pub(crate) fn is_blank_line(line: &[u8]) -> bool {
+    line.strip_prefix(&[0xef, 0xbb, 0xbf])
+        .unwrap_or(line)
+        .iter()
+        .all(|&c| is_space(c))
 }
 
 pub(crate) fn is_space(c: u8) -> bool {
@@ -553,6 +610,146 @@ fn is_annotation_symbol(c: char) -> bool {
     ) || c == '\u{394}' // Δ, "with the idea"
 }
 
+/// The `unicode_dash` warnings of a `Result` tag whose value is a result written with Unicode
+/// dashes (`1–0`, read as `1-0` by [`crate::verdict::read_result`]): one per dash character,
+/// at its first place, counted.
+fn result_tag_dashes(value: &str, span: &TagSpan, warnings: &mut Vec<ReadWarning>) {
+    if crate::verdict::read_result(value).is_none() {
+        return;
+    }
+    let first = warnings.len();
+    for (offset, c) in value.chars().enumerate() {
+        if !is_unicode_dash(c) {
+            continue;
+        }
+        let counted = warnings[first..]
+            .iter_mut()
+            .find_map(|w| match &mut w.kind {
+                WarningKind::ReadAs { written, count, .. } if *written == c => Some(count),
+                _ => None,
+            });
+        match counted {
+            Some(count) => *count = count.saturating_add(1),
+            None => {
+                let column = span
+                    .value_column
+                    .saturating_add(u32::try_from(offset).unwrap_or(u32::MAX));
+                warnings.push(ReadWarning {
+                    line: span.line,
+                    column,
+                    ply: 0,
+                    kind: WarningKind::ReadAs {
+                        class: CharClass::Dash,
+                        written: c,
+                        read_as: Some('-'),
+                        line: span.line,
+                        column,
+                        count: 1,
+                    },
+                });
+            }
+        }
+    }
+}
+
+/// Whether `c` is a dash or minus sign the reader reads as `-` (class [`CharClass::Dash`]).
+pub(crate) fn is_unicode_dash(c: char) -> bool {
+    matches!(movetext_reading(c), Some((CharClass::Dash, _)))
+}
+
+/// A draw written with decimals, as some tools write it: read as `1/2-1/2` with a warning.
+const DECIMAL_DRAWS: [&[u8]; 4] = [b"0.5-0.5", b"0.5:0.5", b"0,5-0,5", b"0,5:0,5"];
+
+/// How the reader reads a character outside ASCII in movetext: its class and the ASCII
+/// character a person sees in it, `None` for one that shows nothing (skipped); `None` for any
+/// other character (annotation glyphs, `½`, letters of other alphabets: read as they are, or
+/// refused). Never a character that opens or closes anything (`{ } ( ) [ ] ; %`), so that a
+/// comment holding such a character reads as it did.
+fn movetext_reading(c: char) -> Option<(CharClass, Option<u8>)> {
+    let ascii = |b: u8| Some(b);
+    Some(match c {
+        '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{fe58}' | '\u{fe63}' | '\u{ff0d}' => {
+            (CharClass::Dash, ascii(b'-'))
+        }
+        '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => {
+            (CharClass::Space, ascii(b' '))
+        }
+        '\u{200b}'..='\u{200f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{feff}'
+        | '\u{ad}' => (CharClass::Invisible, None),
+        // Full-width forms of letters, digits and the signs of SAN and results.
+        '\u{ff10}'..='\u{ff19}'
+        | '\u{ff21}'..='\u{ff3a}'
+        | '\u{ff41}'..='\u{ff5a}'
+        | '\u{ff03}'
+        | '\u{ff0b}'
+        | '\u{ff0e}'
+        | '\u{ff0f}'
+        | '\u{ff1a}'
+        | '\u{ff1d}' => (
+            CharClass::Lookalike,
+            u8::try_from(u32::from(c) - 0xfee0).ok(),
+        ),
+        '\u{d7}' => (CharClass::Lookalike, ascii(b'x')),
+        '\u{2020}' => (CharClass::Lookalike, ascii(b'+')),
+        '\u{2021}' => (CharClass::Lookalike, ascii(b'#')),
+        '\u{2026}' => (CharClass::Lookalike, ascii(b'.')),
+        '\u{2654}' | '\u{265a}' => (CharClass::Figurine, ascii(b'K')),
+        '\u{2655}' | '\u{265b}' => (CharClass::Figurine, ascii(b'Q')),
+        '\u{2656}' | '\u{265c}' => (CharClass::Figurine, ascii(b'R')),
+        '\u{2657}' | '\u{265d}' => (CharClass::Figurine, ascii(b'B')),
+        '\u{2658}' | '\u{265e}' => (CharClass::Figurine, ascii(b'N')),
+        '\u{2659}' | '\u{265f}' => (CharClass::Figurine, None),
+        _ => return None,
+    })
+}
+
+/// Calls `f` with the name of each tag pair that starts `line` (`[Name "value"]`, spaces
+/// allowed around the tokens), up to the end of the line or the first text that is not a tag
+/// pair.
+fn for_each_tag_name(line: &[u8], mut f: impl FnMut(&[u8])) {
+    let n = line.len();
+    let skip_spaces = |mut i: usize| {
+        while i < n && is_space(line[i]) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = skip_spaces(0);
+    while i < n && line[i] == b'[' {
+        i = skip_spaces(i + 1);
+        let start = i;
+        while i < n && (line[i].is_ascii_alphanumeric() || line[i] == b'_') {
+            i += 1;
+        }
+        if i == start {
+            return;
+        }
+        f(&line[start..i]);
+        i = skip_spaces(i);
+        if line.get(i) != Some(&b'"') {
+            return;
+        }
+        i += 1;
+        loop {
+            match line.get(i) {
+                None => return,
+                Some(b'\\') => i += 2,
+                Some(b'"') => break,
+                Some(_) => i += 1,
+            }
+        }
+        i = skip_spaces(i + 1);
+        if line.get(i) != Some(&b']') {
+            return;
+        }
+        i = skip_spaces(i + 1);
+    }
+}
+
 /// Windows-1252 leaves these five bytes undefined.
 fn undefined_in_windows_1252(byte: u8) -> bool {
     matches!(byte, 0x81 | 0x8d | 0x8f | 0x90 | 0x9d)
@@ -629,6 +826,10 @@ impl<R: BufRead> Reader<R> {
             tag_spans: Vec::new(),
             scan: Scan::default(),
             next_chunk_line: None,
+            norm: Vec::new(),
+            subst: Vec::new(),
+            subst_next: 0,
+            tags_after_marker: false,
         }
     }
 
@@ -681,6 +882,7 @@ impl<R: BufRead> Reader<R> {
             return Ok(false);
         }
         self.scan = Scan::default();
+        self.scan.tags_after_marker = std::mem::take(&mut self.tags_after_marker);
         self.failed = None;
         self.tag_arena.clear();
         self.tag_spans.clear();
@@ -719,6 +921,7 @@ impl<R: BufRead> Reader<R> {
                     // it become spaces, so that columns stay those of the input.
                     self.line[..at].fill(b' ');
                     self.pending = true;
+                    self.tags_after_marker = true;
                     return self.finish(game).map(|()| true);
                 }
                 Step::ChunkEnds => break,
@@ -769,8 +972,26 @@ impl<R: BufRead> Reader<R> {
         )
     }
 
-    /// The 1-based character column of byte offset `at` of the current piece of a line.
+    /// The 1-based character column of byte offset `at` of the current piece of a line (of
+    /// the line as read, when its movetext was read otherwise than written: the characters
+    /// skipped before `at` are counted).
     fn column(&self, line: &[u8], at: usize) -> u32 {
+        // Characters of the movetext skipped before `at` (see `read_movetext`).
+        let skipped = if self.subst.is_empty() {
+            0
+        } else {
+            self.subst
+                .iter()
+                .filter(|s| s.read_as.is_none() && s.at <= at)
+                .count()
+        };
+        self.written_column(line, at)
+            .saturating_add(u32::try_from(skipped).unwrap_or(u32::MAX))
+    }
+
+    /// The 1-based character column of byte offset `at` of the current piece of a line as
+    /// written.
+    fn written_column(&self, line: &[u8], at: usize) -> u32 {
         let at = at.min(line.len());
         let chars = if self.line_ascii {
             at
@@ -979,8 +1200,12 @@ impl<R: BufRead> Reader<R> {
             return Step::Continue;
         }
         if blank {
-            if !self.scan.movetext && (!self.tag_spans.is_empty() || self.skipping()) {
+            if !self.scan.movetext
+                && (!self.tag_spans.is_empty() || self.skipping())
+                && !self.scan.blank_after_tags
+            {
                 self.scan.blank_after_tags = true;
+                self.scan.blank_line = self.line_no;
             }
             return Step::Continue;
         }
@@ -993,8 +1218,22 @@ impl<R: BufRead> Reader<R> {
             }
             if self.scan.blank_after_tags {
                 // A tag section after a tag section and a blank line: a new game, and the one
-                // before has no movetext (PGN standard 8.2).
-                return Step::NoMovetext;
+                // before has no movetext (PGN standard 8.2); unless its tags repeat none of
+                // the section's (ChessBase writes a blank line inside a tag section): then one
+                // game, as a person reads it, with a warning. A game being skipped ends here,
+                // and so does a section that started after a termination marker on its line.
+                if self.skipping() || self.scan.tags_after_marker || self.repeats_a_tag(line) {
+                    return Step::NoMovetext;
+                }
+                self.scan.blank_after_tags = false;
+                game.warnings.push(ReadWarning {
+                    line: self.line_no,
+                    column: self.column(line, first),
+                    ply: 0,
+                    kind: WarningKind::BlankLineInTags {
+                        blank_line: self.scan.blank_line,
+                    },
+                });
             }
             if self.scan.event_named && is_event_tag_line(line) {
                 // A second `[Event "` line in a tag section, without the blank line between: the
@@ -1021,7 +1260,7 @@ impl<R: BufRead> Reader<R> {
         }
         self.scan.movetext = true;
         if !self.scan.not_text {
-            self.parse_movetext(line, first, game);
+            self.read_movetext(line, first, game);
         }
         self.movetext_step()
     }
@@ -1044,7 +1283,7 @@ impl<R: BufRead> Reader<R> {
             self.fail(self.size_error(game, line));
         }
         if self.scan.movetext && !self.scan.line_ignored && !self.scan.not_text {
-            self.parse_movetext(line, 0, game);
+            self.read_movetext(line, 0, game);
         }
         self.movetext_step()
     }
@@ -1073,6 +1312,156 @@ impl<R: BufRead> Reader<R> {
                 limit: self.limits.max_game_bytes,
             },
         )
+    }
+
+    /// Whether a tag line after a blank line in a tag section names a tag the section has
+    /// (ASCII case-insensitive; `Event` also when its pair was broken): then it starts the next
+    /// game.
+    fn repeats_a_tag(&self, line: &[u8]) -> bool {
+        let mut repeats = false;
+        for_each_tag_name(line, |name| {
+            repeats |= (self.scan.event_named && name.eq_ignore_ascii_case(b"Event"))
+                || self.tag_spans.iter().any(|span| {
+                    self.tag_arena[span.name.0..span.name.1].eq_ignore_ascii_case(name)
+                });
+        });
+        repeats
+    }
+
+    /// Reads the movetext of `line` from byte `from` on ([`Reader::parse_movetext`]), its
+    /// characters outside ASCII that a person reads as ASCII ones read as those
+    /// ([`movetext_reading`]): each noted as the scan passes it outside comments, with a
+    /// warning per character and game ([`WarningKind::ReadAs`]).
+    fn read_movetext(&mut self, line: &[u8], from: usize, game: &mut RawGame) {
+        if self.line_ascii || !self.normalize(line, from) {
+            self.parse_movetext(line, from, game);
+            return;
+        }
+        let norm = std::mem::take(&mut self.norm);
+        self.parse_movetext(&norm, from, game);
+        self.norm = norm;
+        // A tag section after the termination marker starts at this byte of the line as
+        // written.
+        if let Some(at) = self.scan.next_game_at {
+            self.scan.next_game_at = Some(self.written_offset(at));
+        }
+        self.subst.clear();
+        self.subst_next = 0;
+    }
+
+    /// Reads `line[from..]` into `self.norm` and its substitutions into `self.subst`; `false`
+    /// (and nothing kept) when no character of it has another reading.
+    fn normalize(&mut self, line: &[u8], from: usize) -> bool {
+        self.norm.clear();
+        self.subst.clear();
+        self.subst_next = 0;
+        let mut copied = 0;
+        let mut i = from;
+        while i < line.len() {
+            if line[i].is_ascii() {
+                i += 1;
+                continue;
+            }
+            let (written, len) = match utf8_text_at(line, i).chars().next() {
+                Some(c) => (c, c.len_utf8()),
+                None => (windows_1252_char(line[i]), 1),
+            };
+            if let Some((class, read_as)) = movetext_reading(written) {
+                if self.subst.is_empty() {
+                    self.norm.reserve(line.len());
+                }
+                self.norm.extend_from_slice(&line[copied..i]);
+                let at = self.norm.len();
+                let column = self.written_column(line, i);
+                self.norm.extend(read_as);
+                self.subst.push(Substitution {
+                    at,
+                    len,
+                    read_as,
+                    written,
+                    class,
+                    column,
+                    exempt: false,
+                });
+                copied = i + len;
+            }
+            i += len;
+        }
+        if self.subst.is_empty() {
+            return false;
+        }
+        self.norm.extend_from_slice(&line[copied..]);
+        true
+    }
+
+    /// The offset in the line as written of byte `at` of the read line.
+    fn written_offset(&self, at: usize) -> usize {
+        self.subst
+            .iter()
+            .filter(|s| s.at < at || (s.read_as.is_none() && s.at == at))
+            .map(|s| s.len - usize::from(s.read_as.is_some()))
+            .sum::<usize>()
+            + at
+    }
+
+    /// Notes the substitutions before byte `upto` of the read line (a skipped character at
+    /// `upto` included): each a warning, unless it is part of a glyph or the game is being
+    /// skipped.
+    fn pass_substitutions(&mut self, upto: usize, game: &mut RawGame) {
+        while let Some(&s) = self.subst.get(self.subst_next) {
+            // A skipped character at `upto` was before the byte there.
+            if s.at > upto || (s.at == upto && s.read_as.is_some()) {
+                return;
+            }
+            self.subst_next += 1;
+            if s.exempt || self.skipping() {
+                continue;
+            }
+            let counted = game
+                .warnings
+                .iter_mut()
+                .rev()
+                .find_map(|w| match &mut w.kind {
+                    WarningKind::ReadAs { written, count, .. } if *written == s.written => {
+                        Some(count)
+                    }
+                    _ => None,
+                });
+            match counted {
+                Some(count) => *count = count.saturating_add(1),
+                None => game.warnings.push(ReadWarning {
+                    line: self.line_no,
+                    column: s.column,
+                    ply: game.moves.len() as u32,
+                    kind: WarningKind::ReadAs {
+                        class: s.class,
+                        written: s.written,
+                        read_as: s.read_as.map(char::from),
+                        line: self.line_no,
+                        column: s.column,
+                        count: 1,
+                    },
+                }),
+            }
+        }
+    }
+
+    /// Passes the substitutions before byte `upto` of the read line without a warning (they
+    /// are in a comment).
+    fn skip_substitutions(&mut self, upto: usize) {
+        while self.subst.get(self.subst_next).is_some_and(|s| s.at < upto) {
+            self.subst_next += 1;
+        }
+    }
+
+    /// The substitutions in bytes `from..to` of the read line are part of an evaluation glyph
+    /// (`+−` read as `+-`): the glyph's, without a warning.
+    fn glyph_substitutions(&mut self, from: usize, to: usize) {
+        for s in &mut self.subst[self.subst_next..] {
+            if (from..to).contains(&s.at) {
+                s.exempt = true;
+            }
+        }
     }
 
     fn parse_tags(
@@ -1150,6 +1539,7 @@ impl<R: BufRead> Reader<R> {
             let name_at = self.tag_arena.len();
             self.tag_arena.extend_from_slice(&line[name.0..name.1]);
             let value_at = self.tag_arena.len();
+            let value_column = self.column(line, i);
             loop {
                 if i >= n {
                     return Err(self.syntax_at(
@@ -1214,6 +1604,7 @@ impl<R: BufRead> Reader<R> {
                 name: (name_at, value_at),
                 value: (value_at, self.tag_arena.len()),
                 line: self.line_no,
+                value_column,
             });
         }
     }
@@ -1233,7 +1624,12 @@ impl<R: BufRead> Reader<R> {
                     }
                     None => i = n,
                 }
+                // A comment's characters are its own.
+                self.skip_substitutions(i);
                 continue;
+            }
+            if self.subst_next < self.subst.len() {
+                self.pass_substitutions(i, game);
             }
             let c = line[i];
             if is_space(c) {
@@ -1371,6 +1767,17 @@ impl<R: BufRead> Reader<R> {
                 }
                 b'0'..=b'9' => {
                     let start = i;
+                    // A draw written with decimals: `0.5-0.5`, `0,5-0,5` (not a move number).
+                    if let Some(draw) = DECIMAL_DRAWS.iter().find(|draw| {
+                        line[start..].starts_with(draw)
+                            && line
+                                .get(start + draw.len())
+                                .is_none_or(|&c| !is_token_char(c))
+                    }) {
+                        i += draw.len();
+                        self.nonstandard_result(game, line, start, draw, "1/2-1/2", mainline);
+                        continue;
+                    }
                     while i < n && line[i].is_ascii_digit() {
                         i += 1;
                     }
@@ -1408,6 +1815,14 @@ impl<R: BufRead> Reader<R> {
                                 self.set_result(game, result);
                             }
                         }
+                        b"1:0" | b"0:1" | b"1/2:1/2" => {
+                            let read_as = match token {
+                                b"1:0" => "1-0",
+                                b"0:1" => "0-1",
+                                _ => "1/2-1/2",
+                            };
+                            self.nonstandard_result(game, line, start, token, read_as, mainline);
+                        }
                         _ if token.starts_with(b"0-0") || token == b"0000" => {
                             i = self.move_token(line, start, i, game);
                         }
@@ -1436,18 +1851,35 @@ impl<R: BufRead> Reader<R> {
                     i = self.move_token(line, start, i, game);
                 }
                 _ => {
-                    // `½-½` (UTF-8, or Windows-1252 0xBD) is the draw's termination marker.
-                    let half = ["\u{bd}-\u{bd}".as_bytes(), b"\xbd-\xbd"]
-                        .into_iter()
-                        .find(|half| line[i..].starts_with(half));
+                    // `½-½` or `½:½` (UTF-8, or Windows-1252 0xBD) is the draw's termination
+                    // marker.
+                    let half = [
+                        "\u{bd}-\u{bd}".as_bytes(),
+                        "\u{bd}:\u{bd}".as_bytes(),
+                        b"\xbd-\xbd",
+                        b"\xbd:\xbd",
+                    ]
+                    .into_iter()
+                    .find(|half| line[i..].starts_with(half));
                     if let Some(half) = half {
-                        if mainline {
-                            self.set_result(game, "1/2-1/2");
-                        }
+                        let written = if half.contains(&b':') {
+                            "\u{bd}:\u{bd}"
+                        } else {
+                            "\u{bd}-\u{bd}"
+                        };
+                        self.nonstandard_result(
+                            game,
+                            line,
+                            i,
+                            written.as_bytes(),
+                            "1/2-1/2",
+                            mainline,
+                        );
                         i += half.len();
                         continue;
                     }
                     if let Some((len, nag)) = self.glyph_at(line, i) {
+                        self.glyph_substitutions(i, i + len);
                         if kept {
                             match nag {
                                 Ok(value) => game.nags.push(Nag {
@@ -1482,6 +1914,41 @@ impl<R: BufRead> Reader<R> {
                 }
             }
         }
+        if self.subst_next < self.subst.len() {
+            // Skipped characters at the line's end.
+            self.pass_substitutions(usize::MAX, game);
+        }
+    }
+
+    /// A termination marker written otherwise than PGN's (`1:0`, `½-½`, `0.5-0.5`, ...) at byte
+    /// `at` of the line: the result `read_as` in the main line, with a warning.
+    fn nonstandard_result(
+        &mut self,
+        game: &mut RawGame,
+        line: &[u8],
+        at: usize,
+        written: &[u8],
+        read_as: &'static str,
+        mainline: bool,
+    ) {
+        if !mainline {
+            return;
+        }
+        self.set_result(game, read_as);
+        if !self.skipping() {
+            let column = self.column(line, at);
+            game.warnings.push(ReadWarning {
+                line: self.line_no,
+                column,
+                ply: game.moves.len() as u32,
+                kind: WarningKind::NonstandardResult {
+                    written: String::from_utf8_lossy(written).into_owned(),
+                    read_as,
+                    line: self.line_no,
+                    column,
+                },
+            });
+        }
     }
 
     fn set_result(&mut self, game: &mut RawGame, result: &str) {
@@ -1493,8 +1960,24 @@ impl<R: BufRead> Reader<R> {
     /// Records the move token `line[start..end]` (main line only, while the game has no error)
     /// and the `!`/`?` marks glued to it; returns the offset after them.
     fn move_token(&mut self, line: &[u8], start: usize, end: usize, game: &mut RawGame) -> usize {
-        let mut token = &line[start..end];
         let n = line.len();
+        // A promotion written in parentheses, glued to its move (`e8(Q)`): part of the move,
+        // not a variation.
+        let end = if line[start..end].ends_with(b"8") || line[start..end].ends_with(b"1") {
+            match line.get(end..end + 3) {
+                Some(
+                    [
+                        b'(',
+                        b'Q' | b'R' | b'B' | b'N' | b'q' | b'r' | b'b' | b'n',
+                        b')',
+                    ],
+                ) => end + 3,
+                _ => end,
+            }
+        } else {
+            end
+        };
+        let mut token = &line[start..end];
         let mut i = end;
         // A glyph that begins in ASCII and ends in Unicode, glued to the move (`f3+/−`,
         // `g4=/∞`, `Qh4#+–`): the token stopped at its first non-ASCII character.
@@ -1505,6 +1988,7 @@ impl<R: BufRead> Reader<R> {
             && let Some((cut, consumed, nag)) = glyph_across(token, &line[i..])
         {
             token = &token[..token.len() - cut];
+            self.glyph_substitutions(end - cut, end + consumed);
             i += consumed;
             unicode_glued = Some(nag);
         }
@@ -1523,6 +2007,7 @@ impl<R: BufRead> Reader<R> {
             .then(|| std::str::from_utf8(token).ok().and_then(glyph_nag))
             .flatten()
         {
+            self.glyph_substitutions(start, i);
             if self.scan.depth == 0 && !self.skipping() {
                 game.nags.push(Nag {
                     ply: game.moves.len() as u32,
@@ -1532,6 +2017,13 @@ impl<R: BufRead> Reader<R> {
             return i;
         }
         if self.scan.depth > 0 || self.skipping() {
+            if unicode_glued.is_none() && self.subst_next < self.subst.len() {
+                // A glyph glued to a move of a variation keeps its dashes too.
+                let (move_text, glued) = split_glued_glyph(token);
+                if glued.is_some() {
+                    self.glyph_substitutions(start + move_text.len(), end);
+                }
+            }
             return i;
         }
         // "Qxf7#+-", "e4=": an ASCII evaluation glyph glued to the move; the move is read
@@ -1540,6 +2032,10 @@ impl<R: BufRead> Reader<R> {
             Some(nag) => (token, Some(nag)),
             None => split_glued_glyph(token),
         };
+        if glued.is_some() && unicode_glued.is_none() {
+            // `Qxf7#+−` read as `Qxf7#+-`: the minus is the glyph's.
+            self.glyph_substitutions(start + token.len(), end);
+        }
         let null = matches!(token, b"--" | b"Z0" | b"0000" | b"@@@@");
         let Some(text) = MoveText::from_bytes(token) else {
             self.fail(self.syntax_at(
@@ -1705,6 +2201,9 @@ impl<R: BufRead> Reader<R> {
                     text
                 }
             };
+            if name.eq_ignore_ascii_case("Result") && !value.is_ascii() {
+                result_tag_dashes(&value, span, &mut game.warnings);
+            }
             game.tags.push((name, value));
             game.tag_lines.push(span.line);
         }

@@ -2,13 +2,13 @@
 //! checked, the first problem reported with its line, column, ply and reason.
 
 use arbiter_rules::{
-    AnalysisBudget, CastlingMode, FenOptions, Game, GameOver, Move, Outcome, Position, SanMode,
-    Validation,
+    AnalysisBudget, CastlingMode, FenOptions, Game, GameOver, Illegality, Move, MoveError, Outcome,
+    Position, SanMode, Validation, looks_like_uci,
 };
 
 use crate::error::{ErrorKind, PgnError};
 use crate::reader::{RawGame, SanToken};
-use crate::verdict::{PgnWarning, WrittenSuffix};
+use crate::verdict::{PgnWarning, PgnWarningKind, WrittenSuffix};
 
 /// The variants that can be replayed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -164,11 +164,27 @@ pub fn start_position(
     }
 }
 
+/// How a move was read when it was not written as PGN writes it, for its warning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reading {
+    /// As written.
+    Plain,
+    /// Castling written as the king's move (`Ke1g1`, `e1-g1`, `Kg1`, king takes rook `Ke1h1`);
+    /// `uci`: written as UCI writes castling in the game's mode (`e1g1` or `e1h1` in standard
+    /// chess, king takes rook `e1h1` in Chess960), not in Chess960 as the king's destination.
+    CastlingAsKingMove {
+        /// UCI's own castling notation for the mode.
+        uci: bool,
+    },
+    /// A piece letter written in lower case (`nf3`), read as the capital.
+    LowercasePiece,
+}
+
 fn parse_token(
     pos: &Position,
     token: &SanToken,
     options: &ReplayOptions,
-) -> Result<Move, ErrorKind> {
+) -> Result<(Move, Reading), ErrorKind> {
     if token.null {
         return Err(ErrorKind::NullMove {
             ply: token.ply as usize,
@@ -176,17 +192,112 @@ fn parse_token(
         });
     }
     let text = token.text.as_str();
-    let parsed = if options.accept_uci && options.san_mode == SanMode::Tolerant {
-        pos.parse_move(text)
-    } else if options.accept_uci && arbiter_rules::looks_like_uci(text) {
-        pos.parse_uci(text)
-    } else {
-        pos.parse_san(text, options.san_mode)
+    let parse = |text: &str| {
+        if options.accept_uci && options.san_mode == SanMode::Tolerant {
+            pos.parse_move(text)
+        } else if options.accept_uci && looks_like_uci(text) {
+            pos.parse_uci(text)
+        } else {
+            pos.parse_san(text, options.san_mode)
+        }
     };
-    parsed.map_err(|error| ErrorKind::Move {
+    let error = match parse(text) {
+        Ok(m) if m.is_castle() && !written_as_castling(text) => {
+            let uci = looks_like_uci(text);
+            return Ok((m, Reading::CastlingAsKingMove { uci }));
+        }
+        Ok(m) => return Ok((m, Reading::Plain)),
+        Err(error) => error,
+    };
+    if options.san_mode == SanMode::Tolerant {
+        // Chess960 castling written as UCI writes standard castling, the king's destination
+        // (`e1g1`): the castling it names, as the king move it is written as.
+        if let MoveError::Illegal {
+            reason: Illegality::Chess960CastlingNotation { uci },
+            ..
+        } = &error
+            && let Some(m) = pos
+                .legal_moves()
+                .iter()
+                .find(|m| m.is_castle() && pos.uci(m) == *uci)
+        {
+            return Ok((*m, Reading::CastlingAsKingMove { uci: false }));
+        }
+        // A piece letter in lower case (`nf3`, `qh5`; `bc4` when no b-pawn goes to c4): the
+        // piece. The error of a knight, rook, queen or king move is the piece's (no file is
+        // named n, r, q or k); a `b` move that fits no bishop keeps the pawn's.
+        if let Some(capital) = capitalized_piece(text) {
+            match parse(&capital) {
+                Ok(m) => return Ok((m, Reading::LowercasePiece)),
+                Err(capital_error) if !text.starts_with('b') => {
+                    return Err(ErrorKind::Move {
+                        ply: token.ply as usize,
+                        text: text.to_string(),
+                        error: capital_error,
+                    });
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    Err(ErrorKind::Move {
         ply: token.ply as usize,
         text: text.to_string(),
         error,
+    })
+}
+
+/// Whether a castling move is written as PGN writes castling (`O-O`, `O-O-O`; `0-0` and `o-o`
+/// as the tolerant reader reads them), check signs and marks aside.
+fn written_as_castling(text: &str) -> bool {
+    let text = text.trim_end_matches(['+', '#', '!', '?']);
+    !text.is_empty() && text.bytes().all(|b| matches!(b, b'O' | b'o' | b'0' | b'-'))
+}
+
+/// The move written with its lower-case piece letter as a capital (`nf3` as `Nf3`), when it
+/// starts with one and goes on as a piece move does (a square, a file or rank of origin, or
+/// `x`).
+fn capitalized_piece(text: &str) -> Option<String> {
+    let mut chars = text.chars();
+    let first = chars.next()?;
+    let second = chars.next()?;
+    (matches!(first, 'k' | 'q' | 'r' | 'b' | 'n')
+        && (matches!(second, 'a'..='h' | '1'..='8' | 'x' | ':' | '-')))
+    .then(|| format!("{}{}", first.to_ascii_uppercase(), &text[1..]))
+}
+
+/// The warning of a move read otherwise than written (`castling_as_king_move`,
+/// `lowercase_piece_letter`); `None` for a move as written, and for castling written as UCI
+/// writes it in a game written in UCI (`e1g1`, king takes rook `e1h1` in Chess960), which is
+/// how UCI writes castling.
+fn reading_warning(
+    reading: Reading,
+    token: &SanToken,
+    m: &Move,
+    uci_game: &mut impl FnMut() -> bool,
+) -> Option<PgnWarning> {
+    let text = token.text.to_string();
+    let kind = match reading {
+        Reading::Plain => return None,
+        Reading::CastlingAsKingMove { uci } => {
+            if uci && uci_game() {
+                return None;
+            }
+            PgnWarningKind::CastlingAsKingMove {
+                text,
+                castling: if m.is_kingside_castle() {
+                    "O-O"
+                } else {
+                    "O-O-O"
+                },
+            }
+        }
+        Reading::LowercasePiece => PgnWarningKind::LowercasePieceLetter { text },
+    };
+    Some(PgnWarning {
+        ply: token.ply,
+        line: token.line,
+        kind,
     })
 }
 
@@ -222,12 +333,27 @@ pub fn replay_noting(
     // A suffixed move that gives check: whether it mates is known when a next move is played
     // (then it does not), else at the end, so a legal move is not searched for at every check.
     let mut open_check: Option<WrittenSuffix> = None;
+    // Whether every move of the game is written in UCI, asked only of a castling written as a
+    // king move.
+    let mut uci_game = || {
+        raw.moves
+            .iter()
+            .all(|m| m.null || looks_like_uci(m.text.as_str()))
+    };
     for token in &raw.moves {
         let parsed = match parse_token(game.position(), token, options) {
             Err(kind @ ErrorKind::NullMove { .. }) => {
                 return Err(PgnError::new(token.line, token.column, raw.index, kind));
             }
-            parsed => parsed,
+            Ok((m, reading)) => {
+                if reading != Reading::Plain
+                    && let Some(warning) = reading_warning(reading, token, &m, &mut uci_game)
+                {
+                    warn(warning);
+                }
+                Ok(m)
+            }
+            Err(kind) => Err(kind),
         };
         let recorded = game
             .record(parsed)
@@ -276,7 +402,7 @@ pub fn replay_moves(
     moves.clear();
     let (variant, mut pos) = start_position(raw, options)?;
     for token in &raw.moves {
-        let m = parse_token(&pos, token, options)
+        let (m, _) = parse_token(&pos, token, options)
             .map_err(|kind| after_end(&pos, moves.len(), kind))
             .map_err(|kind| PgnError::new(token.line, token.column, raw.index, kind))?;
         pos.play_in_place(&m);

@@ -14,13 +14,19 @@
 //! - `L` starts with `[`, holds tag pairs and nothing else, the first one of the Seven Tag
 //!   Roster (PGN standard 8.1.1, any letter case), has no `}`, and is read whole (at most
 //!   [`ReaderLimits::max_game_bytes`] and 4,096 bytes);
-//! - the line before `L` is blank (spaces and tabs only), or it holds no `[` at all and starts
-//!   with neither `%` nor a byte-order mark.
+//! - the line before `L` holds no `[` at all, starts with neither `%` nor a byte-order mark
+//!   and is read whole; or the lines before `L` are blank (spaces and tabs only, after a
+//!   byte-order mark) and the last line before them that is not blank starts with neither `[`
+//!   (after spaces), `%` nor a byte-order mark.
 //!
 //! Then the reader of the whole input is in one of these states when it comes to `L`, and each
 //! starts a game at `L`: between games; in movetext, which a tag line ends (the game without a
 //! termination marker); in a brace comment, which a line of Seven Tag Roster pairs without `}`
-//! cuts; in a tag section after a blank line (the game without movetext, PGN standard 8.2).
+//! cuts; after blank lines, in a tag section opened after a termination marker on its line
+//! (the game without movetext). The one state where a tag line after a blank line goes on
+//! with the game, a tag section of tag lines whose next tag line repeats none of its tags (as
+//! ChessBase writes a blank line inside one), follows a line that starts with `[`: no cut
+//! there.
 //! A game with an error is read on to its end by the same rules, keeping nothing (see
 //! [`PgnError::skipped`](crate::PgnError::skipped)), so it ends at `L` too; and the reader
 //! decides whether a line starts the next game before it counts the line in a game's size, so
@@ -40,7 +46,7 @@
 
 use std::io::{self, BufRead};
 
-use crate::reader::{ReaderLimits, starts_tag_section};
+use crate::reader::{ReaderLimits, is_blank_line, is_space, starts_tag_section};
 
 /// The longest cut line `L` in bytes (tag lines are short; a longer one is not cut before).
 const MAX_CUT_LINE: usize = 4096;
@@ -89,9 +95,12 @@ pub struct Splitter<R> {
     first_line: u32,
     /// Lines of the input before the one at `scanned`.
     lines: u32,
-    /// Where the line before the one at `scanned` is in `buf` (start, end), when it is there
-    /// and not the line of a cut; it is looked at only before a line that starts with `[`.
+    /// Where the last line that is not blank before the one at `scanned` is in `buf` (start,
+    /// end), when it is there and after the line of a cut; it is looked at only before a line
+    /// that starts with `[`.
     previous: Option<(usize, usize)>,
+    /// A blank line came after `previous`.
+    blank_after_previous: bool,
     eof: bool,
     io_error: Option<String>,
     done: bool,
@@ -114,6 +123,7 @@ impl<R: BufRead> Splitter<R> {
             first_line: 1,
             lines: 0,
             previous: None,
+            blank_after_previous: false,
             eof: false,
             io_error: None,
             done: false,
@@ -137,7 +147,12 @@ impl<R: BufRead> Splitter<R> {
                 {
                     return Some(self.cut(start, next, spare));
                 }
-                self.previous = Some((start, end));
+                if is_blank_line(line) {
+                    self.blank_after_previous = true;
+                } else {
+                    self.previous = Some((start, end));
+                    self.blank_after_previous = false;
+                }
                 self.scanned = next;
                 self.lines += 1;
             }
@@ -205,15 +220,24 @@ impl<R: BufRead> Splitter<R> {
             && starts_tag_section(line)
     }
 
-    /// Whether after `line`, whatever came before it, the reader is between games, in movetext,
-    /// in a comment, or in a tag section after a blank line: a line read whole (at most
-    /// [`ReaderLimits::max_game_bytes`]) without `[` (which could open a tag section after a
-    /// termination marker), and not a `%` line or a line with a byte-order mark (which the
-    /// reader reads past, as if the line were not there).
+    /// Whether after `line` (the last line that is not blank) and the blank lines after it,
+    /// whatever came before, the reader is between games, in movetext or in a comment, or in a
+    /// tag section after a blank line that any tag line ends: right after `line`, a line read
+    /// whole (at most [`ReaderLimits::max_game_bytes`]) without `[` (which could open a tag
+    /// section after a termination marker); after blank lines, any line that does not start
+    /// with `[` (after spaces): one that starts a tag section there is the only kind the reader
+    /// goes on with after a blank line (a section opened after a termination marker is not).
+    /// Never after a `%` line or a line with a byte-order mark (which the reader reads past, as
+    /// if the line were not there).
     fn sure_after(&self, line: &[u8]) -> bool {
-        line.len() <= self.max_line
-            && !line.contains(&b'[')
-            && !matches!(line.first(), Some(b'%' | 0xef))
+        if matches!(line.first(), Some(b'%' | 0xef)) {
+            return false;
+        }
+        if self.blank_after_previous {
+            line.iter().find(|&&c| !is_space(c)) != Some(&b'[')
+        } else {
+            line.len() <= self.max_line && !line.contains(&b'[')
+        }
     }
 
     /// Hands out the text before `next` (the cut line included) and keeps the cut line, which
@@ -235,6 +259,7 @@ impl<R: BufRead> Splitter<R> {
         self.scanned = next - start;
         // The cut line is a tag line: no cut right after it.
         self.previous = None;
+        self.blank_after_previous = false;
         chunk
     }
 
@@ -405,6 +430,18 @@ mod tests {
                 "[Site \"x\"]\n\u{feff}\n[Event \"y\"]\n\n1. d4 *\n",
                 "a byte-order mark the reader strips",
             ),
+            (
+                "[Event \"a\"]\n\n[Event \"b\"]\n\n1. d4 *\n",
+                "a tag section after a tag section and a blank line (no movetext, as its tag repeats)",
+            ),
+            (
+                "[Event \"a\"]\n\n[Site \"b\"]\n\n1. d4 *\n",
+                "a tag section after a tag section and a blank line (the same game, issue 28)",
+            ),
+            (
+                "[Event \"a\"]\n[Bad tag\n\n[White \"b\"]\n\n1. d4 *\n",
+                "an error in a tag section, then a blank line",
+            ),
         ] {
             assert_cut_into(input, limits, 1, why);
         }
@@ -444,7 +481,10 @@ mod tests {
     fn a_cut_keeps_how_the_game_before_it_ends() {
         let limits = ReaderLimits::default();
         for (input, why) in [
-            ("[Event \"a\"]\n\n[Event \"b\"]\n\n1. d4 *\n", "no movetext"),
+            (
+                "[Event \"a\"]\n;\n\n[Event \"b\"]\n\n1. d4 *\n",
+                "a comment",
+            ),
             (
                 "1. e4 e5\n[Event \"b\"]\n\n1. d4 *\n",
                 "no termination marker",
@@ -468,10 +508,6 @@ mod tests {
             (
                 "[Event \"a\"]\n[Bad tag\nplain\n[White \"b\"]\n\n1. d4 *\n",
                 "an error in a tag section, then movetext",
-            ),
-            (
-                "[Event \"a\"]\n[Bad tag\n\n[White \"b\"]\n\n1. d4 *\n",
-                "an error in a tag section, then a blank line",
             ),
             (
                 "; a comment line\n\n[Event \"b\"]\n\n1. d4 *\n",
@@ -535,6 +571,41 @@ mod tests {
         assert!(read[0].contains("bound: GameBytes"), "{}", read[0]);
     }
 
+    /// Issue 28 item 5: a ChessBase tag section with a blank line inside is one game, which the
+    /// splitter never cuts (its `[Site` line follows a blank line and a tag line); it still cuts
+    /// between such games, after their movetext.
+    #[test]
+    fn r_no_cut_inside_a_tag_section_with_a_blank_line_issue_28() {
+        let limits = ReaderLimits::default();
+        let game = "[Event \"E\"]\n\n[Site \"S\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n";
+        let input = game.repeat(30);
+        let (chunked, chunks) = by_chunks(input.as_bytes(), limits, 100);
+        assert_eq!(
+            chunks, 15,
+            "a cut before every third game, never before a [Site line"
+        );
+        assert_eq!(chunked, whole(input.as_bytes(), limits));
+        assert_eq!(chunked.len(), 30);
+        assert!(
+            chunked
+                .iter()
+                .all(|item| item.starts_with("Ok(") && item.contains("BlankLineInTags")),
+            "{chunked:?}"
+        );
+        // A tag section opened after a termination marker, a blank line, a tag line: the next
+        // game (the section has no movetext), cut there or not.
+        let input = "[Event \"A\"]\n\n1. e4 1-0 [Event \"B\"]\n\n[Site \"S\"]\n\n1. d4 *\n";
+        assert_cut_into(
+            input,
+            limits,
+            2,
+            "after a marker's tag section and a blank line",
+        );
+        let read = whole(input.as_bytes(), limits);
+        assert_eq!(read.len(), 3, "{read:?}");
+        assert!(read[1].contains("NoMovetext"), "{read:?}");
+    }
+
     /// Short games make many records per byte: chunks are cut by lines too, and an input of
     /// short games with nowhere to cut is given up after 4,096 lines, not after its bytes.
     #[test]
@@ -592,6 +663,11 @@ mod tests {
         "  ",
         "\t",
         "1. e4 e5 2. Nf3 Nc6 1-0",
+        "[Date \"d\"]",
+        "1. O\u{2011}O\u{a0}e5\u{200b} 1\u{2013}0",
+        "1. e4 1\u{2013}0\u{a0}[Event \"u\"]",
+        "\u{a0}",
+        "1. e4 \u{bd}:\u{bd}",
         "1. e4 {comment",
         "still comment }",
         "} 1/2-1/2",

@@ -114,16 +114,34 @@ impl DeclaredResult {
 /// Reads a result as a `Result` tag or a termination marker writes it: `Some(Some(result))` for
 /// `1-0`, `0-1`, `1/2-1/2` (PGN standard 8.2.6), `Some(None)` for `*` (no result), `None` for a
 /// text that is not a result. Spaces around it are ignored, and the spellings other tools write
-/// are read too: `½-½` (as the reader reads it in movetext), `0.5-0.5`, and a colon instead of the
-/// dash (`1:0`, `0:1`, `½:½`, `1/2:1/2`).
+/// are read too: `½-½` (as the reader reads it in movetext), `0.5-0.5`, `0,5-0,5`, a colon
+/// instead of the dash (`1:0`, `0:1`, `½:½`, `1/2:1/2`, `0.5:0.5`, `0,5:0,5`), and any of
+/// them with a Unicode dash or minus sign for the dash (`1–0`, `0−1`; the reader warns of the
+/// dash of a `Result` tag, `unicode_dash`).
 #[must_use]
 pub fn read_result(text: &str) -> Option<Option<GameResult>> {
-    match text.trim() {
+    let text = text.trim();
+    let ascii;
+    let text = if text.is_ascii() || !text.chars().any(crate::reader::is_unicode_dash) {
+        text
+    } else {
+        ascii = text
+            .chars()
+            .map(|c| {
+                if crate::reader::is_unicode_dash(c) {
+                    '-'
+                } else {
+                    c
+                }
+            })
+            .collect::<String>();
+        ascii.as_str()
+    };
+    match text {
         "1-0" | "1:0" => Some(Some(GameResult::WhiteWins)),
         "0-1" | "0:1" => Some(Some(GameResult::BlackWins)),
-        "1/2-1/2" | "\u{bd}-\u{bd}" | "0.5-0.5" | "1/2:1/2" | "\u{bd}:\u{bd}" | "0.5:0.5" => {
-            Some(Some(GameResult::Draw))
-        }
+        "1/2-1/2" | "\u{bd}-\u{bd}" | "0.5-0.5" | "0,5-0,5" | "1/2:1/2" | "\u{bd}:\u{bd}"
+        | "0.5:0.5" | "0,5:0,5" => Some(Some(GameResult::Draw)),
         "*" => Some(None),
         _ => None,
     }
@@ -248,6 +266,24 @@ pub enum PgnWarningKind {
         /// The termination marker.
         marker: String,
     },
+    /// `castling_as_king_move`: castling written as the king's move (`Ke1g1`, `Ke1-g1`,
+    /// `e1-g1`, `Kg1`, king takes rook `Ke1h1`; in Chess960 also UCI's king destination
+    /// `e1g1`), read as the castling it names where that castling is legal (PGN writes `O-O`,
+    /// standard 8.2.3.3). Castling in UCI (`e1g1`, Chess960's `e1h1`) in a game written all in
+    /// UCI is how UCI writes it: no warning.
+    CastlingAsKingMove {
+        /// The move as written, without `!`/`?` marks.
+        text: String,
+        /// The castling it was read as: `O-O` or `O-O-O`.
+        castling: &'static str,
+    },
+    /// `lowercase_piece_letter`: a piece letter written in lower case (`nf3`, `qh5`; `bc4` only
+    /// when no b-pawn move fits it), read as the capital (SAN's piece letters are capitals,
+    /// FIDE Laws Appendix C.4; its small letters are files).
+    LowercasePieceLetter {
+        /// The move as written, without `!`/`?` marks.
+        text: String,
+    },
     /// A warning of the rules' verdict (`early_agreed_draw`, `moves_after_end`,
     /// `undetermined_analysis`).
     Verdict(VerdictWarning),
@@ -261,6 +297,10 @@ pub const WARNING_TRUNCATED_GAME: &str = "truncated_game";
 pub const WARNING_UNKNOWN_RESULT: &str = "unknown_result";
 /// `PgnWarning::code` of [`PgnWarningKind::ResultMismatch`].
 pub const WARNING_RESULT_MISMATCH: &str = "result_mismatch";
+/// `PgnWarning::code` of [`PgnWarningKind::CastlingAsKingMove`].
+pub const WARNING_CASTLING_AS_KING_MOVE: &str = "castling_as_king_move";
+/// `PgnWarning::code` of [`PgnWarningKind::LowercasePieceLetter`].
+pub const WARNING_LOWERCASE_PIECE_LETTER: &str = "lowercase_piece_letter";
 
 impl PgnWarning {
     /// The stable machine-readable code, e.g. `wrong_check_suffix`.
@@ -272,6 +312,8 @@ impl PgnWarning {
             PgnWarningKind::TruncatedGame { .. } => WARNING_TRUNCATED_GAME,
             PgnWarningKind::UnknownResult { .. } => WARNING_UNKNOWN_RESULT,
             PgnWarningKind::ResultMismatch { .. } => WARNING_RESULT_MISMATCH,
+            PgnWarningKind::CastlingAsKingMove { .. } => WARNING_CASTLING_AS_KING_MOVE,
+            PgnWarningKind::LowercasePieceLetter { .. } => WARNING_LOWERCASE_PIECE_LETTER,
             PgnWarningKind::Verdict(warning) => warning.code.as_str(),
         }
     }
@@ -321,6 +363,20 @@ impl fmt::Display for PgnWarning {
                 f,
                 "the Result tag says {tag} but the movetext ends with {marker} (PGN standard 8.2.6 says they agree): the Result tag was used"
             ),
+            PgnWarningKind::CastlingAsKingMove { text, castling } => write!(
+                f,
+                "ply {} ({text}): castling written as the king's move, read as {castling}, which is legal here (PGN writes castling {castling}, standard 8.2.3.3)",
+                self.ply
+            ),
+            PgnWarningKind::LowercasePieceLetter { text } => {
+                let mut capital = text.clone();
+                capital[..1].make_ascii_uppercase();
+                write!(
+                    f,
+                    "ply {} ({text}): a piece letter in lower case, read as {capital} (SAN writes piece letters as capitals and files in small letters, FIDE Laws Appendix C.4)",
+                    self.ply
+                )
+            }
             PgnWarningKind::Verdict(warning) => f.write_str(&warning.message),
         }
     }

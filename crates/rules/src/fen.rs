@@ -53,6 +53,17 @@ pub enum FenSyntaxError {
         /// The number of squares described.
         squares: u32,
     },
+    /// Two digits in a row in a rank (`17`, `11111111`): each run of empty squares is one digit
+    /// (PGN standard 16.1.3.1), as every FEN writer writes it and other readers require.
+    #[error(
+        "rank {rank} of the piece placement writes a run of empty squares as the digits '{digits}' in a row: each run of empty squares is one digit from 1 to 8 (PGN standard 16.1.3.1)"
+    )]
+    AdjacentDigits {
+        /// The rank, 1 to 8.
+        rank: u32,
+        /// The digits as written, in a row (at most 8 of them are quoted).
+        digits: String,
+    },
     /// A character that is neither a piece letter nor a digit 1-8.
     #[error("bad piece letter '{letter}' in rank {rank} of the piece placement")]
     BadPiece {
@@ -93,6 +104,7 @@ impl FenSyntaxError {
             | FenSyntaxError::FieldCount(_)
             | FenSyntaxError::RankCount(_)
             | FenSyntaxError::RankLength { .. }
+            | FenSyntaxError::AdjacentDigits { .. }
             | FenSyntaxError::BadPiece { .. } => SetupField::Board,
             FenSyntaxError::BadSideToMove(_) => SetupField::SideToMove,
             FenSyntaxError::BadCastling(_) => SetupField::Castling,
@@ -130,7 +142,8 @@ impl FenError {
 
 impl Setup {
     /// Reads FEN text (6 fields; the two clock fields may be omitted and then default to `0 1`)
-    /// into a setup, checking only its syntax: 8 ranks of 8 squares of piece letters and digits,
+    /// into a setup, checking only its syntax: 8 ranks of 8 squares of piece letters and digits
+    /// (each run of empty squares one digit, PGN standard 16.1.3.1),
     /// `w` or `b`, a castling field of `-` or up to four distinct letters of `KQkq`/`A-H`/`a-h`,
     /// `-` or a square name, clocks that are whole numbers in range. `startpos` reads as the
     /// standard start position.
@@ -338,13 +351,31 @@ fn read_placement(setup: &mut Setup, field: &str) -> Result<(), FenSyntaxError> 
     for (i, text) in ranks.iter().enumerate() {
         let rank = Rank::new(7 - i as u32);
         let mut file = 0u32;
-        for c in text.chars() {
+        let mut after_digit = false;
+        for (at, c) in text.char_indices() {
             if let Some(d) = c.to_digit(10).filter(|d| (1..=8).contains(d)) {
+                if after_digit {
+                    // The whole run of digits, as written: `17`, `11111111`.
+                    let start = text[..at]
+                        .rfind(|c: char| !c.is_ascii_digit())
+                        .map_or(0, |i| i + 1);
+                    let digits = text[start..]
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .take(8)
+                        .collect();
+                    return Err(FenSyntaxError::AdjacentDigits {
+                        rank: rank.index() + 1,
+                        digits,
+                    });
+                }
+                after_digit = true;
                 file += d;
             } else if let Some(piece) = Piece::from_char(c) {
                 if file < 8 {
                     setup.board[Square::from_coords(File::new(file), rank).index()] = Some(piece);
                 }
+                after_digit = false;
                 file += 1;
             } else {
                 return Err(FenSyntaxError::BadPiece {

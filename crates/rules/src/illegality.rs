@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::types::{Color, Piece, Role, Square};
+use crate::types::{Color, File, Piece, Rank, Role, Square};
 
 /// Why moving a piece from one square to another is not legal in a position (see
 /// [`crate::Position::explain_illegal`]). Clients that show the reason in their own language use
@@ -209,19 +209,30 @@ pub enum Illegality {
     },
     /// The move is legal (what [`crate::Position::explain_illegal`] says of a legal move).
     Legal,
-    /// The side to move has no piece of the role a SAN move names.
+    /// The side to move has no piece of the role a SAN move names, on the file or rank of
+    /// origin it names (a pawn move names its file: `bc4` the b-file, `e5` the e-file).
     NoPieceFits {
         /// The side to move.
         color: Color,
         /// The role named.
         role: Role,
+        /// The file of origin the move names, if it names one.
+        file: Option<File>,
+        /// The rank of origin the move names, if it names one.
+        rank: Option<Rank>,
     },
-    /// No piece of the role a SAN move names can reach its destination.
+    /// No piece of the role a SAN move names, on the file or rank of origin it names, can
+    /// reach its destination (others may: `bc4` is refused for the b-pawn when only the c-pawn
+    /// can go to c4, and says so).
     NoPieceReaches {
         /// The side to move.
         color: Color,
         /// The role named.
         role: Role,
+        /// The file of origin the move names, if it names one.
+        file: Option<File>,
+        /// The rank of origin the move names, if it names one.
+        rank: Option<Rank>,
         /// The destination.
         to: Square,
     },
@@ -243,6 +254,16 @@ pub enum Illegality {
     },
     /// Each of several pieces that could be meant fails for its own reason.
     Several(Vec<Illegality>),
+}
+
+/// Where a SAN move says its piece stands: " on the b-file", " on rank 1", or nothing.
+fn origin(file: Option<File>, rank: Option<Rank>) -> String {
+    match (file, rank) {
+        (Some(file), Some(rank)) => format!(" on {}{}", file.char(), rank.char()),
+        (Some(file), None) => format!(" on the {}-file", file.char()),
+        (None, Some(rank)) => format!(" on rank {}", rank.char()),
+        (None, None) => String::new(),
+    }
 }
 
 /// "the queen" for a known role, "the piece" otherwise.
@@ -499,11 +520,33 @@ impl fmt::Display for Illegality {
                 name(*attacker_role)
             ),
             Illegality::Legal => f.write_str("the move is legal"),
-            Illegality::NoPieceFits { color, role } => {
-                write!(f, "{color} has no {} that fits", role.name())
+            Illegality::NoPieceFits {
+                color,
+                role,
+                file,
+                rank,
+            } => {
+                write!(
+                    f,
+                    "{color} has no {}{} that fits",
+                    role.name(),
+                    origin(*file, *rank)
+                )
             }
-            Illegality::NoPieceReaches { color, role, to } => {
-                write!(f, "no {} {} can move to {to}", color.name(), role.name())
+            Illegality::NoPieceReaches {
+                color,
+                role,
+                file,
+                rank,
+                to,
+            } => {
+                write!(
+                    f,
+                    "no {} {}{} can move to {to}",
+                    color.name(),
+                    role.name(),
+                    origin(*file, *rank)
+                )
             }
             Illegality::WrongPiece {
                 named,

@@ -552,6 +552,13 @@ impl Position {
         let mut with_promotion = candidates.iter().filter(|m| m.promotion == promotion);
         match (with_promotion.next(), with_promotion.next()) {
             (Some(m), None) => return Ok(*m),
+            (None, _) if role == Role::King && promotion.is_none() && candidates.is_empty() => {
+                // No king move goes there: castling written as the king's move (`Ke1g1`,
+                // `e1-g1`, `Kg1`, king takes rook `Ke1h1`), when that castling is legal.
+                if let Some(m) = self.castling_written_as_king_move(from_file, from_rank, to) {
+                    return Ok(m);
+                }
+            }
             (None, _) => {}
             (Some(_), Some(_)) => {
                 return Err(MoveError::Ambiguous {
@@ -598,11 +605,18 @@ impl Position {
             [] => Err(illegal(
                 original,
                 if origins.is_empty() {
-                    Illegality::NoPieceFits { color: us, role }
+                    Illegality::NoPieceFits {
+                        color: us,
+                        role,
+                        file: pawn_file,
+                        rank: from_rank,
+                    }
                 } else {
                     Illegality::NoPieceReaches {
                         color: us,
                         role,
+                        file: pawn_file,
+                        rank: from_rank,
                         to,
                     }
                 },
@@ -637,6 +651,30 @@ impl Position {
                         && from.offset(2 * forward) == Some(to))
                     || t.pawn(us, from).contains(to)
             }
+        }
+    }
+
+    /// The legal castling that a king move written `to` (from the file and rank given, if any)
+    /// stands for: the king's destination (`Ke1g1`, `Kg1`; in Chess960 the c- or g-file) or,
+    /// with its square of origin written, its own castling rook's square (king takes rook,
+    /// `Ke1h1`). `None` when no legal castling fits, or more than one does.
+    fn castling_written_as_king_move(
+        &self,
+        from_file: Option<File>,
+        from_rank: Option<Rank>,
+        to: Square,
+    ) -> Option<Move> {
+        let castles = self.legal_moves_to(Role::King, self.castling_rights());
+        let mut fitting = castles.iter().filter(|m| {
+            m.is_castle()
+                && from_file.is_none_or(|f| m.from.file() == f)
+                && from_rank.is_none_or(|r| m.from.rank() == r)
+                && (m.king_destination() == to
+                    || (m.to == to && from_file.is_some() && from_rank.is_some()))
+        });
+        match (fitting.next(), fitting.next()) {
+            (Some(m), None) => Some(*m),
+            _ => None,
         }
     }
 
@@ -720,15 +758,28 @@ impl Position {
             };
         }
         let king = self.king_square(us);
-        // Castling attempts: king onto an own castling rook, or the standard two-square king step.
+        // Castling attempts (FIDE Laws 3.8.2): a king on the square castling starts from (e1 or
+        // e8 in standard chess; anywhere on the back rank in Chess960) that goes along the back
+        // rank to the square castling takes it to (the c- or g-file, two squares or more away)
+        // or onto its own rook (king takes rook, two squares or more away or a rook with its
+        // castling right). Any other king move is a king move, explained as one: `Kd1-f1` is
+        // not castling, and neither is a Chess960 king's step onto the c- or g-file.
         if piece.role == Role::King {
             let back = Bitboard::from_rank(us.back_rank());
-            let onto_own_rook =
-                self.by_color(us).contains(to) && self.role_at(to) == Some(Role::Rook);
-            let two_steps = from.rank() == to.rank()
-                && from.file().index().abs_diff(to.file().index()) == 2
-                && back.contains(from);
-            if (onto_own_rook || two_steps) && back.contains(to) {
+            let start = back.contains(from)
+                && (self.mode == CastlingMode::Chess960 || from.file() == File::E);
+            let distance = from.file().index().abs_diff(to.file().index());
+            let onto_own_rook = self.by_color(us).contains(to)
+                && self.role_at(to) == Some(Role::Rook)
+                && (distance >= 2 || self.castling.contains(to));
+            let to_castling_square = matches!(to.file(), File::C | File::G) && distance >= 2;
+            if start && back.contains(to) && (onto_own_rook || to_castling_square) {
+                if promotion.is_some() {
+                    return Illegality::PromotionNotAPawn {
+                        from,
+                        role: piece.role,
+                    };
+                }
                 let kingside = to.file() > from.file();
                 return self.explain_castle_failure(kingside);
             }

@@ -69,6 +69,7 @@ async fn cli_and_stream_give_the_same_verdicts() {
         .collect();
     files.push(data_dir().join("adjudicate/illegal-move.pgn"));
     files.push(data_dir().join("adjudicate/disagreement.pgn"));
+    files.push(data_dir().join("adjudicate/imperfect-exports.pgn"));
     files.sort();
     for file in files {
         let output = cli(&file, &["--format", "jsonl", "--analysis", "fast"]);
@@ -106,6 +107,98 @@ async fn cli_and_stream_give_the_same_verdicts() {
             file.display()
         );
     }
+}
+
+/// Issue 28 items 5, 6 and 8, through the CLI and the stream alike: the imperfect exports of
+/// the fixture (a ChessBase blank line in a tag section, an en dash result, `O‑O` with a
+/// non-breaking hyphen, no-break spaces and a figurine copied from a web page, castling written
+/// as the king's move, `1:0`, a zero-width space, piece letters in lower case) are read with
+/// their warnings; a null move and a FEN rank written `17` stay refused, each with its error.
+#[tokio::test]
+async fn imperfect_exports_are_read_with_warnings_and_null_moves_refused_issue_28() {
+    let file = data_dir().join("adjudicate/imperfect-exports.pgn");
+    let output = cli(&file, &["--format", "jsonl", "--analysis", "material"]);
+    assert_eq!(output.status.code(), Some(2), "two errors");
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    let records: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    let summary = |record: &Value| -> (String, Vec<String>) {
+        match (&record["verdict"], &record["error"]) {
+            (Value::Object(verdict), _) => (
+                verdict["outcome"]["result_text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned(),
+                verdict["warnings"]
+                    .as_array()
+                    .expect("warnings")
+                    .iter()
+                    .map(|w| format!("{} {}:{}", w["code"].as_str().unwrap(), w["ply"], w["line"]))
+                    .collect(),
+            ),
+            (_, error) => (
+                format!(
+                    "{} {}",
+                    error["reason"].as_str().unwrap(),
+                    error["description"].as_str().unwrap()
+                ),
+                Vec::new(),
+            ),
+        }
+    };
+    let got: Vec<(String, Vec<String>)> = records.iter().map(summary).collect();
+    let want: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "1-0",
+            vec![
+                "blank_line_in_tags 0:3",
+                "unicode_dash 7:8",
+                "unicode_dash 10:8",
+            ],
+        ),
+        (
+            "0-1",
+            vec!["unicode_space 0:15", "figurine 4:15", "unicode_dash 4:15"],
+        ),
+        ("*", vec!["castling_as_king_move 7:22"]),
+        (
+            "1-0",
+            vec!["invisible_character 6:29", "nonstandard_result 7:29"],
+        ),
+        (
+            "*",
+            vec![
+                "lowercase_piece_letter 3:36",
+                "lowercase_piece_letter 4:36",
+                "lowercase_piece_letter 5:36",
+            ],
+        ),
+        (
+            "ILLEGAL_MOVE line 43:7: null move at ply 2 (Z0): a null move is not a legal move",
+            vec![],
+        ),
+        (
+            "INVALID_POSITION line 49:1: bad FEN tag: rank 7 of the piece placement writes a run of empty squares as the digits '17' in a row: each run of empty squares is one digit from 1 to 8 (PGN standard 16.1.3.1)",
+            vec![],
+        ),
+    ];
+    let got_ref: Vec<(&str, Vec<&str>)> = got
+        .iter()
+        .map(|(result, codes)| (result.as_str(), codes.iter().map(String::as_str).collect()))
+        .collect();
+    assert_eq!(got_ref, want, "{stdout}");
+    // The ChessBase game keeps its Event.
+    assert_eq!(
+        records[0]["tags"]["event"],
+        "Imperfect export 1: ChessBase, a blank line in the tag section"
+    );
+    // The stream answers the same records (the other test compares them byte for byte).
+    let server = Server::start();
+    let text = std::fs::read_to_string(&file).expect("read");
+    let responses = stream(&server, vec![pgn_message(text)]).await;
+    assert_eq!(responses.len(), records.len());
 }
 
 /// Two messages on one stream: indexes run on across messages, game_index restarts, a game

@@ -753,3 +753,80 @@ fn buf_curl_lists_chess960_moves_in_json() {
     assert_eq!(reply.exit_code, Some(24), "{}", reply.stderr);
     assert_eq!(reply.error["code"], "invalid_argument", "{}", reply.stderr);
 }
+
+/// Issue 28 item 6: a run of empty squares written as two digits in a row (`17`, `12`) was read
+/// and written back as one digit; each run is one digit (PGN standard 16.1.3.1). Every door a
+/// FEN comes in by refuses it with the same sentence naming the rank: the wire's
+/// `position.fen` (standard, X-FEN and Shredder-FEN), a PGN `FEN` tag, `arbiter perft --fen`.
+#[tokio::test]
+async fn r_a_fen_rank_with_two_digits_in_a_row_is_refused_at_every_door_issue_28() {
+    let why = |rank: u32, digits: &str| {
+        format!(
+            "rank {rank} of the piece placement writes a run of empty squares as the digits '{digits}' in a row: each run of empty squares is one digit from 1 to 8 (PGN standard 16.1.3.1)"
+        )
+    };
+    let standard = "rnbqkbnr/pppppppp/17/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let x_fen = READY_X_FEN.replace("2p5", "11p5");
+    let shredder = READY_SHREDDER.replace("2p5", "11p5");
+    let server = Server::start();
+    let mut client = server.client().await;
+    let standard_position = Some(Position {
+        kind: Some(position::Kind::Fen(standard.to_owned())),
+        ..Position::default()
+    });
+    for (position, rank, digits) in [
+        (standard_position, 6, "17"),
+        (chess960_fen(&x_fen), 6, "11"),
+        (chess960_fen(&shredder), 6, "11"),
+    ] {
+        let error = apply_moves(&mut client, position, &[], false)
+            .await
+            .expect_err("a bad FEN");
+        assert_eq!(
+            violation(&error),
+            ("position.fen".to_owned(), why(rank, digits))
+        );
+    }
+    let pgn = format!("[FEN \"{standard}\"]\n[SetUp \"1\"]\n\n1. e4 *\n");
+    let error = within(
+        "AdjudicateGame",
+        client.adjudicate_game(AdjudicateGameRequest {
+            source: Some(adjudicate_game_request::Source::Pgn(pgn)),
+            ..AdjudicateGameRequest::default()
+        }),
+    )
+    .await
+    .expect_err("a bad FEN tag");
+    assert_eq!(
+        violation(&error),
+        (
+            "pgn".to_owned(),
+            format!("line 1:1: bad FEN tag: {}", why(6, "17"))
+        )
+    );
+    for args in [
+        vec!["perft", "--fen", standard, "--depth", "1"],
+        vec!["perft", "--fen", &shredder, "--depth", "1", "--chess960"],
+    ] {
+        let output = command::run(
+            Command::new(binary::arbiter()).args(&args),
+            Duration::from_secs(120),
+        );
+        let digits = if args.len() == 5 {
+            (6, "17")
+        } else {
+            (6, "11")
+        };
+        assert_eq!(
+            (
+                output.status.code(),
+                String::from_utf8_lossy(&output.stderr).into_owned()
+            ),
+            (
+                Some(2),
+                format!("arbiter: invalid --fen: {}\n", why(digits.0, digits.1))
+            ),
+            "{args:?}"
+        );
+    }
+}

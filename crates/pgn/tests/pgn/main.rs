@@ -2,6 +2,7 @@
 //! writer and the real-games corpus. Run one part with `cargo test -p arbiter-pgn --test pgn reader::`.
 
 mod corpus;
+mod lenient;
 mod reader;
 mod replay;
 mod resync;

@@ -7,6 +7,7 @@ mod golden;
 mod oracle;
 mod perft;
 mod properties;
+mod refusal_causes;
 mod rules_fide;
 mod san_languages;
 mod setup;

@@ -269,3 +269,71 @@ fn r_fen_counters_stop_at_the_largest_values_the_reader_accepts() {
         "8/8/3k4/8/P7/8/8/4K3 b - - 0 100000"
     );
 }
+
+/// Issue 28 item 6: a run of empty squares is one digit (PGN standard 16.1.3.1), as every FEN
+/// writer writes it and other libraries require; two digits in a row (`17`, `11111111`) were
+/// accepted and written back as one. They are refused, the rank and the digits named, in
+/// standard FEN, X-FEN and Shredder-FEN alike.
+#[test]
+fn r_a_run_of_empty_squares_written_as_two_digits_is_refused_issue_28() {
+    for (fen, rank, digits) in [
+        (
+            "rnbqkbnr/pppppppp/17/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            6,
+            "17",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/11111111/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            3,
+            "11111111",
+        ),
+        ("4k3/8/8/8/8/8/8/K12p3 w - - 0 1", 1, "12"),
+        // X-FEN and Shredder-FEN castling: the placement is read the same way.
+        (
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            0,
+            "",
+        ),
+        (
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+                .replace("3ppn2", "12ppn2")
+                .leak(),
+            6,
+            "12",
+        ),
+    ] {
+        if digits.is_empty() {
+            assert!(Setup::from_fen(fen).is_ok(), "{fen}");
+            continue;
+        }
+        let error = FenSyntaxError::AdjacentDigits {
+            rank,
+            digits: digits.to_owned(),
+        };
+        assert_eq!(Setup::from_fen(fen).as_ref(), Err(&error), "{fen}");
+        assert_eq!(error.field(), SetupField::Board);
+        for mode in [CastlingMode::Standard, CastlingMode::Chess960] {
+            assert_eq!(
+                Position::from_fen_with(
+                    fen,
+                    arbiter_rules::FenOptions {
+                        mode,
+                        validation: Validation::STRICT
+                    }
+                )
+                .map(|_| ()),
+                Err(FenError::Syntax(error.clone())),
+                "{fen}"
+            );
+        }
+    }
+    assert_eq!(
+        Position::from_fen("rnbqkbnr/pppppppp/17/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+            .map(|_| ())
+            .unwrap_err()
+            .to_string(),
+        "rank 6 of the piece placement writes a run of empty squares as the digits '17' in a row: each run of empty squares is one digit from 1 to 8 (PGN standard 16.1.3.1)"
+    );
+    // One digit per run, a piece between runs: read as before.
+    assert!(Setup::from_fen("4k3/8/8/8/8/8/8/1K1p1p2 w - - 0 1").is_ok());
+}
