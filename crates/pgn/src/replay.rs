@@ -164,7 +164,7 @@ pub fn start_position(
     }
 }
 
-fn parse_token(
+pub(crate) fn parse_token(
     pos: &Position,
     token: &SanToken,
     options: &ReplayOptions,
