@@ -159,6 +159,10 @@ async fn stream_numbers_games_across_messages_and_reports_errors_in_band() {
             (5, 3, 1, "ILLEGAL_MOVE"),
         ]
     );
+    // Issue 28, item 2: beside the 0-based index, the number people use: the games have no
+    // Round tag (nor the games given as moves), so their place in the stream counted from 1.
+    let numbers: Vec<&str> = responses.iter().map(|r| r.number.as_str()).collect();
+    assert_eq!(numbers, ["1", "2", "3", "4", "5", "6"]);
     let Some(adjudicate_games_response::Result::Error(error)) = &responses[1].result else {
         panic!("expected an error");
     };
