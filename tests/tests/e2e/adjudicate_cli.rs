@@ -211,7 +211,7 @@ fn cli_exit_status_names_the_illegal_move() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains(
-            "error: game 1 (C - D): line 13:13: ply 3 (Ke3): no white king can move to e3"
+            "error: game 2 (C - D): line 13:13: ply 3 (Ke3): no white king can move to e3"
         ),
         "{stdout}"
     );
