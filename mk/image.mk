@@ -25,6 +25,9 @@ IMAGE_BINARY = $(TARGET_DIR)/$(IMAGE_PROFILE)/arbiter
 # The archive, and the name and tag it carries (`podman load` and `kind load` give it that name).
 IMAGE_ARCHIVE ?= target/arbiter-image.oci.tar
 IMAGE_NAME ?= localhost/arbiter:dev
+# The image's org.opencontainers.image.version label: the workspace's version (Cargo.toml), the
+# one `arbiter --version` reports.
+IMAGE_VERSION ?= $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 # buildah's and podman's storage (vfs: no overlay mount needed), run state and temporary files.
 IMAGE_DIR := $(abspath target/image)
 IMAGE_TOOLS := buildah podman runc slirp4netns
@@ -77,7 +80,8 @@ image_build = set -e; \
 	$(BUILDAH) copy --chmod 0755 $$ctr $(IMAGE_BINARY) /out/arbiter >/dev/null; \
 	$(BUILDAH) commit --quiet --rm $$ctr localhost/arbiter-binary:build >/dev/null; \
 	$(BUILDAH) build --quiet --pull=never --format oci --file deploy/Dockerfile --target runtime \
-		--build-arg BINARY_FROM=localhost/arbiter-binary:build --tag $(IMAGE_NAME) \
+		--build-arg BINARY_FROM=localhost/arbiter-binary:build --build-arg VERSION=$(IMAGE_VERSION) \
+		--tag $(IMAGE_NAME) \
 		$(IMAGE_DIR)/build/context >/dev/null; \
 	rm -f $(IMAGE_ARCHIVE); \
 	$(BUILDAH) push --quiet $(IMAGE_NAME) oci-archive:$(abspath $(IMAGE_ARCHIVE)):$(IMAGE_NAME); \

@@ -772,9 +772,43 @@ def check_kustomize_crds() -> None:
     monitored = {(o["kind"], o["metadata"]["name"]) for o in kustomized("overlays/production + components/monitoring")}
     assert monitored - plain == {("PrometheusRule", "arbiter"), ("ServiceMonitor", "arbiter")}, monitored ^ plain
     for name in KUSTOMIZATIONS:
-        namespaces = {o["metadata"].get("namespace") for o in kustomized(name)}
+        namespaces = {o["metadata"].get("namespace") for o in kustomized(name) if o["kind"] != "Namespace"}
         wanted = {None} if name == "base" else {NAMESPACE}
         assert namespaces == wanted, f"{name}: namespaces {namespaces}, not {wanted}"
+
+
+@check("kustomize: the overlay makes its namespace (Pod Security restricted), and the pod meets that level")
+def check_overlay_namespace() -> None:
+    for name in KUSTOMIZATIONS:
+        made = [o for o in kustomized(name) if o["kind"] == "Namespace"]
+        if name == "base":
+            assert not made, f"base makes a Namespace: {made}"
+            continue
+        assert [o["metadata"]["name"] for o in made] == [NAMESPACE], f"{name}: Namespace objects {made}"
+        labels = made[0]["metadata"].get("labels", {})
+        assert labels.get("pod-security.kubernetes.io/enforce") == "restricted", f"{name}: {labels}"
+    # What the Pod Security Standards' "restricted" level asks of a pod
+    # (kubernetes.io/docs/concepts/security/pod-security-standards/).
+    pod = one(kustomized("overlays/production"), "Deployment")["spec"]["template"]["spec"]
+    problems: list[str] = []
+
+    def need(cond: bool, msg: str) -> None:
+        if not cond:
+            problems.append(msg)
+
+    need(not any(pod.get(k) for k in ("hostNetwork", "hostPID", "hostIPC")), "no host namespaces")
+    need(not any("hostPath" in v for v in pod.get("volumes", [])), "no hostPath volume")
+    pod_ctx = pod.get("securityContext", {})
+    for c in pod["containers"] + pod.get("initContainers", []):
+        ctx = c.get("securityContext", {})
+        need(ctx.get("allowPrivilegeEscalation") is False, f"{c['name']}: allowPrivilegeEscalation false")
+        need(ctx.get("capabilities", {}).get("drop") == ["ALL"], f"{c['name']}: capabilities drop ALL")
+        need(not ctx.get("privileged"), f"{c['name']}: not privileged")
+        need(ctx.get("runAsNonRoot", pod_ctx.get("runAsNonRoot")) is True, f"{c['name']}: runAsNonRoot")
+        seccomp = ctx.get("seccompProfile", pod_ctx.get("seccompProfile", {})).get("type")
+        need(seccomp in ("RuntimeDefault", "Localhost"), f"{c['name']}: seccomp profile {seccomp}")
+        need(not any(p.get("hostPort") for p in c.get("ports", [])), f"{c['name']}: no hostPort")
+    assert not problems, "the pod does not meet Pod Security restricted: " + "; ".join(problems)
 
 
 @check("kustomize: overlays/production refuses to render until its image is set (no placeholder pulled silently)")
@@ -824,7 +858,8 @@ def check_kustomize_matches_chart() -> None:
                                "networkPolicy": {"enabled": True}})
     chart = {(o["kind"], o["metadata"]["name"]): o for o in chart_objects
              if o["metadata"].get("annotations", {}).get("helm.sh/hook") != "test"}
-    kust = {(o["kind"], o["metadata"]["name"]): o for o in kustomized("overlays/production + components/monitoring")}
+    kust = {(o["kind"], o["metadata"]["name"]): o for o in kustomized("overlays/production + components/monitoring")
+            if o["kind"] != "Namespace"}  # Helm makes it with --create-namespace
     assert set(chart) == set(kust), f"objects differ: chart only {set(chart) - set(kust)}, kustomize only {set(kust) - set(chart)}"
     diffs = []
     for key, obj in chart.items():
@@ -1300,6 +1335,7 @@ def main() -> int:
         for kube in kube_versions:
             check_kustomize_valid(name, kube)
     check_kustomize_crds()
+    check_overlay_namespace()
     check_overlay_needs_image()
     check_kustomize_matches_chart()
     check_serve_defaults(args.binary)

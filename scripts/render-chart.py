@@ -17,6 +17,7 @@ it to `kubectl apply -f -`, or to a validator.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -57,10 +58,17 @@ def main() -> int:
     except (OSError, helm.HelmError) as error:
         print(f"render-chart: {error}", file=sys.stderr)
         return 1
-    for path, text in sorted(manifests.items()):
-        if path.endswith("NOTES.txt") or not text.strip():
-            continue
-        sys.stdout.write(f"---\n# Source: {path}\n{text.strip()}\n")
+    try:
+        for path, text in sorted(manifests.items()):
+            if path.endswith("NOTES.txt") or not text.strip():
+                continue
+            sys.stdout.write(f"---\n# Source: {path}\n{text.strip()}\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went first (`| head`): it has what it asked for. Quietly, with 0, as
+        # `arbiter` does; stdout is pointed at /dev/null so that Python's own flush at exit
+        # does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

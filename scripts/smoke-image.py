@@ -44,6 +44,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import tomllib
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,9 @@ def check_archive(path: Path, name: str) -> bool:
     result(ref == name, f"the archive names the image {name} (org.opencontainers.image.ref.name)", f"it names {ref!r}")
     cfg = config.get("config", {})
     result(cfg.get("User") == IMAGE_USER, f"the image runs as the numeric user {IMAGE_USER}", f"User is {cfg.get('User')!r}")
+    version = tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["package"]["version"]
+    label = cfg.get("Labels", {}).get("org.opencontainers.image.version")
+    result(label == version, f"its version label is the workspace's version, {version}", f"the label is {label!r}")
     result(cfg.get("Entrypoint") == [ENTRYPOINT] and cfg.get("Cmd") == ["serve"],
            f"the image runs `{ENTRYPOINT} serve`", f"Entrypoint {cfg.get('Entrypoint')}, Cmd {cfg.get('Cmd')}")
     files = sorted("/" + e.name.lstrip("./") for e in entries if not e.isdir())

@@ -1078,11 +1078,7 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         _ if args.format == OutputFormat::Html => {
             let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
             let head = |counts, numbers| arbiter_report::html::ReportHead {
-                file_name: if args.file == Path::new("-") {
-                    "standard input".to_owned()
-                } else {
-                    args.file.display().to_string()
-                },
+                file_name: input_name(&args.file),
                 sha256: {
                     let state = state.lock().unwrap_or_else(PoisonError::into_inner);
                     hex(&state.digest.clone().unwrap_or_default().finalize())
@@ -1170,10 +1166,31 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         ));
         return ExitCode::FAILURE;
     }
+    // A file without a single game (empty, only comments, an export cut before its first game)
+    // gives nothing to sign: said on standard error, and an error finding for the exit status.
+    if summary.games == 0 {
+        let bytes = state.lock().unwrap_or_else(PoisonError::into_inner).bytes;
+        report(format_args!(
+            "{} holds no PGN game ({bytes} bytes read): nothing was adjudicated",
+            input_name(&args.file)
+        ));
+        if args.fail_on.error {
+            return ExitCode::from(2);
+        }
+    }
     if summary.fails(args.fail_on) {
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// FILE as messages name it: `standard input` for `-`.
+fn input_name(file: &Path) -> String {
+    if file == Path::new("-") {
+        "standard input".to_owned()
+    } else {
+        file.display().to_string()
     }
 }
 

@@ -40,7 +40,8 @@ pub enum Command {
     /// article, ply, the first illegal move, a Result tag that contradicts the rules) and a
     /// summary. Exit status 2 when a game has a finding --fail-on lists (by default an illegal
     /// move or a contradicting result), 1 when the file cannot be read or the output written,
-    /// 64 for a wrong command line; 0 when the reader of the output stops early (`| head`).
+    /// 64 for a wrong command line; 0 when the reader of the output stops before all of it is
+    /// written (`| head`).
     Adjudicate(AdjudicateArgs),
     /// Draw a position as an SVG board diagram on standard output: coordinates, the side to
     /// move, a check and (with --last-move) the last move marked; pieces drawn as SVG paths, so

@@ -58,7 +58,7 @@ pub enum HealthCheckError {
         source: std::io::Error,
     },
     /// The call failed: the server answered with an error status, or the connection broke.
-    #[error("the health check call failed with {}: {}", .0.code(), call_message(.0))]
+    #[error("the health check call failed with {}: {}", crate::metrics::code_name(.0.code()), call_message(.0))]
     Call(#[from] tonic::Status),
     /// The server answered, with a status other than SERVING.
     #[error("service {service:?} is {status}")]

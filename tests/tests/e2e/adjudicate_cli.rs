@@ -333,6 +333,49 @@ fn cli_exit_status_for_input_output_and_usage_errors() {
     assert_eq!(status.code(), Some(0), "{status:?}");
 }
 
+/// Issue 27 fresh-user finding: an empty file (an export cut before its first game) exited 0
+/// with "summary: 0 games", the status of a clean round. A file without a game is now said on
+/// standard error and is an error finding (2 by default; `--fail-on none` keeps 0); the same for
+/// a file of whitespace and comments only, and for standard input.
+#[test]
+fn a_file_without_a_game_is_named_and_fails_as_an_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, text) in [
+        ("empty.pgn", ""),
+        ("comments.pgn", "\n  {a comment}\n; a line comment\n\n"),
+    ] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, text).expect("write");
+        let output = cli(&file, &["--format", "jsonl"]);
+        assert_eq!(output.status.code(), Some(2), "{name}: {output:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "", "{name}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "arbiter: {} holds no PGN game ({} bytes read): nothing was adjudicated",
+                file.display(),
+                text.len()
+            )),
+            "{name}: {stderr}"
+        );
+        let output = cli(&file, &["--fail-on", "none"]);
+        assert_eq!(output.status.code(), Some(0), "{name}: {output:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("holds no PGN game"));
+    }
+    let output = command::run(
+        Command::new(binary::arbiter())
+            .args(["adjudicate", "-"])
+            .stdin(std::process::Stdio::null()),
+        CLI_TIMEOUT,
+    );
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("arbiter: standard input holds no PGN game (0 bytes read)"),
+        "{output:?}"
+    );
+}
+
 /// Issue 27, item 8: `--fail-on` chooses the findings that make the exit status 2 (by default
 /// errors and disagreements, as before the flag). The fixture has a clean game and one game per
 /// finding: an error, a disagreement, a warning and a loss unproven at `--analysis material`.

@@ -829,3 +829,158 @@ fn a_directory_an_earlier_cp_or_mkdir_made_and_its_files_may_be_named_and_others
         ]
     );
 }
+
+/// The anchor GitHub gives a heading: lower case; letters, digits, `-` and `_` kept, spaces
+/// made `-`, everything else (punctuation, backticks) dropped; a repeated heading gets `-1`,
+/// `-2`, ... (counted in `seen`).
+fn heading_anchor(heading: &str, seen: &mut BTreeMap<String, usize>) -> String {
+    let slug: String = heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            '-' | '_' => Some(c),
+            c if c.is_alphanumeric() => Some(c),
+            _ => None,
+        })
+        .collect();
+    let count = seen.entry(slug.clone()).or_insert(0);
+    let anchor = if *count == 0 {
+        slug
+    } else {
+        format!("{slug}-{count}")
+    };
+    *count += 1;
+    anchor
+}
+
+/// The lines of a Markdown text outside fenced code blocks, with their 1-based numbers.
+fn prose_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut fenced = false;
+    let mut lines = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            lines.push((i + 1, line));
+        }
+    }
+    lines
+}
+
+/// The anchors of a Markdown text's headings.
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut seen = BTreeMap::new();
+    prose_lines(text)
+        .into_iter()
+        .filter_map(|(_, line)| {
+            let level = line.chars().take_while(|c| *c == '#').count();
+            (1..=6)
+                .contains(&level)
+                .then(|| line[level..].strip_prefix(' '))
+                .flatten()
+        })
+        .map(|heading| heading_anchor(heading, &mut seen))
+        .collect()
+}
+
+/// The targets of the inline links `[text](target)` of a Markdown text, outside code blocks and
+/// code spans, with their line numbers.
+fn link_targets(text: &str) -> Vec<(usize, String)> {
+    let mut targets = Vec::new();
+    for (number, line) in prose_lines(text) {
+        // Code spans hold text, not links: keep the parts between backtick pairs.
+        let prose: String = line
+            .split('`')
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(_, part)| part)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            targets.push((number, after[..end].to_string()));
+            rest = &after[end..];
+        }
+    }
+    targets
+}
+
+#[test]
+fn every_link_of_the_readme_and_docs_reaches_a_file_and_heading_that_exist() {
+    // issue 27 fresh-user finding: docs/operations.md linked cli.md#durations-and-addresses, a
+    // section a merge had dropped; the command-block check does not read links.
+    let root = workspace_root();
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for document in documents(&root) {
+        let text = std::fs::read_to_string(root.join(&document)).unwrap();
+        let dir = Path::new(&document).parent().unwrap_or(Path::new(""));
+        for (line, target) in link_targets(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (path, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let file = if path.is_empty() {
+                PathBuf::from(&document)
+            } else {
+                dir.join(path)
+            };
+            checked += 1;
+            let Ok(linked) = std::fs::read_to_string(root.join(&file)) else {
+                if !root.join(&file).exists() {
+                    broken.push(format!(
+                        "{document}:{line}: {target}: no file {}",
+                        file.display()
+                    ));
+                }
+                continue; // a directory or a file that is not text
+            };
+            if !anchor.is_empty()
+                && file.extension().is_some_and(|e| e == "md")
+                && !anchors(&linked).contains(anchor)
+            {
+                broken.push(format!(
+                    "{document}:{line}: {target}: {} has no heading #{anchor}",
+                    file.display()
+                ));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+    assert!(checked > 50, "only {checked} links read");
+}
+
+#[test]
+fn a_link_to_a_missing_heading_is_found_and_anchors_follow_github() {
+    let mut seen = BTreeMap::new();
+    assert_eq!(
+        heading_anchor(
+            "ApplyMoves (the first illegal ply is pinpointed)",
+            &mut seen
+        ),
+        "applymoves-the-first-illegal-ply-is-pinpointed"
+    );
+    assert_eq!(
+        heading_anchor("gRPC-Web (browsers)", &mut seen),
+        "grpc-web-browsers"
+    );
+    assert_eq!(
+        heading_anchor("`arbiter serve`", &mut seen),
+        "arbiter-serve"
+    );
+    assert_eq!(
+        heading_anchor("arbiter serve", &mut seen),
+        "arbiter-serve-1"
+    );
+    let text = "# Title\n\nSee [there](#nowhere) and [here](#title), `[not](#a-link)`.\n\
+                ```\n[in a block](#nor-this)\n```\n";
+    assert_eq!(
+        link_targets(text),
+        [(3, "#nowhere".to_string()), (3, "#title".to_string())]
+    );
+    assert_eq!(anchors(text), BTreeSet::from(["title".to_string()]));
+}

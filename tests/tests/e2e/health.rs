@@ -332,6 +332,24 @@ async fn r_health_check_takes_host_port_and_names_why_it_failed() {
         stderr.contains(&format!("cannot connect to {closed}")) && stderr.contains("refused"),
         "{stderr}"
     );
+    // Issue 27 fresh-user finding: a name the server does not know was reported as "failed
+    // with Some requested entity was not found" (tonic's description of the code); the code is
+    // named as the metrics and logs name it.
+    let output = command::run(
+        Command::new(binary::arbiter()).args([
+            "health-check",
+            "--addr",
+            &health,
+            "--service",
+            "nope",
+        ]),
+        Duration::from_secs(20),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).trim_end(),
+        "arbiter: the health check call failed with NotFound: service not registered"
+    );
 }
 
 /// The loopback address the attacks below come from: the server sees it as another source
