@@ -147,9 +147,11 @@ impl fmt::Display for RepeatedNumber {
     }
 }
 
-/// The event a number is unique within: the `Event` tag's value (without the spaces around
-/// it; no tag is the empty value), as a 64-bit hash (SipHash with fixed keys: the same in
-/// every run), so that a register holds 8 bytes of it whatever its length.
+/// The event a number is unique within: the values of the `Event`, `Site` and `Date` tags
+/// (without the spaces around them; no tag is the empty value), so that the editions of a
+/// recurring event (`GBR-NLD m`, London 1952 and Cheltenham 1959, each with a board 1.1) are
+/// told apart; as a 64-bit hash (SipHash with fixed keys: the same in every run), so that a
+/// register holds 8 bytes of it whatever the tags' length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EventKey(u64);
 
@@ -159,7 +161,9 @@ impl EventKey {
     pub fn of(raw: &RawGame) -> EventKey {
         use std::hash::{Hash as _, Hasher as _};
         let mut hasher = std::hash::DefaultHasher::new();
-        raw.tag("Event").map_or("", str::trim).hash(&mut hasher);
+        for tag in ["Event", "Site", "Date"] {
+            raw.tag(tag).map_or("", str::trim).hash(&mut hasher);
+        }
         EventKey(hasher.finish())
     }
 }
@@ -349,7 +353,8 @@ mod tests {
 
     /// Issue 28, item 2: the register finds a game numbered as an earlier game of the same
     /// event (the second and the third 5.20 of the Open), names both lines, and neither a
-    /// game of another event with that number nor counted numbers.
+    /// game of another event (or another edition of it, on another date) with that number nor
+    /// counted numbers.
     #[test]
     fn the_register_finds_games_numbered_as_an_earlier_one_of_the_same_event() {
         let pgn = "[Event \"Open\"]\n[Round \"5.20\"]\n\n1. e4 *\n\n\
@@ -358,7 +363,8 @@ mod tests {
                    [Event \"Open\"]\n\n1. e4 *\n\n\
                    [Event \" Open \"]\n[Round \"5\"]\n[Board \"20\"]\n\n1. e4 *\n\n\
                    [Event \"Open\"]\n\n1. e4 *\n\n\
-                   [Event \"Open\"]\n[Round \"5.20\"]\n\n1. e4 *\n";
+                   [Event \"Open\"]\n[Round \"5.20\"]\n\n1. e4 *\n\n\
+                   [Event \"Open\"]\n[Date \"2027.05.01\"]\n[Round \"5.20\"]\n\n1. e4 *\n";
         let mut register = NumberRegister::default();
         let repeated: Vec<bool> = Reader::new(pgn.as_bytes())
             .enumerate()
@@ -367,7 +373,10 @@ mod tests {
                 register.add(EventKey::of(&raw), &GameNumber::of(&raw, index), raw.line)
             })
             .collect();
-        assert_eq!(repeated, [false, false, false, false, true, false, true]);
+        assert_eq!(
+            repeated,
+            [false, false, false, false, true, false, true, false]
+        );
         assert_eq!((register.repeated(), register.unchecked()), (2, 0));
         let listed: Vec<String> = register.listed().iter().map(ToString::to_string).collect();
         assert_eq!(

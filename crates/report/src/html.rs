@@ -1249,7 +1249,7 @@ fn write_summary<W: Write + ?Sized>(out: &mut W, head: &ReportHead) -> io::Resul
         let more = numbers.repeated() - listed.len();
         writeln!(
             out,
-            "<p class=\"repeated\" id=\"repeated\" data-count=\"{n}\">{n} {games} the number of an earlier game of the same event (their Event, Round and Board tags repeat: a game given twice, or two sections under one event name): {}{}. Such games are told apart by their line.</p>",
+            "<p class=\"repeated\" id=\"repeated\" data-count=\"{n}\">{n} {games} the number of an earlier game of the same event (their Event, Site, Date, Round and Board tags repeat: a game given twice, two sections under one event name, or a knockout whose Round numbers each match's games alike): {}{}. Such games are told apart by their line.</p>",
             listed.join(", "),
             if more > 0 {
                 format!(" and {more} more")
@@ -1884,7 +1884,7 @@ mod tests {
         write_report(&mut page, &head, &mut attention_list(1), &mut &b""[..]).unwrap();
         let page = String::from_utf8(page).unwrap();
         assert!(
-            page.contains("<p class=\"repeated\" id=\"repeated\" data-count=\"1\">1 game has the number of an earlier game of the same event (their Event, Round and Board tags repeat: a game given twice, or two sections under one event name): 5.20 (line 5, as line 1). Such games are told apart by their line.</p>"),
+            page.contains("<p class=\"repeated\" id=\"repeated\" data-count=\"1\">1 game has the number of an earlier game of the same event (their Event, Site, Date, Round and Board tags repeat: a game given twice, two sections under one event name, or a knockout whose Round numbers each match's games alike): 5.20 (line 5, as line 1). Such games are told apart by their line.</p>"),
             "{page}"
         );
     }
