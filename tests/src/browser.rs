@@ -1,6 +1,9 @@
 //! Headless Chromium for the browser tests (`browser_*`): loading a page, reading the DOM it
 //! ends with, keeping a screenshot.
 //!
+//! [`print_to_pdf`] prints a page as a person does, on A4 or Letter ([`crate::pdf`] reads the
+//! PDF back).
+//!
 //! The browser is `ARBITER_CHROMIUM` (set by `make test` to the `chromium` it found or installed,
 //! mk/browser.mk). The browser tests are `#[ignore]`d so that a bare `cargo test` does not need
 //! one; run without `ARBITER_CHROMIUM` they fail and say why, never passing silently.
@@ -125,6 +128,70 @@ pub fn screenshot(url: &str, name: &str, (width, height): (u32, u32), budget: Du
         "{} is not a PNG",
         path.display()
     );
+    path
+}
+
+/// The paper a page is printed on, as a person picks it in the print dialog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Paper {
+    /// ISO A4, 210 × 297 mm.
+    A4,
+    /// US Letter, 8.5 × 11 in.
+    Letter,
+}
+
+impl Paper {
+    /// The CSS `@page` size keyword.
+    #[must_use]
+    pub fn css(self) -> &'static str {
+        match self {
+            Paper::A4 => "A4",
+            Paper::Letter => "letter",
+        }
+    }
+}
+
+/// Prints the HTML page `html` on `paper` with headless Chromium (`--print-to-pdf`, without
+/// Chromium's own header and footer) to `name` in [`artifacts_dir`], and returns the PDF's
+/// path. The page sets no paper size (a person chooses it when printing), so a copy of it with
+/// `@page { size: ... }` added at the end of its head is what is printed: the page's own
+/// `@page` rules (margins, footers) still apply.
+///
+/// # Panics
+///
+/// When the browser cannot be started, fails, takes longer than [`BROWSER_TIMEOUT`], or
+/// writes no PDF.
+#[must_use]
+pub fn print_to_pdf(html: &str, name: &str, paper: Paper) -> PathBuf {
+    let profile = profile_dir();
+    let page = profile.join("page.html");
+    let sized = html.replacen(
+        "</head>",
+        &format!("<style>@page{{size:{}}}</style></head>", paper.css()),
+        1,
+    );
+    std::fs::write(&page, sized)
+        .unwrap_or_else(|error| panic!("cannot write {}: {error}", page.display()));
+    let path = artifacts_dir().join(name);
+    let _ = std::fs::remove_file(&path);
+    let url = format!("file://{}", page.display());
+    let output = command::run(
+        headless(&profile, Duration::from_secs(5))
+            .arg("--no-pdf-header-footer")
+            .arg(format!("--print-to-pdf={}", path.display()))
+            .arg(&url),
+        BROWSER_TIMEOUT,
+    );
+    let _ = std::fs::remove_dir_all(&profile);
+    assert!(
+        output.status.success(),
+        "chromium --print-to-pdf {url} failed ({}): {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let pdf = std::fs::read(&path)
+        .unwrap_or_else(|error| panic!("no PDF at {}: {error}", path.display()));
+    assert!(pdf.starts_with(b"%PDF-"), "{} is not a PDF", path.display());
     path
 }
 

@@ -53,7 +53,9 @@
 //! `ARBITER_CHROMIUM` ([`browser::chromium`]); `make test` installs and sets it (mk/browser.mk),
 //! or says that they did not run. They are `#[ignore]`d, and fail when run without a browser.
 //! [`static_files::StaticFiles`] serves the pages they load from the test process itself, on an
-//! ephemeral loopback port; [`dom`] reads the DOM Chromium serialized.
+//! ephemeral loopback port; [`dom`] reads the DOM Chromium serialized. The print tests
+//! (`browser_print_*`) print a page to PDF ([`browser::print_to_pdf`]) and read it back with
+//! poppler-utils ([`pdf`]), which `make test` installs too, or skips them and says why.
 
 //! ## `buf curl`
 //!
@@ -66,6 +68,7 @@ pub mod browser;
 pub mod buf;
 pub mod command;
 pub mod dom;
+pub mod pdf;
 pub mod pgn;
 pub mod requests;
 pub mod server;

@@ -17,6 +17,8 @@
 //!   would.
 //! - [`write_game`]: a game written back in PGN export format (Seven Tag Roster first, SAN, lines
 //!   of at most 79 characters).
+//! - [`GameNumber`]: the number people give a game of a round, from its `Round` and `Board`
+//!   tags (`5.20`), else its place in the input counted from 1.
 //!
 //! ```
 //! use arbiter_pgn::{Reader, ReplayOptions, replay, write_game};
@@ -48,18 +50,22 @@
 //! ```
 
 mod error;
+pub mod number;
 mod reader;
+mod refused;
 mod replay;
 mod split;
 pub mod verdict;
 mod writer;
 
 pub use error::{Bound, CharClass, ErrorKind, PgnError, ReadWarning, SkippedLines, WarningKind};
+pub use number::{EventKey, GameNumber, NumberRegister, NumberSource, RepeatedNumber};
 pub use reader::{
     DEFAULT_MAX_GAME_BYTES, DEFAULT_MAX_PLIES, DEFAULT_MAX_TAG_VALUE_BYTES, DEFAULT_MAX_TAGS,
     DEFAULT_MAX_VARIATION_DEPTH, Encoding, MoveText, Nag, RawGame, Reader, ReaderLimits, SanToken,
     glyph_nag,
 };
+pub use refused::{MoveRefused, move_refused};
 pub use replay::{
     ReplayOptions, ReplayedGame, Variant, replay, replay_moves, replay_noting, start_position,
 };

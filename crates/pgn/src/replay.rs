@@ -166,7 +166,7 @@ pub fn start_position(
 
 /// How a move was read when it was not written as PGN writes it, for its warning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Reading {
+pub(crate) enum Reading {
     /// As written.
     Plain,
     /// Castling written as the king's move (`Ke1g1`, `e1-g1`, `Kg1`, king takes rook `Ke1h1`);
@@ -180,7 +180,7 @@ enum Reading {
     LowercasePiece,
 }
 
-fn parse_token(
+pub(crate) fn parse_token(
     pos: &Position,
     token: &SanToken,
     options: &ReplayOptions,

@@ -5,22 +5,33 @@
 //!
 //! 1. a head: the file's name and SHA-256, the date of the run, the program's version, the
 //!    edition of the Laws, the analysis level and the SAN language ([`ReportHead`]);
-//! 2. the summary: games by result and termination, the counts the terminal summary gives, and
-//!    how many games need a look, by reason ([`Counts`]);
+//! 2. the summary: games by result and termination, the counts the terminal summary gives, how
+//!    many games need a look, by reason ([`Counts`]), and the games numbered as an earlier game
+//!    ([`NumberRegister`]);
 //! 3. **the games that need a look** ([`Look`], [`look`]): an error, a `Result` tag the rules
 //!    contradict, a warning, an analysis left undetermined, or a draw by a rule an arbiter must
 //!    check (a flag fall, resignation or second illegal move turned into a draw, a dead
-//!    position, fivefold repetition, the 75-move rule). Each is a section with the players, the
-//!    event, the declared and the adjudicated result with the FIDE article and the explanation,
-//!    a board of the position the game ended in, and, where a mating line is the evidence, the
-//!    line in SAN and the board after the mate. An error gives its line:column, the lines the
-//!    reader skipped after it (a read error in the middle of a game) and the tags. The
-//!    first [`ReportHead::max_boards`] such games are drawn; the rest are rows of a table;
-//! 4. every other game as one row of a table ([`game_row`]);
-//! 5. a signature block for the printed page.
+//!    position, fivefold repetition, the 75-move rule), in the order of attention
+//!    ([`Attention`]: errors, then disagreements, then the others; input order within each).
+//!    Each is a section headed by the game's number ([`GameNumber`]: `Game 5.20`) with the
+//!    players, the event, the declared and the adjudicated result with the FIDE article and
+//!    the explanation, and a board of the position the game ended in; where a mating line
+//!    proves that the winner could still mate, one line saying so, the line in SAN and the
+//!    board after the mate folded under it (`<details>`: a proof, not analysis). An error gives
+//!    its line:column, the refused move with its number and the board it was written for,
+//!    the lines the reader skipped after it (a read error in the middle of a game) and the
+//!    tags. The first `max_boards` such games in that order are drawn; the rest are rows of a
+//!    table, in the same order ([`AttentionList`]);
+//! 4. a signature block;
+//! 5. every other game as one row of a compact table ([`game_row`]).
+//!
+//! Printed ([`print_style`]), on A4 or Letter: the head, the summary, the games that need a
+//! look and the signature come first and together; no section is split across pages; every
+//! page's footer names the file, the start of its SHA-256 and "page X of N".
 //!
 //! The games arrive in input order while the head needs the whole run, so the caller keeps the
-//! sections and rows aside (a file, a buffer) and [`write_report`] puts the page together.
+//! sections and rows aside ([`AttentionList`], a file or buffer of rows) and [`write_report`]
+//! puts the page together.
 //!
 //! **Size.** A row is at most [`MAX_ROW_BYTES`] bytes; a section with boards at most
 //! [`MAX_SECTION_BYTES`]; so a page is at most about 1.2 KB of head per termination, plus those
@@ -31,12 +42,11 @@
 //! so that tests read it with an XML parser.
 
 use std::fmt::Write as _;
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, Write};
 
-use arbiter_pgn::PgnError;
-use arbiter_pgn::RawGame;
 use arbiter_pgn::verdict::PgnVerdict;
-use arbiter_rules::{GameResult, Move, Position, SanLanguage, Termination};
+use arbiter_pgn::{GameNumber, NumberRegister, PgnError, RawGame, ReplayOptions};
+use arbiter_rules::{Color, GameResult, Move, Position, SanLanguage, Termination};
 
 use crate::board::{Diagram, board_svg_fragment, shared_defs_svg};
 
@@ -81,6 +91,19 @@ pub struct Reasons {
 }
 
 impl Reasons {
+    /// The group the game comes in ([`Attention`]): an error before a disagreement before
+    /// anything else.
+    #[must_use]
+    pub fn attention(&self) -> Attention {
+        if self.error {
+            Attention::Error
+        } else if self.disagreement {
+            Attention::Disagreement
+        } else {
+            Attention::Other
+        }
+    }
+
     /// Whether there is any reason.
     #[must_use]
     pub fn any(&self) -> bool {
@@ -128,6 +151,51 @@ impl Reasons {
     }
 }
 
+/// The order in which the games that need a look come: errors first (the game could not be
+/// adjudicated at all), then the games whose `Result` tag the rules contradict (the result
+/// on the crosstable is wrong), then the others (warnings, draws to check, losses not proven,
+/// games without a result). Within a group, games keep their input order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Attention {
+    /// The game could not be read or replayed.
+    Error,
+    /// The `Result` tag contradicts the rules.
+    Disagreement,
+    /// Any other reason.
+    Other,
+}
+
+impl Attention {
+    /// The groups in the order of attention.
+    pub const ALL: [Attention; 3] = [Attention::Error, Attention::Disagreement, Attention::Other];
+
+    /// The group's place in [`Attention::ALL`].
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The group's name in the page (`id`, `class`): `errors`, `disagreements`, `others`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Attention::Error => "errors",
+            Attention::Disagreement => "disagreements",
+            Attention::Other => "others",
+        }
+    }
+
+    /// The group's heading in the page.
+    #[must_use]
+    pub const fn heading(self) -> &'static str {
+        match self {
+            Attention::Error => "Errors: games that could not be adjudicated",
+            Attention::Disagreement => "Result tags the rules contradict",
+            Attention::Other => "Other games to check",
+        }
+    }
+}
+
 /// The reasons of a game's verdict (or error) to be looked at.
 #[must_use]
 pub fn reasons(verdict: &Result<PgnVerdict, PgnError>) -> Reasons {
@@ -167,7 +235,7 @@ pub fn reasons(verdict: &Result<PgnVerdict, PgnError>) -> Reasons {
 }
 
 /// A game that needs a look, written both ways: a section with boards and a table row; the
-/// report shows the section for the first [`ReportHead::max_boards`] such games and the row for
+/// report shows the section for the first `max_boards` such games ([`AttentionList`]) and the row for
 /// the others.
 #[derive(Clone, Debug)]
 pub struct Look {
@@ -179,12 +247,15 @@ pub struct Look {
     pub row: String,
 }
 
-/// The game numbered `index` in the input (from 0, as the terminal table and the JSON records
-/// number games) as a [`Look`] when it needs one, with its mating line in SAN in `language`;
-/// `None` when it needs none.
+/// The game at 0-based `index` in the input, numbered `number` ([`GameNumber`]: `5.20`, or its
+/// place counted from 1), as a [`Look`] when it needs one, with its mating line in SAN in
+/// `language`; `None` when it needs none. The section's `id` is `game-INDEX` (unique in the page,
+/// where two games may share a number); `data-game` holds the number and `data-index` the
+/// index.
 #[must_use]
 pub fn look(
     index: usize,
+    number: &GameNumber,
     raw: &RawGame,
     verdict: &Result<PgnVerdict, PgnError>,
     language: SanLanguage,
@@ -193,18 +264,18 @@ pub fn look(
     if !reasons.any() {
         return None;
     }
-    let number = index;
+    let shown = escape(number.as_str());
     let labels = reasons.labels();
     let classes: Vec<&str> = labels.iter().map(|(class, _)| *class).collect();
     let mut section = String::with_capacity(8 * 1024);
     let _ = write!(
         section,
-        "<section class=\"look\" id=\"game-{number}\" data-game=\"{number}\" data-reasons=\"{}\">",
+        "<section class=\"look\" id=\"game-{index}\" data-game=\"{shown}\" data-index=\"{index}\" data-reasons=\"{}\">",
         classes.join(" ")
     );
     let _ = write!(
         section,
-        "<h3><a href=\"#game-{number}\">Game {number}</a>: {} <span class=\"line\">(line {})</span></h3>",
+        "<h3><a href=\"#game-{index}\">Game {shown}</a>: {} <span class=\"line\">(line {})</span></h3>",
         players(raw),
         raw.line
     );
@@ -222,7 +293,7 @@ pub fn look(
         Ok(verdict) => verdict_body(&mut section, raw, verdict, language),
     }
     section.push_str("</section>\n");
-    let row = look_row(number, raw, verdict, &labels);
+    let row = look_row(index, &shown, raw, verdict, &labels);
     Some(Look {
         reasons,
         section,
@@ -236,14 +307,41 @@ fn players(raw: &RawGame) -> String {
     format!("{} – {}", name("White"), name("Black"))
 }
 
-/// The section of a game that could not be adjudicated: where and why, the lines the reader
-/// skipped after a read error, and its tags.
+/// The section of a game that could not be adjudicated: where and why; for a refused move,
+/// the move with its number and the board it was written for (the position before it, its
+/// last move marked); the lines the reader skipped after a read error; and the game's tags.
 fn error_body(section: &mut String, raw: &RawGame, error: &PgnError) {
+    section.push_str("<div class=\"look-body\">");
+    let refused = arbiter_pgn::move_refused(raw, error, &ReplayOptions::default());
+    if let Some(refused) = &refused {
+        section.push_str("<div class=\"boards\">");
+        let caption = format!("Before {} (ply {})", refused.numbered(), refused.ply);
+        figure(
+            section,
+            "before-error",
+            &refused.position,
+            refused.last_move.as_ref().map(marked),
+            &caption,
+        );
+        section.push_str("</div>");
+    }
     let _ = write!(
         section,
-        "<p class=\"error-place\">line {}:{}</p><p class=\"error-reason\">{}</p>",
-        error.line,
-        error.column,
+        "<div class=\"error-facts\"><p class=\"error-place\">line {}:{}</p>",
+        error.line, error.column,
+    );
+    if let Some(refused) = &refused {
+        let _ = write!(
+            section,
+            "<p class=\"error-move\" data-ply=\"{}\">Refused: <strong>{}</strong>, ply {}</p>",
+            refused.ply,
+            escape(&cut(&refused.numbered(), MAX_TAG_CHARS)),
+            refused.ply
+        );
+    }
+    let _ = write!(
+        section,
+        "<p class=\"error-reason\">{}</p>",
         escape(&cut(&error.kind.to_string(), 4 * MAX_TAG_CHARS))
     );
     if let Some(skipped) = error.skipped {
@@ -253,6 +351,7 @@ fn error_body(section: &mut String, raw: &RawGame, error: &PgnError) {
         );
     }
     tags_table(section, raw);
+    section.push_str("</div></div>");
 }
 
 /// Every tag pair of the game, as a small table.
@@ -315,15 +414,16 @@ fn verdict_body(section: &mut String, raw: &RawGame, verdict: &PgnVerdict, langu
     };
     figure(section, "final", end, last.map(marked), &caption);
     let end = game.position();
-    // The mating line that proves the winner could still mate, and the board after it.
+    // The mating line that proves the winner could still mate, and the position it mates.
     let evidence = &verdict.verdict.evidence;
     let mut line_text = String::new();
+    let mut mated = None;
     if !evidence.is_empty() {
         let mut position = end.clone();
         let shown = evidence.len().min(MAX_LINE_PLIES);
         for (i, m) in evidence.iter().take(shown).enumerate() {
             let after = position.play(m);
-            let white = position.side_to_move() == arbiter_rules::Color::White;
+            let white = position.side_to_move() == Color::White;
             if white {
                 let _ = write!(line_text, "{}. ", position.fullmove_number());
             } else if i == 0 {
@@ -335,16 +435,8 @@ fn verdict_body(section: &mut String, raw: &RawGame, verdict: &PgnVerdict, langu
         }
         if evidence.len() > shown {
             let _ = write!(line_text, "(and {} more plies)", evidence.len() - shown);
-        }
-        if evidence.len() == shown {
-            let last = evidence.last().map(marked);
-            figure(
-                section,
-                "after-mate",
-                &position,
-                last,
-                "After the mating line",
-            );
+        } else {
+            mated = Some(position);
         }
     }
     section.push_str("</div><dl class=\"facts\">");
@@ -401,12 +493,29 @@ fn verdict_body(section: &mut String, raw: &RawGame, verdict: &PgnVerdict, langu
         );
     }
     if !line_text.is_empty() {
+        // A proof, not analysis: folded, so that the page (and the printed page, where it is
+        // one line) says what it proves and no reader takes the line for how the game should
+        // have gone.
+        let mater = match outcome.map(|o| o.result) {
+            Some(GameResult::BlackWins) => "Black",
+            _ => "White",
+        };
         let _ = write!(
             section,
-            "<dt>Mating line</dt><dd class=\"evidence\" data-plies=\"{}\">{}<br/><small>A series of legal moves that ends in checkmate, which proves the winner could still mate: not a forced mate.</small></dd>",
-            evidence.len(),
-            escape(line_text.trim_end())
+            "<dt>Can still mate</dt><dd class=\"evidence\" data-plies=\"{plies}\"><details><summary class=\"can-mate\">{mater} could still checkmate: a sequence of {plies} legal moves exists</summary><p class=\"mating-line\">{line}</p><p class=\"proof-note\">The moves of both sides, one after the other (plies), that end in checkmate: they prove that {mater} could still checkmate by a series of legal moves. Not a forced mate, and not analysis of the game.</p>",
+            plies = evidence.len(),
+            line = escape(line_text.trim_end())
         );
+        if let Some(mated) = &mated {
+            figure(
+                section,
+                "after-mate",
+                mated,
+                evidence.last().map(marked),
+                "After the sequence: checkmate",
+            );
+        }
+        section.push_str("</details></dd>");
     }
     section.push_str("</dl>");
     if !verdict.warnings.is_empty() {
@@ -456,7 +565,8 @@ fn figure(
 
 /// The row of a game that needs a look, for the games beyond the boards shown.
 fn look_row(
-    number: usize,
+    index: usize,
+    number: &str,
     raw: &RawGame,
     verdict: &Result<PgnVerdict, PgnError>,
     labels: &[(&'static str, String)],
@@ -480,7 +590,7 @@ fn look_row(
     let mut row = String::with_capacity(512);
     let _ = writeln!(
         row,
-        "<tr class=\"look\" data-game=\"{number}\"><td>{number}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        "<tr class=\"look\" data-game=\"{number}\" data-index=\"{index}\"><td>{number}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         players(raw),
         escape(&cut(raw.tag("Round").unwrap_or(""), MAX_TAG_CHARS)),
         escape(&words.join("; ")),
@@ -510,11 +620,12 @@ fn result_cells(verdict: &PgnVerdict) -> (String, String) {
     }
 }
 
-/// The row of a game that needs no look: number, players, round, declared result, adjudicated
-/// result, termination, article and ply (at most [`MAX_ROW_BYTES`]).
+/// The row of the game at 0-based `index` numbered `number`, which needs no look: number,
+/// players, round, declared result, adjudicated result, termination, article and ply (at most
+/// [`MAX_ROW_BYTES`]).
 #[must_use]
-pub fn game_row(index: usize, raw: &RawGame, verdict: &PgnVerdict) -> String {
-    let number = index;
+pub fn game_row(index: usize, number: &GameNumber, raw: &RawGame, verdict: &PgnVerdict) -> String {
+    let number = escape(number.as_str());
     let tag = |name| escape(&cut(raw.tag(name).unwrap_or(""), MAX_TAG_CHARS));
     let declared = verdict.declared.as_ref().map_or(String::new(), |d| {
         escape(&cut(d.text.trim(), MAX_TAG_CHARS))
@@ -524,7 +635,7 @@ pub fn game_row(index: usize, raw: &RawGame, verdict: &PgnVerdict) -> String {
         None => ("*", "ongoing", "", verdict.game.ply()),
     };
     format!(
-        "<tr data-game=\"{number}\"><td>{number}</td><td>{}</td><td>{}</td><td>{}</td><td>{declared}</td><td>{result}</td><td>{}</td><td>{article}</td><td>{ply}</td></tr>\n",
+        "<tr data-game=\"{number}\" data-index=\"{index}\"><td>{number}</td><td>{}</td><td>{}</td><td>{}</td><td>{declared}</td><td>{result}</td><td>{}</td><td>{article}</td><td>{ply}</td></tr>\n",
         tag("White"),
         tag("Black"),
         tag("Round"),
@@ -552,10 +663,11 @@ pub struct ReportHead {
     pub analysis: &'static str,
     /// The SAN language of the mating lines.
     pub language: SanLanguage,
-    /// Games that need a look drawn with boards, at most; the others are table rows.
-    pub max_boards: usize,
     /// What the run counted.
     pub counts: Counts,
+    /// The games numbered as an earlier game of the input (their tags repeat a `Round` and
+    /// `Board`), as the run found them ([`NumberRegister`]).
+    pub numbers: NumberRegister,
 }
 
 /// What a run counted, for the summary.
@@ -600,11 +712,199 @@ impl Counts {
     }
 }
 
-/// The style sheet: screen and print.
+/// A section kept by an [`AttentionList`]: where it and its row are in the sections' store.
+#[derive(Clone, Copy, Debug)]
+struct Kept {
+    attention: Attention,
+    /// Where the section starts; its row follows it.
+    offset: u64,
+    section: u64,
+    row: u64,
+}
+
+/// The games that need a look, kept aside as a run meets them (in input order) and given back
+/// to [`write_report`] in the order of attention ([`Attention`]: errors, then disagreements,
+/// then the others; input order within each), the first `max_boards` of that order as sections
+/// with boards and the others as rows of a table.
+///
+/// Which games get boards is known only at the end (an error at the end of the file comes
+/// first), so the list keeps the section of the first `max_boards` games of each group
+/// (followed by its row) in `sections`, and only the row of the others, in `rows`, each row
+/// after a byte naming its group. Both stores are written in order and read back at the end:
+/// files, or [`io::Cursor`]s for small runs (a `tempfile::SpooledTempFile` is both). Memory
+/// besides the stores: 32 bytes for each kept section, at most 3 × `max_boards`.
+#[derive(Debug)]
+pub struct AttentionList<S> {
+    sections: S,
+    rows: S,
+    kept: Vec<Kept>,
+    end: u64,
+    per_group: [usize; 3],
+    max_boards: usize,
+    counts: Counts,
+}
+
+impl<S: Read + Write + Seek> AttentionList<S> {
+    /// An empty list that draws at most `max_boards` games, keeping its parts in `sections` and
+    /// `rows` (both empty).
+    pub fn new(sections: S, rows: S, max_boards: usize) -> AttentionList<S> {
+        AttentionList {
+            sections,
+            rows,
+            kept: Vec::new(),
+            end: 0,
+            per_group: [0; 3],
+            max_boards,
+            counts: Counts::default(),
+        }
+    }
+
+    /// Adds the next game that needs a look, in input order.
+    ///
+    /// # Errors
+    /// The stores' write errors.
+    pub fn add(&mut self, look: &Look) -> io::Result<()> {
+        self.counts.add_look(&look.reasons);
+        let attention = look.reasons.attention();
+        let group = &mut self.per_group[attention.index()];
+        *group += 1;
+        if *group <= self.max_boards {
+            self.sections.write_all(look.section.as_bytes())?;
+            self.sections.write_all(look.row.as_bytes())?;
+            let (section, row) = (look.section.len() as u64, look.row.len() as u64);
+            self.kept.push(Kept {
+                attention,
+                offset: self.end,
+                section,
+                row,
+            });
+            self.end += section + row;
+        } else {
+            self.rows.write_all(&[b'0' + attention.index() as u8])?;
+            self.rows.write_all(look.row.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// The games added, by reason ([`Counts::looks`] and [`Counts::look_reasons`]; the other
+    /// counts are 0).
+    #[must_use]
+    pub fn counts(&self) -> &Counts {
+        &self.counts
+    }
+
+    /// How many games of each group ([`Attention::ALL`]) were added.
+    #[must_use]
+    pub fn per_group(&self) -> [usize; 3] {
+        self.per_group
+    }
+
+    /// Games drawn with boards: the first `max_boards` in the order of attention.
+    #[must_use]
+    pub fn drawn(&self) -> usize {
+        self.counts.looks.min(self.max_boards)
+    }
+
+    /// The kept sections drawn, in the order of attention: each kept entry with whether it is
+    /// drawn (else its row goes to the table).
+    fn order(&self) -> Vec<(Kept, bool)> {
+        let mut order = Vec::with_capacity(self.kept.len());
+        let mut drawn = 0;
+        for attention in Attention::ALL {
+            for kept in self.kept.iter().filter(|k| k.attention == attention) {
+                let draw = drawn < self.max_boards;
+                drawn += usize::from(draw);
+                order.push((*kept, draw));
+            }
+        }
+        order
+    }
+
+    /// Copies `len` bytes at `offset` of the sections' store to `out`.
+    fn copy_kept<W: Write + ?Sized>(
+        &mut self,
+        out: &mut W,
+        offset: u64,
+        len: u64,
+    ) -> io::Result<()> {
+        self.sections.seek(io::SeekFrom::Start(offset))?;
+        let copied = io::copy(&mut (&mut self.sections).take(len), out)?;
+        if copied == len {
+            Ok(())
+        } else {
+            Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the report's store of sections ended early",
+            ))
+        }
+    }
+
+    /// Writes the sections drawn, each group after its heading.
+    fn write_sections<W: Write + ?Sized>(&mut self, out: &mut W) -> io::Result<()> {
+        let order = self.order();
+        for attention in Attention::ALL {
+            let drawn: Vec<Kept> = order
+                .iter()
+                .filter(|(kept, draw)| *draw && kept.attention == attention)
+                .map(|(kept, _)| *kept)
+                .collect();
+            if drawn.is_empty() {
+                continue;
+            }
+            let count = self.per_group[attention.index()];
+            writeln!(
+                out,
+                "<h3 class=\"group\" id=\"attention-{name}\" data-count=\"{count}\">{} ({count})</h3>",
+                attention.heading(),
+                name = attention.name(),
+            )?;
+            for kept in drawn {
+                self.copy_kept(out, kept.offset, kept.section)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the rows of the games not drawn into `tables`, in the order of attention.
+    fn write_rows<W: Write + ?Sized>(
+        &mut self,
+        out: &mut W,
+        tables: &mut Tables<'_>,
+    ) -> io::Result<()> {
+        let order = self.order();
+        let mut line = Vec::new();
+        for attention in Attention::ALL {
+            for (kept, _) in order
+                .iter()
+                .filter(|(kept, draw)| !*draw && kept.attention == attention)
+            {
+                line.clear();
+                self.copy_kept(&mut line, kept.offset + kept.section, kept.row)?;
+                tables.row(out, &line)?;
+            }
+            self.rows.seek(io::SeekFrom::Start(0))?;
+            let mut rows = io::BufReader::new(&mut self.rows);
+            let mark = b'0' + attention.index() as u8;
+            loop {
+                line.clear();
+                if io::BufRead::read_until(&mut rows, b'\n', &mut line)? == 0 {
+                    break;
+                }
+                if line.first() == Some(&mark) {
+                    tables.row(out, &line[1..])?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The style sheet: screen and print. The printed page ([`print_style`]) adds the footer.
 const STYLE: &str = "
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;margin:2rem auto;max-width:70rem;padding:0 1rem;color:#1a1a1a;line-height:1.4}
-h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.25rem;border-bottom:2px solid #333;padding-bottom:.2rem;margin-top:2rem}h3{font-size:1.05rem;margin:0 0 .3rem}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.25rem;border-bottom:2px solid #333;padding-bottom:.2rem;margin-top:2rem}h3{font-size:1.05rem;margin:0 0 .3rem}h3.group{margin:1.2rem 0 .2rem;color:#333}
 dl.run{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:.5rem 0}dl.run dt{font-weight:600}dl.run dd{margin:0;font-family:ui-monospace,'DejaVu Sans Mono',monospace;overflow-wrap:anywhere}
+.summary-tables{display:flex;flex-wrap:wrap;gap:0 2rem;align-items:flex-start}
 table{border-collapse:collapse;margin:.5rem 0}div.rows{content-visibility:auto;contain-intrinsic-size:auto 14000px}div.rows table{table-layout:fixed;width:100%;margin:0}col.n{width:4.5rem}col.round{width:4rem}col.result{width:5.5rem}col.article{width:6rem}div.rows td,div.rows th{overflow-wrap:anywhere}
 section.look{content-visibility:auto;contain-intrinsic-size:auto 480px}th,td{border:1px solid #bbb;padding:.15rem .45rem;text-align:left;vertical-align:top}th{background:#eee}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -616,34 +916,112 @@ section.look[data-reasons~=error]{border-left-color:#b00}
 .look-body{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}.boards{display:flex;flex-wrap:wrap;gap:.5rem;flex:0 1 auto}
 figure{margin:0}figcaption{font-size:.85rem;color:#444;text-align:center}
 dl.facts{flex:1 1 18rem;display:grid;grid-template-columns:max-content 1fr;gap:.1rem .8rem;margin:0;align-content:start}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
-dd.evidence{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:.9rem}
+.error-facts{flex:1 1 18rem}.error-facts p{margin:0 0 .3rem}
+summary.can-mate{cursor:pointer}.mating-line{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:.9rem;margin:.3rem 0}.proof-note{font-size:.85rem;color:#444;margin:.2rem 0 .5rem}
 ul.warnings{flex-basis:100%;margin:.3rem 0 0;padding-left:1.2rem;font-size:.9rem}
 .incomplete{border:3px solid #b00;padding:.5rem 1rem;font-size:1.1rem;color:#b00}
 .error-place{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-weight:600;color:#b00}
-.signature{margin-top:3rem;display:grid;grid-template-columns:repeat(3,1fr);gap:2rem}.signature div{border-top:1px solid #000;padding-top:.3rem}
-@media print{body{margin:0;max-width:none;font-size:10pt}section.look,div.rows{content-visibility:visible}a{color:inherit;text-decoration:none}h2{break-after:avoid}tr{break-inside:avoid}}
+.signature{margin:2rem 0;break-inside:avoid;page-break-inside:avoid}.signature p{margin:0 0 2.5rem}.signature .fields{display:grid;grid-template-columns:repeat(3,1fr);gap:2rem}.signature .fields div{border-top:1px solid #000;padding-top:.3rem}
+@media print{
+body{margin:0;max-width:none;font-size:9pt;line-height:1.25}
+h1{font-size:13pt;margin:0 0 .1rem}h2{font-size:11pt;margin:.6rem 0 .25rem;break-after:avoid;page-break-after:avoid}h3{font-size:9.5pt;margin:0 0 .1rem}h3.group{margin:.4rem 0 0;break-after:avoid;page-break-after:avoid}
+dl.run{margin:.2rem 0;gap:0 .8rem}table{margin:.2rem 0}th,td{padding:0 .3rem}
+.summary-tables{flex-wrap:nowrap;gap:0 1rem}table.counts,table.outcomes{font-size:8pt}table.outcomes th,table.outcomes td{white-space:nowrap}
+section.look,div.rows{content-visibility:visible}
+section.look{padding:.2rem .5rem;margin:.3rem 0;border-left-width:4px}
+.look-body{gap:.2rem .6rem}.boards{flex:0 0 auto;flex-wrap:nowrap;gap:.3rem}
+svg.board{width:36mm;height:auto}figcaption{font-size:7pt}
+.reason{font-size:7.5pt;padding:0 .25rem}p.reasons{margin:0 0 .15rem}.attention-count{font-size:9.5pt;margin:.2rem 0}.legend{font-size:7.5pt;margin:.2rem 0}
+dl.facts{gap:0 .6rem;font-size:8.5pt}ul.warnings{margin:0;font-size:8pt}
+.error-facts{font-size:8.5pt}table.tags{font-size:8pt}
+details>:not(summary){display:none}summary.can-mate{list-style:none}summary.can-mate::-webkit-details-marker{display:none}
+.signature{margin:.8rem 0 .5rem}.signature p{margin:0 0 1.6rem}
+div.rows table{font-size:7.5pt}col.n{width:3.2rem}col.round{width:3rem}col.result{width:3.8rem}col.article{width:3.6rem}
+a{color:inherit;text-decoration:none}tr{break-inside:avoid;page-break-inside:avoid}
+}
 ";
 
-/// Writes the page: head and summary from `head`, then the sections of the games that need a
-/// look read from `sections`, the rows of those beyond [`ReportHead::max_boards`] from
-/// `look_rows`, and the rows of the other games from `rows`.
+/// Characters of the file name a printed page's footer shows, at most (the end of a longer
+/// path: the file's own name).
+pub const FOOTER_NAME_CHARS: usize = 60;
+
+/// Hex digits of the SHA-256 a printed page's footer shows (the head has all 64).
+pub const FOOTER_SHA256_DIGITS: usize = 16;
+
+/// The rules of the printed page: every page's footer names the file (its last
+/// [`FOOTER_NAME_CHARS`] characters), the first [`FOOTER_SHA256_DIGITS`] digits of its SHA-256
+/// and "page X of N" (CSS paged media margin boxes, `counter(page)` and `counter(pages)`),
+/// with "INCOMPLETE" before the name when the input could not be read to its end. The paper
+/// size is the printer's (A4 or Letter): the page sets none.
+#[must_use]
+pub fn print_style(head: &ReportHead) -> String {
+    let chars = head.file_name.chars().count();
+    let name: String = if chars > FOOTER_NAME_CHARS {
+        let tail: String = head
+            .file_name
+            .chars()
+            .skip(chars - (FOOTER_NAME_CHARS - 1))
+            .collect();
+        format!("…{tail}")
+    } else {
+        head.file_name.clone()
+    };
+    let sha: String = head.sha256.chars().take(FOOTER_SHA256_DIGITS).collect();
+    let incomplete = if head.unread.is_some() {
+        "INCOMPLETE · "
+    } else {
+        ""
+    };
+    format!(
+        "@page{{margin:12mm 12mm 14mm;@bottom-left{{content:{};font:7.5pt 'DejaVu Sans Mono',ui-monospace,monospace;color:#333}}@bottom-right{{content:{} counter(page) {} counter(pages);font:7.5pt 'DejaVu Sans',sans-serif;color:#333}}}}",
+        css_string(&format!("{incomplete}{name} · SHA-256 {sha}")),
+        css_string("page "),
+        css_string(" of "),
+    )
+}
+
+/// `text` as a CSS string (`"..."`) that is also safe inside an HTML `<style>` element: every
+/// character but ASCII letters, digits, space and `.,:;_-/()+=#` is written as a hexadecimal
+/// escape and the space that ends it (`\b7 `: CSS reads the space as part of the escape), so
+/// that no quote, backslash, line break or `</style>` can end the string or the element.
+fn css_string(text: &str) -> String {
+    let mut css = String::with_capacity(text.len() + 2);
+    css.push('"');
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || " .,:;_-/()+=#".contains(c) {
+            css.push(c);
+        } else {
+            let _ = write!(css, "\\{:x} ", u32::from(c));
+        }
+    }
+    css.push('"');
+    css
+}
+
+/// Writes the page: head and summary from `head`; then the games that need a look from
+/// `looks`, in the order of attention (errors, disagreements, the others), the first
+/// `max_boards` as sections with boards under a heading per group and the others as rows of
+/// a table; then the signature block; and last, the other games, one row each, read from
+/// `rows` (one row per line). Printed, the head, the summary, the games that need a look and
+/// the signature come first and together, and every page's footer names the file
+/// ([`print_style`]).
 ///
 /// # Errors
 /// The errors of reading the parts or of writing `out`.
-pub fn write_report<W: Write + ?Sized>(
+pub fn write_report<W: Write + ?Sized, S: Read + Write + Seek>(
     out: &mut W,
     head: &ReportHead,
-    sections: &mut dyn Read,
-    look_rows: &mut dyn Read,
+    looks: &mut AttentionList<S>,
     rows: &mut dyn Read,
 ) -> io::Result<()> {
     let counts = &head.counts;
     let title = format!("Adjudication of {}", cut(&head.file_name, 200));
     write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/><meta name=\"generator\" content=\"{version}\"/><title>{title}</title><style>{STYLE}</style></head>\n<body>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/><meta name=\"generator\" content=\"{version}\"/><title>{title}</title><style>{STYLE}{print}</style></head>\n<body>\n",
         version = escape(&head.version),
-        title = escape(&title)
+        title = escape(&title),
+        print = print_style(head),
     )?;
     out.write_all(shared_defs_svg().as_bytes())?;
     writeln!(
@@ -666,31 +1044,45 @@ pub fn write_report<W: Write + ?Sized>(
         )?;
     }
     write_summary(out, head)?;
-    let shown = counts.looks.min(head.max_boards);
+    let shown = looks.drawn();
     write!(
         out,
         "<h2 id=\"attention\">Games that need a look first</h2>\n<p class=\"attention-count\" data-looks=\"{}\" data-boards=\"{shown}\">{}</p>\n",
         counts.looks,
         match counts.looks {
             0 => "None: every game was adjudicated, agrees with its Result tag, has no warning and ends by no rule an arbiter must check.".to_owned(),
-            n if n == shown => format!("{n} {}, each with the position it ended in.", plural(n, "game", "games")),
-            n => format!("{n} games; the first {shown} with boards, the other {} as rows of the table after them (raise --report-boards to draw more).", n - shown),
+            n if n == shown => format!("{n} {}: errors first, then Result tags the rules contradict, then the others.", plural(n, "game", "games")),
+            n => format!("{n} games, errors first, then Result tags the rules contradict, then the others; the first {shown} with boards, the other {} as rows of the table after them (raise --report-boards to draw more).", n - shown),
         }
     )?;
     if shown > 0 {
-        out.write_all("<p class=\"legend\">Boards are seen from White's side. The disc beside a board is the colour of the side to move, on its edge; tinted squares are the last move's; a red disc marks a king in check. Games are numbered from 0 in input order, as in the table and JSON records of <code>arbiter adjudicate</code>.</p>\n".as_bytes())?;
+        out.write_all("<p class=\"legend\">Games are numbered as the round numbers them: the Round tag when it holds the board (5.20), else Round.Board, else their place in the file counted from 1. Boards are seen from White's side, at the end of the game or, for an error, before the move refused; the disc beside a board is the colour of the side to move; tinted squares are the last move's; a red disc marks a king in check.</p>\n".as_bytes())?;
     }
-    io::copy(sections, out)?;
+    looks.write_sections(out)?;
     if counts.looks > shown {
-        write_rows(
-            out,
-            "looks",
-            "<col class=\"n\"/><col/><col class=\"round\"/><col/><col class=\"result\"/><col class=\"result\"/><col/>",
-            "<th>Game</th><th>Players</th><th>Round</th><th>Why</th><th>Declared</th><th>Result</th><th>Termination</th>",
-            look_rows,
-        )?;
+        let mut tables = Tables {
+            class: "looks",
+            columns: "<col class=\"n\"/><col/><col class=\"round\"/><col/><col class=\"result\"/><col class=\"result\"/><col/>",
+            header: "<th>Game</th><th>Players</th><th>Round</th><th>Why</th><th>Declared</th><th>Result</th><th>Termination</th>",
+            in_table: 0,
+        };
+        looks.write_rows(out, &mut tables)?;
+        tables.end(out)?;
     }
     let others = counts.games - counts.looks;
+    writeln!(
+        out,
+        "<div class=\"signature\" id=\"signature\"><p>Checked: the {games} {of} of this file, {looks} of which {need} a look (listed above){rest}.</p><div class=\"fields\"><div>Chief arbiter (name)</div><div>Signature</div><div>Date</div></div></div>",
+        games = counts.games,
+        of = plural(counts.games, "game", "games"),
+        looks = counts.looks,
+        need = if counts.looks == 1 { "needs" } else { "need" },
+        rest = if others > 0 {
+            "; the other games are listed below"
+        } else {
+            ""
+        },
+    )?;
     write!(
         out,
         "<h2 id=\"games\">The other games</h2>\n<p data-rows=\"{others}\">{others} {}.</p>\n",
@@ -705,7 +1097,7 @@ pub fn write_report<W: Write + ?Sized>(
             rows,
         )?;
     }
-    out.write_all(b"<div class=\"signature\"><div>Chief arbiter (name)</div><div>Signature</div><div>Date</div></div>\n</body></html>\n")?;
+    out.write_all(b"</body></html>\n")?;
     Ok(())
 }
 
@@ -723,38 +1115,75 @@ fn write_rows<W: Write + ?Sized>(
     header: &str,
     rows: &mut dyn Read,
 ) -> io::Result<()> {
-    let open = format!(
-        "<div class=\"rows\"><table class=\"{class}\"><colgroup>{columns}</colgroup><thead><tr>{header}</tr></thead><tbody>\n"
-    );
-    let close = "</tbody></table></div>\n";
+    let mut tables = Tables {
+        class,
+        columns,
+        header,
+        in_table: 0,
+    };
     let mut rows = io::BufReader::new(rows);
     let mut line = Vec::new();
-    let mut in_table = 0;
     loop {
         line.clear();
         if io::BufRead::read_until(&mut rows, b'\n', &mut line)? == 0 {
             break;
         }
-        if in_table == 0 {
-            out.write_all(open.as_bytes())?;
-        }
-        out.write_all(&line)?;
-        in_table += 1;
-        if in_table == ROWS_PER_TABLE {
-            out.write_all(close.as_bytes())?;
-            in_table = 0;
-        }
+        tables.row(out, &line)?;
     }
-    if in_table > 0 {
-        out.write_all(close.as_bytes())?;
-    }
-    Ok(())
+    tables.end(out)
 }
 
-/// The summary: the counts, then games by result and termination.
+/// Rows written as tables of [`ROWS_PER_TABLE`] rows, with the same columns and header.
+struct Tables<'a> {
+    class: &'a str,
+    columns: &'a str,
+    header: &'a str,
+    /// Rows in the open table (0: none is open).
+    in_table: usize,
+}
+
+impl Tables<'_> {
+    /// Writes one row (a line), opening a table first when none is open.
+    fn row<W: Write + ?Sized>(&mut self, out: &mut W, line: &[u8]) -> io::Result<()> {
+        if self.in_table == 0 {
+            writeln!(
+                out,
+                "<div class=\"rows\"><table class=\"{}\"><colgroup>{}</colgroup><thead><tr>{}</tr></thead><tbody>",
+                self.class, self.columns, self.header
+            )?;
+        }
+        out.write_all(line)?;
+        self.in_table += 1;
+        if self.in_table == ROWS_PER_TABLE {
+            self.close(out)?;
+        }
+        Ok(())
+    }
+
+    fn close<W: Write + ?Sized>(&mut self, out: &mut W) -> io::Result<()> {
+        self.in_table = 0;
+        out.write_all(b"</tbody></table></div>\n")
+    }
+
+    /// Closes the open table, if any.
+    fn end<W: Write + ?Sized>(mut self, out: &mut W) -> io::Result<()> {
+        if self.in_table > 0 {
+            self.close(out)?;
+        }
+        Ok(())
+    }
+}
+
+/// Games with a repeated number the summary names, at most (it counts them all).
+pub const MAX_SHOWN_REPEATS: usize = 20;
+
+/// The summary: the counts beside the games by result and termination, then what the counts
+/// need said (losses not proven, numbers that repeat).
 fn write_summary<W: Write + ?Sized>(out: &mut W, head: &ReportHead) -> io::Result<()> {
     let c = &head.counts;
-    out.write_all(b"<h2 id=\"summary\">Summary</h2>\n<table class=\"counts\"><tbody>")?;
+    out.write_all(
+        b"<h2 id=\"summary\">Summary</h2>\n<div class=\"summary-tables\"><table class=\"counts\"><tbody>",
+    )?;
     let [_, _, _, _, draws, unfinished] = c.look_reasons;
     for (id, words, n) in [
         ("games", "Games", c.games),
@@ -780,6 +1209,8 @@ fn write_summary<W: Write + ?Sized>(out: &mut W, head: &ReportHead) -> io::Resul
         )?;
     }
     out.write_all(b"</tbody></table>\n")?;
+    write_outcomes(out, c)?;
+    out.write_all(b"</div>\n")?;
     if c.unproven > 0 {
         let losses = if c.unproven == 1 {
             "loss stands"
@@ -800,6 +1231,52 @@ fn write_summary<W: Write + ?Sized>(out: &mut W, head: &ReportHead) -> io::Resul
             )?;
         }
     }
+    let numbers = &head.numbers;
+    if numbers.repeated() > 0 {
+        let listed: Vec<String> = numbers
+            .listed()
+            .iter()
+            .take(MAX_SHOWN_REPEATS)
+            .map(|repeat| {
+                format!(
+                    "{} (line {}, as line {})",
+                    escape(&repeat.number),
+                    repeat.line,
+                    repeat.first_line
+                )
+            })
+            .collect();
+        let more = numbers.repeated() - listed.len();
+        writeln!(
+            out,
+            "<p class=\"repeated\" id=\"repeated\" data-count=\"{n}\">{n} {games} the number of an earlier game of the same event (their Event, Site, Date, Round and Board tags repeat: a game given twice, two sections under one event name, or a knockout whose Round numbers each match's games alike): {}{}. Such games are told apart by their line.</p>",
+            listed.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
+            n = numbers.repeated(),
+            games = if numbers.repeated() == 1 {
+                "game has"
+            } else {
+                "games have"
+            },
+        )?;
+    }
+    if numbers.unchecked() > 0 {
+        writeln!(
+            out,
+            "<p class=\"repeated\">{} games after the first {} distinct numbers were not checked for a repeated number.</p>",
+            numbers.unchecked(),
+            arbiter_pgn::number::MAX_CHECKED_NUMBERS,
+        )?;
+    }
+    Ok(())
+}
+
+/// The table of games by termination and result (none when no game was adjudicated).
+fn write_outcomes<W: Write + ?Sized>(out: &mut W, c: &Counts) -> io::Result<()> {
     if c.by_outcome.is_empty() {
         return Ok(());
     }
@@ -888,6 +1365,67 @@ mod tests {
 
     fn with_tags(tags: &str, movetext: &str) -> String {
         format!("[White \"W\"]\n[Black \"B\"]\n{tags}\n{movetext}\n")
+    }
+
+    /// A report head for the file `name`, nothing counted.
+    fn head(name: &str) -> ReportHead {
+        ReportHead {
+            file_name: name.to_owned(),
+            sha256: "ab".repeat(32),
+            unread: None,
+            date: "2026-12-01".to_owned(),
+            version: "arbiter test".to_owned(),
+            laws: arbiter_rules::LAWS_EDITION,
+            analysis: "full",
+            language: SanLanguage::English,
+            counts: Counts::default(),
+            numbers: NumberRegister::default(),
+        }
+    }
+
+    /// An attention list kept in memory.
+    fn attention_list(max_boards: usize) -> AttentionList<io::Cursor<Vec<u8>>> {
+        AttentionList::new(io::Cursor::default(), io::Cursor::default(), max_boards)
+    }
+
+    /// The page of `looks` (and no other game), parsed back: the sections' and the look rows'
+    /// `data-game`, and the group headings' ids.
+    fn attention_of(
+        looks: &mut AttentionList<io::Cursor<Vec<u8>>>,
+    ) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let head = ReportHead {
+            counts: Counts {
+                games: looks.counts().looks,
+                ..looks.counts().clone()
+            },
+            ..head("r.pgn")
+        };
+        let mut page = Vec::new();
+        write_report(&mut page, &head, looks, &mut &b""[..]).unwrap();
+        let page = String::from_utf8(page).unwrap();
+        let document = roxmltree::Document::parse_with_options(
+            &page,
+            roxmltree::ParsingOptions {
+                allow_dtd: true,
+                ..roxmltree::ParsingOptions::default()
+            },
+        )
+        .expect("well-formed page");
+        let of = |tag: &str, attribute: &str| -> Vec<String> {
+            document
+                .descendants()
+                .filter(|n| n.has_tag_name(tag))
+                .filter_map(|n| n.attribute(attribute))
+                .map(str::to_owned)
+                .collect()
+        };
+        let groups = document
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("group"))
+            .filter_map(|n| n.attribute("id"))
+            .map(str::to_owned)
+            .collect();
+        (of("section", "data-game"), of("tr", "data-game"), groups)
     }
 
     /// Issue 14: the games an arbiter must look at first, each for its reason, and the games
@@ -1003,7 +1541,14 @@ mod tests {
             let (raw, verdict) = game(&pgn);
             assert_eq!(reasons(&verdict), expected, "{what}");
             assert_eq!(
-                look(7, &raw, &verdict, SanLanguage::English).is_some(),
+                look(
+                    7,
+                    &GameNumber::counted(7),
+                    &raw,
+                    &verdict,
+                    SanLanguage::English
+                )
+                .is_some(),
                 expected.any(),
                 "{what}"
             );
@@ -1038,7 +1583,14 @@ mod tests {
             !evidence.is_empty(),
             "a resignation at full has a mating line"
         );
-        let look = look(3, &raw, &verdict, SanLanguage::German).expect("a look");
+        let look = look(
+            3,
+            &GameNumber::counted(3),
+            &raw,
+            &verdict,
+            SanLanguage::German,
+        )
+        .expect("a look");
         let fens = board_fens(&look.section);
         let end = adjudicated.game.position();
         let mut mated = end.clone();
@@ -1051,7 +1603,7 @@ mod tests {
         let document = roxmltree::Document::parse(&look.section).unwrap();
         let line = document
             .descendants()
-            .find(|node| node.attribute("class") == Some("evidence"))
+            .find(|node| node.attribute("class") == Some("mating-line"))
             .and_then(|node| node.text())
             .expect("the mating line");
         let moves: Vec<&str> = line
@@ -1084,7 +1636,14 @@ mod tests {
         let outcome = adjudicated.verdict.outcome.expect("ended");
         assert_eq!(outcome.termination, Termination::FivefoldRepetition);
         assert_eq!((outcome.ply, adjudicated.game.ply()), (16, 18));
-        let look = look(0, &raw, &verdict, SanLanguage::English).expect("a look");
+        let look = look(
+            0,
+            &GameNumber::counted(0),
+            &raw,
+            &verdict,
+            SanLanguage::English,
+        )
+        .expect("a look");
         let start = arbiter_rules::Position::from_fen(arbiter_rules::STARTING_FEN).unwrap();
         let at_end = adjudicated.game.moves()[..16]
             .iter()
@@ -1093,14 +1652,22 @@ mod tests {
         assert!(look.section.contains("after ply 16"));
     }
 
-    /// An error shows where (line:column) and the game's tags, and draws no board.
+    /// An error shows where (line:column), the refused move with its number and the board it
+    /// was written for (issue 28, item 3), and the game's tags.
     #[test]
-    fn an_error_gives_its_line_and_column_and_the_tags() {
+    fn an_error_gives_its_line_and_column_the_move_its_board_and_the_tags() {
         let (raw, verdict) = game(&with_tags(
             "[Event \"E\"]\n[Result \"1-0\"]",
             "1. e4 e5 2. Ke3 1-0",
         ));
-        let look = look(0, &raw, &verdict, SanLanguage::English).expect("a look");
+        let look = look(
+            0,
+            &GameNumber::counted(0),
+            &raw,
+            &verdict,
+            SanLanguage::English,
+        )
+        .expect("a look");
         let document = roxmltree::Document::parse(&look.section).unwrap();
         let text_of = |class: &str| {
             document
@@ -1130,7 +1697,196 @@ mod tests {
                 ("Result", "1-0")
             ]
         );
-        assert!(board_fens(&look.section).is_empty());
+        // The position before 2. Ke3, with 1... e5 marked.
+        assert_eq!(
+            board_fens(&look.section),
+            ["rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"]
+        );
+        let strong = document
+            .descendants()
+            .find(|node| node.attribute("class") == Some("error-move"))
+            .and_then(|p| p.children().find(|c| c.has_tag_name("strong")))
+            .and_then(|strong| strong.text());
+        assert_eq!(strong, Some("2. Ke3"));
+        assert!(
+            look.section
+                .contains("<figcaption>Before 2. Ke3 (ply 3)</figcaption>")
+        );
+        // An error that refuses no move (a bad FEN tag) has no position to draw.
+        let (raw, verdict) = game(&with_tags("[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]", "1. e4 *"));
+        let no_move = super::look(
+            0,
+            &GameNumber::counted(0),
+            &raw,
+            &verdict,
+            SanLanguage::English,
+        )
+        .expect("a look");
+        assert!(board_fens(&no_move.section).is_empty());
+        assert!(!no_move.section.contains("error-move"));
+    }
+
+    /// Issue 28, item 3: the games that need a look come errors first, then disagreements,
+    /// then the others, each group in input order and under its heading; the first
+    /// `max_boards` of that order are drawn, the rest are rows in the same order.
+    #[test]
+    fn looks_come_errors_first_then_disagreements_then_the_others() {
+        let warning = with_tags("[Result \"1-0\"]", "1. e4+ e5 1-0");
+        let error = with_tags("[Result \"1-0\"]", "1. e4 e5 2. Ke3 1-0");
+        let stalemate = with_tags(
+            "[Result \"1-0\"]\n[SetUp \"1\"]\n[FEN \"7k/8/6Q1/8/8/8/8/K7 w - - 0 1\"]",
+            "1. Qf7 1-0",
+        );
+        // Input order: a warning, a disagreement, an error, a warning, an error.
+        let games = [&warning, &stalemate, &error, &warning, &error];
+        let added = |max_boards| {
+            let mut looks = attention_list(max_boards);
+            for (index, pgn) in games.iter().enumerate() {
+                let (raw, verdict) = game(pgn);
+                let number = GameNumber::counted(index);
+                let look =
+                    look(index, &number, &raw, &verdict, SanLanguage::English).expect("a look");
+                looks.add(&look).unwrap();
+            }
+            looks
+        };
+        let owned =
+            |numbers: &[&str]| -> Vec<String> { numbers.iter().map(|n| (*n).to_owned()).collect() };
+        let mut all = added(10);
+        assert_eq!(all.per_group(), [2, 1, 2]);
+        let (sections, rows, groups) = attention_of(&mut all);
+        assert_eq!(sections, owned(&["3", "5", "2", "1", "4"]));
+        assert!(rows.is_empty());
+        assert_eq!(
+            groups,
+            owned(&[
+                "attention-errors",
+                "attention-disagreements",
+                "attention-others"
+            ])
+        );
+        // Two boards: both errors; the disagreement and the warnings are rows, in that order.
+        let (sections, rows, groups) = attention_of(&mut added(2));
+        assert_eq!(sections, owned(&["3", "5"]));
+        assert_eq!(rows, owned(&["2", "1", "4"]));
+        assert_eq!(groups, owned(&["attention-errors"]));
+        // Three: the errors and the disagreement.
+        let (sections, rows, _) = attention_of(&mut added(3));
+        assert_eq!(sections, owned(&["3", "5", "2"]));
+        assert_eq!(rows, owned(&["1", "4"]));
+        // None: every game a row, errors first.
+        let (sections, rows, groups) = attention_of(&mut added(0));
+        assert!(sections.is_empty() && groups.is_empty());
+        assert_eq!(rows, owned(&["3", "5", "2", "1", "4"]));
+    }
+
+    /// Issue 28, item 3: the mating line that proves the winner could still mate is folded
+    /// under one line that says what it proves, with the board after the mate.
+    #[test]
+    fn the_can_still_mate_proof_is_folded_under_one_line() {
+        let (raw, verdict) = game(&with_tags("[Result \"0-1\"]", "1. e4+ e5 2. Nf3 Nc6 0-1"));
+        let plies = verdict
+            .as_ref()
+            .expect("adjudicated")
+            .verdict
+            .evidence
+            .len();
+        let look = look(
+            0,
+            &GameNumber::counted(0),
+            &raw,
+            &verdict,
+            SanLanguage::English,
+        )
+        .expect("a look");
+        let document = roxmltree::Document::parse(&look.section).unwrap();
+        let details = document
+            .descendants()
+            .find(|node| node.has_tag_name("details"))
+            .expect("folded");
+        assert_eq!(details.attribute("open"), None);
+        let summary = details
+            .children()
+            .find(|node| node.has_tag_name("summary"))
+            .and_then(|node| node.text());
+        assert_eq!(
+            summary.map(str::to_owned),
+            Some(format!(
+                "Black could still checkmate: a sequence of {plies} legal moves exists"
+            ))
+        );
+        // The line and the board after it are inside the fold.
+        for class in ["mating-line", "after-mate"] {
+            assert!(
+                details
+                    .descendants()
+                    .any(|node| node.attribute("class") == Some(class)),
+                "{class}"
+            );
+        }
+    }
+
+    /// Issue 28, item 1: every printed page's footer names the file, the start of its
+    /// SHA-256 and "page X of N"; the file name is a CSS string that nothing in it can end.
+    #[test]
+    fn the_printed_footer_names_the_file_its_hash_and_the_page() {
+        let style = print_style(&head("tests/data/adjudicate/round.pgn"));
+        assert!(
+            style.contains(
+                "content:\"tests/data/adjudicate/round.pgn \\b7  SHA-256 abababababababab\""
+            ),
+            "{style}"
+        );
+        assert!(
+            style.contains("content:\"page \" counter(page) \" of \" counter(pages)"),
+            "{style}"
+        );
+        // Quotes, backslashes, line breaks and `</style>` are escaped; the end of a long path
+        // is kept.
+        let hostile = format!("{}/a\"b\\c\nd</style><script>é.pgn", "x".repeat(80));
+        let style = print_style(&head(&hostile));
+        assert!(!style.contains("</"), "{style}");
+        assert!(
+            style.contains("content:\"\\2026 xxxx")
+                && style.contains("x/a\\22 b\\5c c\\a d\\3c /style\\3e \\3c script\\3e \\e9 .pgn"),
+            "{style}"
+        );
+        assert_eq!(style.matches('"').count(), 6, "three strings: {style}");
+        let incomplete = print_style(&ReportHead {
+            unread: Some("cut".to_owned()),
+            ..head("r.pgn")
+        });
+        assert!(
+            incomplete.contains("content:\"INCOMPLETE \\b7  r.pgn"),
+            "{incomplete}"
+        );
+    }
+
+    /// Issue 28, item 2: games numbered as an earlier game of the same event are named in the
+    /// summary with both lines.
+    #[test]
+    fn the_summary_names_games_numbered_as_an_earlier_one() {
+        let mut numbers = NumberRegister::default();
+        let pgn = "[Round \"5.20\"]\n\n1. e4 *\n\n[Round \"5.20\"]\n\n1. d4 *\n";
+        for (index, raw) in arbiter_pgn::Reader::new(pgn.as_bytes()).enumerate() {
+            let raw = raw.unwrap();
+            numbers.add(
+                arbiter_pgn::EventKey::of(&raw),
+                &GameNumber::of(&raw, index),
+                raw.line,
+            );
+        }
+        let head = ReportHead {
+            numbers,
+            ..head("r.pgn")
+        };
+        let mut page = Vec::new();
+        write_report(&mut page, &head, &mut attention_list(1), &mut &b""[..]).unwrap();
+        let page = String::from_utf8(page).unwrap();
+        assert!(
+            page.contains("<p class=\"repeated\" id=\"repeated\" data-count=\"1\">1 game has the number of an earlier game of the same event (their Event, Site, Date, Round and Board tags repeat: a game given twice, two sections under one event name, or a knockout whose Round numbers each match's games alike): 5.20 (line 5, as line 1). Such games are told apart by their line.</p>"),
+            "{page}"
+        );
     }
 
     /// Issue 26, item 3: a read error in the middle of a game names the lines the reader
@@ -1138,7 +1894,14 @@ mod tests {
     #[test]
     fn r_a_read_error_names_the_lines_skipped() {
         let (raw, verdict) = game(&with_tags("[Event \"E\"]", "1. e4 ) e5\n2. Nf3 *"));
-        let skipped = look(0, &raw, &verdict, SanLanguage::English).expect("a look");
+        let skipped = look(
+            0,
+            &GameNumber::counted(0),
+            &raw,
+            &verdict,
+            SanLanguage::English,
+        )
+        .expect("a look");
         let document = roxmltree::Document::parse(&skipped.section).unwrap();
         let text_of = |class: &str| {
             document
@@ -1161,7 +1924,14 @@ mod tests {
         );
         // An error found once the whole game was read skipped nothing, and says nothing of it.
         let (raw, verdict) = game(&with_tags("[Event \"E\"]", "1. e4 e5 2. Ke3 *"));
-        let illegal = look(0, &raw, &verdict, SanLanguage::English).expect("a look");
+        let illegal = look(
+            0,
+            &GameNumber::counted(0),
+            &raw,
+            &verdict,
+            SanLanguage::English,
+        )
+        .expect("a look");
         assert!(
             !illegal.section.contains("error-skipped"),
             "{}",
@@ -1174,7 +1944,14 @@ mod tests {
     fn tag_values_cannot_inject_markup() {
         let pgn = "[White \"<script>alert(1)</script>\"]\n[Black \"a\\\" onload=\\\"x & <b>\"]\n[Result \"1-0\"]\n\n1. e4+ e5 1-0\n";
         let (raw, verdict) = game(pgn);
-        let look = look(0, &raw, &verdict, SanLanguage::English).expect("a look");
+        let look = look(
+            0,
+            &GameNumber::counted(0),
+            &raw,
+            &verdict,
+            SanLanguage::English,
+        )
+        .expect("a look");
         for text in [&look.section, &look.row] {
             let document = roxmltree::Document::parse(text).expect("well-formed");
             assert!(!document.descendants().any(|n| n.has_tag_name("script")));
@@ -1214,7 +1991,14 @@ mod tests {
         let (raw, verdict) = game(&pgn);
         let adjudicated = verdict.as_ref().expect("adjudicated");
         assert!(adjudicated.warnings.len() > MAX_LISTED_WARNINGS);
-        let look = look(usize::MAX, &raw, &verdict, SanLanguage::Figurine).expect("a look");
+        let look = look(
+            usize::MAX,
+            &GameNumber::counted(usize::MAX),
+            &raw,
+            &verdict,
+            SanLanguage::Figurine,
+        )
+        .expect("a look");
         assert!(
             look.section.len() <= MAX_SECTION_BYTES,
             "{}",
@@ -1225,7 +2009,7 @@ mod tests {
             "and {} more",
             adjudicated.warnings.len() - MAX_LISTED_WARNINGS
         )));
-        let row = game_row(usize::MAX, &raw, adjudicated);
+        let row = game_row(usize::MAX, &GameNumber::counted(0), &raw, adjudicated);
         assert!(row.len() <= MAX_ROW_BYTES, "{}", row.len());
         assert!(!row.contains(&long), "tag values are cut");
     }
@@ -1238,9 +2022,21 @@ mod tests {
             "[Result \"1-0\"]\n[SetUp \"1\"]\n[FEN \"7k/8/6Q1/8/8/8/8/K7 w - - 0 1\"]",
             "1. Qf7 1-0",
         ));
-        let look = look(1, &raw, &verdict, SanLanguage::English).expect("a look");
+        let look = look(
+            1,
+            &GameNumber::counted(1),
+            &raw,
+            &verdict,
+            SanLanguage::English,
+        )
+        .expect("a look");
         let (plain_raw, plain) = game(&with_tags("[Result \"1/2-1/2\"]", "1. e4 e5 1/2-1/2"));
-        let row = game_row(0, &plain_raw, plain.as_ref().unwrap());
+        let row = game_row(
+            0,
+            &GameNumber::counted(0),
+            &plain_raw,
+            plain.as_ref().unwrap(),
+        );
         let rows = row.repeat(ROWS_PER_TABLE * 2 + 1);
         let mut counts = Counts {
             games: ROWS_PER_TABLE * 2 + 2,
@@ -1252,26 +2048,13 @@ mod tests {
             .by_outcome
             .insert(("1/2-1/2".to_owned(), "stalemate".to_owned()), 1);
         let head = ReportHead {
-            file_name: "round <5>.pgn".to_owned(),
-            sha256: "ab".repeat(32),
-            unread: None,
-            date: "2026-12-01".to_owned(),
-            version: "arbiter test".to_owned(),
-            laws: arbiter_rules::LAWS_EDITION,
-            analysis: "full",
-            language: SanLanguage::English,
-            max_boards: 10,
             counts,
+            ..head("round <5>.pgn")
         };
+        let mut looks = attention_list(10);
+        looks.add(&look).unwrap();
         let mut page = Vec::new();
-        write_report(
-            &mut page,
-            &head,
-            &mut look.section.as_bytes(),
-            &mut &b""[..],
-            &mut rows.as_bytes(),
-        )
-        .unwrap();
+        write_report(&mut page, &head, &mut looks, &mut rows.as_bytes()).unwrap();
         let page = String::from_utf8(page).unwrap();
         let document = roxmltree::Document::parse_with_options(
             &page,

@@ -22,7 +22,7 @@
 use std::io::BufRead;
 
 use arbiter_pgn::verdict::{AdjudicationSettings, PgnVerdict};
-use arbiter_pgn::{ErrorKind, PgnError, RawGame, Reader};
+use arbiter_pgn::{ErrorKind, GameNumber, PgnError, RawGame, Reader};
 use arbiter_proto::{
     convert::{self, ErrorReason, Notation},
     v1,
@@ -104,6 +104,7 @@ pub fn games_response(
     };
     v1::AdjudicateGamesResponse {
         index: u32_of(at.index),
+        number: GameNumber::of(raw, at.index).to_string(),
         request_index: u32_of(at.request_index),
         game_index: u32_of(at.game_index),
         line,
@@ -134,6 +135,13 @@ pub struct Item<'a> {
 }
 
 impl Item<'_> {
+    /// The number people give the game ([`GameNumber`]): `5.20` from its `Round` (and `Board`)
+    /// tags, else its place in the input counted from 1.
+    #[must_use]
+    pub fn number(&self) -> GameNumber {
+        GameNumber::of(self.raw, self.at.index)
+    }
+
     /// The stream response for this game.
     #[must_use]
     pub fn response(&self) -> v1::AdjudicateGamesResponse {

@@ -27,7 +27,8 @@ use crate::adjudicate::{self, Item, Place, Settings};
 use crate::cli::{AdjudicateArgs, FailOn, OutputFormat};
 use crate::limits::{Limits, usize_of};
 use crate::output::{self, report};
-use arbiter_pgn::RawGame;
+use arbiter_pgn::{EventKey, GameNumber, NumberRegister, RawGame};
+use arbiter_report::html::{AttentionList, Look};
 
 /// Most disagreements and errors kept in a [`Summary`] (the counts go on).
 pub const MAX_LISTED: usize = 1000;
@@ -53,10 +54,13 @@ pub struct Summary {
     pub unproven: usize,
     /// The analysis level the verdicts were made at (`material`, `fast`, `full`).
     pub analysis: &'static str,
-    /// The first [`MAX_LISTED`] disagreements: `game N (White - Black): reason`.
+    /// The first [`MAX_LISTED`] disagreements: `game N (White - Black): reason`, N the
+    /// game's number ([`GameNumber`]: `5.20`, or its place counted from 1).
     pub disagreement_list: Vec<String>,
     /// The first [`MAX_LISTED`] errors: `game N: line L:C: ...`.
     pub error_list: Vec<String>,
+    /// The games' numbers from tags, and the games numbered as an earlier game.
+    pub numbers: NumberRegister,
 }
 
 impl Summary {
@@ -86,11 +90,14 @@ impl Summary {
     fn add(&mut self, tally: &Tally) {
         self.games += 1;
         let Tally {
-            index,
+            number,
+            event,
+            line,
             players,
             kind,
             look: _,
         } = tally;
+        self.numbers.add(*event, number, *line);
         match kind {
             TallyKind::Verdict {
                 termination,
@@ -116,7 +123,7 @@ impl Summary {
                     self.disagreements += 1;
                     if self.disagreement_list.len() < MAX_LISTED {
                         self.disagreement_list
-                            .push(format!("game {index}{players}: {reason}"));
+                            .push(format!("game {number}{players}: {reason}"));
                     }
                 }
             }
@@ -124,7 +131,7 @@ impl Summary {
                 self.errors += 1;
                 if self.error_list.len() < MAX_LISTED {
                     self.error_list
-                        .push(format!("game {index}{players}: {description}"));
+                        .push(format!("game {number}{players}: {description}"));
                 }
             }
         }
@@ -161,12 +168,32 @@ impl Summary {
                 self.analysis
             ));
         }
+        let repeated = self.numbers.repeated();
+        if repeated > 0 {
+            parts.push(format!(
+                "{} numbered as an earlier game of the same event",
+                plural(repeated, "game", "games")
+            ));
+        }
         writeln!(out, "summary: {}", parts.join("; "))?;
+        // In the order of attention: what could not be adjudicated, then the results the rules
+        // contradict.
+        for line in &self.error_list {
+            writeln!(out, "error: {line}")?;
+        }
         for line in &self.disagreement_list {
             writeln!(out, "disagreement: {line}")?;
         }
-        for line in &self.error_list {
-            writeln!(out, "error: {line}")?;
+        for repeat in self.numbers.listed() {
+            writeln!(out, "repeated number: {repeat}")?;
+        }
+        if self.numbers.unchecked() > 0 {
+            writeln!(
+                out,
+                "repeated number: {} games after the first {} distinct numbers were not checked",
+                self.numbers.unchecked(),
+                arbiter_pgn::number::MAX_CHECKED_NUMBERS
+            )?;
         }
         Ok(())
     }
@@ -182,13 +209,17 @@ fn termination_words(termination: Option<Termination>) -> String {
 /// it.
 #[derive(Debug, Clone)]
 struct Tally {
-    /// The game's number in the input.
-    index: usize,
+    /// The game's number ([`GameNumber`]).
+    number: GameNumber,
+    /// The event the number is unique within.
+    event: EventKey,
+    /// The line where the game starts (where its error is, when no game started).
+    line: u32,
     /// " (White - Black)" for a game the summary lists (a disagreement or an error), or "".
     players: String,
     kind: TallyKind,
     /// For the HTML report, the game's section and row when it needs a look.
-    look: Option<Box<arbiter_report::html::Look>>,
+    look: Option<Box<Look>>,
 }
 
 /// A game's verdict or error, as the summary counts it.
@@ -239,9 +270,11 @@ impl Tally {
         } else {
             String::new()
         };
+        let number = item.number();
         let look = if format == OutputFormat::Html {
             arbiter_report::html::look(
                 item.at.index,
+                &number,
                 item.raw,
                 &item.verdict,
                 item.notation.language,
@@ -250,8 +283,14 @@ impl Tally {
         } else {
             None
         };
+        let line = match &item.verdict {
+            Err(error) if item.raw.line == 0 => error.line,
+            _ => item.raw.line,
+        };
         Tally {
-            index: item.at.index,
+            number,
+            event: EventKey::of(item.raw),
+            line,
             players,
             kind,
             look,
@@ -259,37 +298,12 @@ impl Tally {
     }
 }
 
-/// Where the HTML report's games that need a look go as the run meets them, in input order: the
-/// first `max_boards` as sections with boards, the others as table rows.
-pub struct Looks<'a> {
-    /// The sections, in input order.
-    pub sections: &'a mut dyn Write,
-    /// The rows of the games beyond `max_boards`.
-    pub rows: &'a mut dyn Write,
-    /// Sections drawn at most.
-    pub max_boards: usize,
-    /// The games that needed a look, by reason.
-    pub counts: arbiter_report::html::Counts,
-}
-
-impl Looks<'_> {
-    fn add(&mut self, look: &arbiter_report::html::Look) -> io::Result<()> {
-        let shown = self.counts.looks;
-        self.counts.add_look(&look.reasons);
-        if shown < self.max_boards {
-            self.sections.write_all(look.section.as_bytes())
-        } else {
-            self.rows.write_all(look.row.as_bytes())
-        }
-    }
-}
+/// Where the HTML report's games that need a look go as the run meets them: kept in memory up
+/// to 16 MiB each, then in temporary files, and given back in the order of attention.
+pub type Looks = AttentionList<tempfile::SpooledTempFile>;
 
 /// Counts a game's tally, and hands its section to `looks` when it has one.
-fn take(
-    summary: &mut Summary,
-    looks: &mut Option<&mut Looks<'_>>,
-    tally: &Tally,
-) -> io::Result<()> {
+fn take(summary: &mut Summary, looks: &mut Option<&mut Looks>, tally: &Tally) -> io::Result<()> {
     summary.add(tally);
     if let (Some(looks), Some(look)) = (looks.as_deref_mut(), &tally.look) {
         looks.add(look)?;
@@ -420,7 +434,7 @@ fn table_row(item: &Item<'_>) -> String {
     let tag = |name| item.raw.tag(name).unwrap_or("");
     let start = format!(
         "{:<6} {} {} {} {}",
-        item.at.index,
+        item.number().as_str(),
         cell(tag("Event"), 24),
         cell(tag("Round"), 5),
         cell(tag("White"), 20),
@@ -476,7 +490,8 @@ fn write_record<W: Write + ?Sized>(
         // A game that needs a look is a section of its own (`Tally::look`), the others rows.
         OutputFormat::Html => match &item.verdict {
             Ok(verdict) if !arbiter_report::html::reasons(&item.verdict).any() => out.write_all(
-                arbiter_report::html::game_row(item.at.index, item.raw, verdict).as_bytes(),
+                arbiter_report::html::game_row(item.at.index, &item.number(), item.raw, verdict)
+                    .as_bytes(),
             ),
             _ => Ok(()),
         },
@@ -623,7 +638,7 @@ pub fn run_parallel_with_looks<R: BufRead + Send, W: Write + ?Sized>(
     format: OutputFormat,
     settings: &Settings,
     jobs: usize,
-    mut looks: Option<&mut Looks<'_>>,
+    mut looks: Option<&mut Looks>,
 ) -> io::Result<Summary> {
     let mut summary = begin(out, format, settings)?;
     if jobs <= 1 {
@@ -780,7 +795,7 @@ fn run_records<R: BufRead, W: Write + ?Sized>(
     format: OutputFormat,
     settings: &Settings,
     summary: &mut Summary,
-    mut looks: Option<&mut Looks<'_>>,
+    mut looks: Option<&mut Looks>,
 ) -> io::Result<()> {
     let mut failure = None;
     adjudicate::for_each_game(input, settings, Place::default(), |item| {
@@ -949,28 +964,23 @@ fn run_html<R: BufRead + Send, W: Write + ?Sized>(
     settings: &Settings,
     jobs: usize,
     max_boards: usize,
-    head: impl FnOnce(arbiter_report::html::Counts) -> arbiter_report::html::ReportHead,
+    head: impl FnOnce(arbiter_report::html::Counts, NumberRegister) -> arbiter_report::html::ReportHead,
 ) -> io::Result<Summary> {
     let mut rows = tempfile::SpooledTempFile::new(SPOOL_BYTES);
-    let mut sections = tempfile::SpooledTempFile::new(SPOOL_BYTES);
-    let mut look_rows = tempfile::SpooledTempFile::new(SPOOL_BYTES);
-    let (summary, mut counts) = {
-        let mut looks = Looks {
-            sections: &mut sections,
-            rows: &mut look_rows,
-            max_boards,
-            counts: arbiter_report::html::Counts::default(),
-        };
-        let summary = run_parallel_with_looks(
-            input,
-            &mut rows,
-            OutputFormat::Html,
-            settings,
-            jobs,
-            Some(&mut looks),
-        )?;
-        (summary, looks.counts)
-    };
+    let mut looks = Looks::new(
+        tempfile::SpooledTempFile::new(SPOOL_BYTES),
+        tempfile::SpooledTempFile::new(SPOOL_BYTES),
+        max_boards,
+    );
+    let summary = run_parallel_with_looks(
+        input,
+        &mut rows,
+        OutputFormat::Html,
+        settings,
+        jobs,
+        Some(&mut looks),
+    )?;
+    let mut counts = looks.counts().clone();
     counts.games = summary.games;
     counts.by_outcome = summary
         .by_outcome
@@ -981,14 +991,11 @@ fn run_html<R: BufRead + Send, W: Write + ?Sized>(
     counts.errors = summary.errors;
     counts.warned = summary.warned;
     counts.unproven = summary.unproven;
-    for part in [&mut rows, &mut sections, &mut look_rows] {
-        part.seek(io::SeekFrom::Start(0))?;
-    }
+    rows.seek(io::SeekFrom::Start(0))?;
     arbiter_report::html::write_report(
         out,
-        &head(counts),
-        &mut sections,
-        &mut look_rows,
+        &head(counts, summary.numbers.clone()),
+        &mut looks,
         &mut rows,
     )?;
     Ok(summary)
@@ -1070,7 +1077,7 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
     let result = match &bar {
         _ if args.format == OutputFormat::Html => {
             let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-            let head = |counts| arbiter_report::html::ReportHead {
+            let head = |counts, numbers| arbiter_report::html::ReportHead {
                 file_name: input_name(&args.file),
                 sha256: {
                     let state = state.lock().unwrap_or_else(PoisonError::into_inner);
@@ -1090,8 +1097,8 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
                 laws: arbiter_rules::LAWS_EDITION,
                 analysis: settings.limits.analysis.name(),
                 language: args.language,
-                max_boards: usize_of(args.report_boards),
                 counts,
+                numbers,
             };
             run_html(
                 input,
@@ -1296,15 +1303,92 @@ mod tests {
         .expect("writes");
         assert_eq!((summary.disagreements, summary.errors), (1, 1));
         assert!(
-            summary.disagreement_list[0].starts_with("game 0 (A - B): "),
+            summary.disagreement_list[0].starts_with("game 1 (A - B): "),
             "{:?}",
             summary.disagreement_list
         );
         assert!(
-            summary.error_list[0].starts_with("game 2 (E - F): "),
+            summary.error_list[0].starts_with("game 3 (E - F): "),
             "{:?}",
             summary.error_list
         );
+    }
+
+    /// Issue 28, item 2: every format numbers a game as people do, from its tags (`5.20`,
+    /// `Round`.`Board`, else its place counted from 1); the JSON lines keep the 0-based
+    /// `index` beside the `number`; the summary lists errors before disagreements and names
+    /// the games numbered as an earlier one; `-j` gives the same.
+    #[test]
+    fn games_are_numbered_from_their_tags_in_every_format() {
+        let game = |tags: &str, result: &str, moves: &str| {
+            format!(
+                "[Event \"E\"]\n{tags}[White \"W\"]\n[Black \"B\"]\n[Result \"{result}\"]\n\n{moves} {result}\n\n"
+            )
+        };
+        let mate = "1. f3 e5 2. g4 Qh4#";
+        let pgn = [
+            game("[Round \"5.20\"]\n", "0-1", mate),
+            game("[Round \"5\"]\n[Board \"3\"]\n", "0-1", mate),
+            game("[Round \"?\"]\n[Board \"4\"]\n", "0-1", mate),
+            // Board 5.20 again, its result contradicted.
+            game("[Round \"5.20\"]\n", "1-0", mate),
+            game("[Round \"-\"]\n", "1-0", "1. e4 e5 2. Ke3"),
+        ]
+        .concat();
+        let settings = Settings::default();
+        let mut table = Vec::new();
+        let summary =
+            run(pgn.as_bytes(), &mut table, OutputFormat::Table, &settings).expect("writes");
+        let table = String::from_utf8(table).expect("utf-8");
+        let numbers: Vec<&str> = table
+            .lines()
+            .skip(2)
+            .map(|row| row.split(' ').next().expect("a number"))
+            .collect();
+        assert_eq!(numbers, ["5.20", "5.3", "3", "5.20", "5"]);
+        let records: Vec<(u64, String)> = jsonl_of(&pgn)
+            .lines()
+            .map(|line| {
+                let record: serde_json::Value = serde_json::from_str(line).expect("JSON");
+                (
+                    record["index"].as_u64().expect("index"),
+                    record["number"].as_str().expect("number").to_owned(),
+                )
+            })
+            .collect();
+        let expected: Vec<(u64, String)> =
+            [(0, "5.20"), (1, "5.3"), (2, "3"), (3, "5.20"), (4, "5")]
+                .into_iter()
+                .map(|(index, number)| (index, number.to_owned()))
+                .collect();
+        assert_eq!(records, expected);
+        let mut written = Vec::new();
+        summary.write(&mut written).expect("writes");
+        let written = String::from_utf8(written).expect("utf-8");
+        let lines: Vec<&str> = written.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "summary: 5 games; checkmate 4; 1 disagreement; 1 error; 0 games with warnings; 1 game numbered as an earlier game of the same event",
+                "error: game 5 (W - B): line 41:13: ply 3 (Ke3): no white king can move to e3",
+                "disagreement: game 5.20 (W - B): the Result tag says 1-0, but the rules say 0-1: checkmate at ply 4 (FIDE Laws 5.1.1)",
+                "repeated number: game 5.20 at line 27 has the number of the game at line 1 of the same event",
+            ]
+        );
+        // Several chunks of 64 KiB for the workers of -j 2.
+        assert!(pgn.len() * 400 > 2 * CHUNK_BYTES);
+        for format in [OutputFormat::Table, OutputFormat::Jsonl] {
+            let mut two = Vec::new();
+            let of_two = run_parallel(pgn.repeat(400).as_bytes(), &mut two, format, &settings, 2)
+                .expect("writes");
+            // Three numbers from tags a copy, two of them distinct.
+            assert_eq!(of_two.numbers.repeated(), 3 * 400 - 2, "{format:?}");
+            let mut one = Vec::new();
+            let of_one =
+                run(pgn.repeat(400).as_bytes(), &mut one, format, &settings).expect("writes");
+            assert!(one == two, "{format:?}");
+            assert_eq!(of_one, of_two);
+        }
     }
 
     /// Issue 11 item 5: the JSON lines carry each verdict's warnings (code, line, message,
@@ -1464,11 +1548,11 @@ mod tests {
         assert_eq!(
             rows,
             [
-                "0      Candidates               1     丁立人               Carlsen, Magnus      0-1      0-1     checkmate                5.1.1       4    0",
-                "1      Havana                   1     Jose\u{301} Rau\u{301}l Capablanca Lasker, Emanuel      0-1      0-1     checkmate                5.1.1       4    0",
-                "2      Emoji                    1     🦀 Ferris            👨\u{200d}👩\u{200d}👧 Family 👍\u{1f3fd}         0-1      0-1     checkmate                5.1.1       4    0",
-                "3      Tata Steel Masters, Wij… 1     Maximilian Alexande… 阿卜杜萨托罗夫努尔…  0-1      0-1     checkmate                5.1.1       4    0",
-                "4      Cut                      1     Abcdefghijklmnopqre\u{301}… Tab\\there            0-1      0-1     checkmate                5.1.1       4    0",
+                "1      Candidates               1     丁立人               Carlsen, Magnus      0-1      0-1     checkmate                5.1.1       4    0",
+                "2      Havana                   1     Jose\u{301} Rau\u{301}l Capablanca Lasker, Emanuel      0-1      0-1     checkmate                5.1.1       4    0",
+                "3      Emoji                    1     🦀 Ferris            👨\u{200d}👩\u{200d}👧 Family 👍\u{1f3fd}         0-1      0-1     checkmate                5.1.1       4    0",
+                "4      Tata Steel Masters, Wij… 1     Maximilian Alexande… 阿卜杜萨托罗夫努尔…  0-1      0-1     checkmate                5.1.1       4    0",
+                "5      Cut                      1     Abcdefghijklmnopqre\u{301}… Tab\\there            0-1      0-1     checkmate                5.1.1       4    0",
             ]
         );
         // Every row has the same display width up to its `declared` column.

@@ -461,6 +461,8 @@ impl MessageGames {
             Self::One(
                 Some(Box::new(AdjudicateGamesResponse {
                     index: u32::try_from(first.index).unwrap_or(u32::MAX),
+                    // A game given as moves has no tags: its place in the stream.
+                    number: arbiter_pgn::GameNumber::counted(first.index).to_string(),
                     request_index: u32::try_from(first.request_index).unwrap_or(u32::MAX),
                     result: Some(result),
                     ..AdjudicateGamesResponse::default()

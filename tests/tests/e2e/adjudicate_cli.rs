@@ -252,6 +252,10 @@ async fn stream_numbers_games_across_messages_and_reports_errors_in_band() {
             (5, 3, 1, "ILLEGAL_MOVE"),
         ]
     );
+    // Issue 28, item 2: beside the 0-based index, the number people use: the games have no
+    // Round tag (nor the games given as moves), so their place in the stream counted from 1.
+    let numbers: Vec<&str> = responses.iter().map(|r| r.number.as_str()).collect();
+    assert_eq!(numbers, ["1", "2", "3", "4", "5", "6"]);
     let Some(adjudicate_games_response::Result::Error(error)) = &responses[1].result else {
         panic!("expected an error");
     };
@@ -300,7 +304,7 @@ fn cli_exit_status_names_the_illegal_move() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains(
-            "error: game 1 (C - D): line 13:13: ply 3 (Ke3): no white king can move to e3"
+            "error: game 2 (C - D): line 13:13: ply 3 (Ke3): no white king can move to e3"
         ),
         "{stdout}"
     );

@@ -318,13 +318,14 @@ fn r_every_cli_format_names_the_lines_skipped() {
     let said = "line 3:7: ')' closes no variation (PGN standard 8.2.5); line 3 skipped to the end of the game";
     let (status, table, _) = cli(&file, &[]);
     assert_eq!(status, Some(2));
-    // The row: the game number, four empty tag columns, the error.
+    // The row: the game number (the second game, no Round tag), four empty tag columns, the
+    // error.
     assert!(
-        table.contains(&format!("\n1{} error: {said}\n", " ".repeat(78))),
+        table.contains(&format!("\n2{} error: {said}\n", " ".repeat(78))),
         "{table}"
     );
     assert!(
-        table.contains(&format!("error: game 1: {said}\n")),
+        table.contains(&format!("error: game 2: {said}\n")),
         "{table}"
     );
     assert!(table.contains("summary: 4 games;"), "{table}");
@@ -332,7 +333,7 @@ fn r_every_cli_format_names_the_lines_skipped() {
     assert_eq!(status, Some(2));
     assert_eq!(pgn.matches("[Event ").count(), 3, "{pgn}");
     assert!(
-        summary.contains(&format!("error: game 1: {said}\n")),
+        summary.contains(&format!("error: game 2: {said}\n")),
         "{summary}"
     );
     let (status, html, _) = cli(&file, &["--format", "html"]);

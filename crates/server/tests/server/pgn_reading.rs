@@ -77,7 +77,7 @@ fn tag_section_after_a_blank_line_is_a_game_without_movetext_not_merged_into_the
     assert_eq!(
         summary.error_list,
         [
-            "game 0 (A - B): line 1:1: the tag section has no movetext (not even a game termination marker, PGN standard 8.2): a new game starts at line 6"
+            "game 1 (A - B): line 1:1: the tag section has no movetext (not even a game termination marker, PGN standard 8.2): a new game starts at line 6"
         ]
     );
 }
@@ -96,7 +96,7 @@ fn windows_1252_bytes_keep_their_characters_in_every_output_format() {
     assert!(
         table
             .lines()
-            .any(|line| line.starts_with("0 ") && line.contains(name)),
+            .any(|line| line.starts_with("1 ") && line.contains(name)),
         "{table}"
     );
 }
