@@ -40,7 +40,8 @@ run() {
     echo "arbiter exited with $status on $1" >&2
     exit 1
   fi
-  cat "$work/time"
+  # GNU time writes "Command exited with non-zero status 2" before its figures.
+  tail -n 1 "$work/time"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

@@ -17,6 +17,9 @@
 //! letter case) are skipped and named ([`InputState::skipped_members`]); directories are passed
 //! over silently.
 //!
+//! Compressed text is decoded in a thread of its own (blocks of 128 KiB, at most
+//! 8 ahead, 1.25 MiB) beside the reading of games, except a zip from standard input.
+//!
 //! Reading that fails (a read error, corrupt or cut compressed data, a zip member that cannot be
 //! read) is recorded in [`InputState::errors`] with where it happened and what was read before it,
 //! and handed to the PGN reader as an I/O error, so that the game it cut is an error record too.
@@ -24,7 +27,7 @@
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 
 use sha2::{Digest as _, Sha256};
 
@@ -616,8 +619,7 @@ pub fn for_each_part(
     };
     let window_bytes = 1 << bounds.zstd_window_log();
     let decoded = |inner: Box<dyn Read + Send>, codec| -> Box<dyn BufRead + Send> {
-        Box::new(BufReader::with_capacity(
-            BUFFER_BYTES,
+        prefetched(
             Decoded {
                 inner,
                 place: place(codec),
@@ -625,7 +627,8 @@ pub fn for_each_part(
                 state: Arc::clone(state),
                 window_bytes,
             },
-        ))
+            state,
+        )
     };
     let mut reader: Box<dyn BufRead + Send> = match format {
         Format::Plain => Box::new(measured),
@@ -665,6 +668,136 @@ pub fn for_each_part(
         member: None,
         reader: &mut *reader,
     })
+}
+
+/// Bytes a decompressing thread hands over at a time ([`Prefetched`]).
+const PREFETCH_BLOCK_BYTES: usize = 128 << 10;
+
+/// Blocks a decompressing thread may have decoded ahead of the reading of games: with the one
+/// being filled and the one being read, at most 1.25 MiB.
+const PREFETCH_BLOCKS: usize = 8;
+
+/// Decompressed text read ahead by a thread of its own ([`produce`]), so that decompressing
+/// and adjudicating run side by side even at `-j 1`: blocks of [`PREFETCH_BLOCK_BYTES`], at most
+/// [`PREFETCH_BLOCKS`] ahead. A read error comes after the blocks read before it, and ends the
+/// text.
+struct Prefetched {
+    blocks: mpsc::Receiver<io::Result<Vec<u8>>>,
+    /// Blocks read, handed back to be filled again.
+    spare: mpsc::Sender<Vec<u8>>,
+    block: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+/// The sending ends of a [`Prefetched`] reader's channels.
+type Blocks = mpsc::SyncSender<io::Result<Vec<u8>>>;
+
+impl Prefetched {
+    /// A reader, and the ends its producer sends blocks to and takes spare blocks from.
+    fn channels() -> (Prefetched, Blocks, mpsc::Receiver<Vec<u8>>) {
+        let (blocks_tx, blocks) = mpsc::sync_channel(PREFETCH_BLOCKS);
+        let (spare, spare_rx) = mpsc::channel();
+        (
+            Prefetched {
+                blocks,
+                spare,
+                block: Vec::new(),
+                at: 0,
+                done: false,
+            },
+            blocks_tx,
+            spare_rx,
+        )
+    }
+}
+
+impl Read for Prefetched {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Prefetched {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.at == self.block.len() && !self.done {
+            match self.blocks.recv() {
+                Ok(Ok(block)) => {
+                    let read = std::mem::replace(&mut self.block, block);
+                    let _ = self.spare.send(read);
+                    self.at = 0;
+                }
+                Ok(Err(error)) => {
+                    self.done = true;
+                    return Err(error);
+                }
+                // The producer ended: the end of the text.
+                Err(_) => self.done = true,
+            }
+        }
+        Ok(&self.block[self.at..])
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.at = (self.at + amount).min(self.block.len());
+    }
+}
+
+/// Reads `inner` to its end (or its first error) in blocks sent to `blocks`, reusing the blocks
+/// `spare` gives back; stops when the reader has gone.
+fn produce(inner: &mut dyn Read, blocks: &Blocks, spare: &mpsc::Receiver<Vec<u8>>) {
+    loop {
+        let mut block = spare.try_recv().unwrap_or_default();
+        block.resize(PREFETCH_BLOCK_BYTES, 0);
+        let mut n = 0;
+        let result = loop {
+            if n == block.len() {
+                break Ok(());
+            }
+            match inner.read(&mut block[n..]) {
+                Ok(0) => break Ok(()),
+                Ok(read) => n += read,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => break Err(error),
+            }
+        };
+        block.truncate(n);
+        let ended = n < PREFETCH_BLOCK_BYTES;
+        if n > 0 && blocks.send(Ok(block)).is_err() {
+            return;
+        }
+        if let Err(error) = result {
+            let _ = blocks.send(Err(error));
+            return;
+        }
+        if ended {
+            return;
+        }
+    }
+}
+
+/// `inner` read ahead by a thread of its own ([`Prefetched`]), left to run out by itself when
+/// the reader goes early: it may be waiting for standard input. When no thread can be started
+/// (the system's limit), that is an input error of `state` and the text is empty.
+fn prefetched<R: Read + Send + 'static>(
+    mut inner: R,
+    state: &SharedState,
+) -> Box<dyn BufRead + Send> {
+    let (reader, blocks, spare) = Prefetched::channels();
+    let started = std::thread::Builder::new()
+        .name("adjudicate-decompress".to_owned())
+        .spawn(move || produce(&mut inner, &blocks, &spare));
+    if let Err(error) = started {
+        lock(state).fail(InputError::Decode(format!(
+            "cannot start the thread that decompresses the input: {error}"
+        )));
+        return Box::new(io::empty());
+    }
+    Box::new(reader)
 }
 
 /// Whether a zip member is read: a file whose name ends with `.pgn`, in any letter case.
@@ -858,22 +991,36 @@ fn zip_file(
         let span = member
             .data_start()
             .map(|start| (start, start + member.compressed_size()));
-        let mut reader = BufReader::with_capacity(
-            BUFFER_BYTES,
-            Decoded {
-                inner: member,
-                place: Place::Member {
-                    name: name.clone(),
-                    span,
-                },
-                decoded: 0,
-                state: Arc::clone(state),
-                window_bytes: 1 << bounds.zstd_window_log(),
+        let mut decoded = Decoded {
+            inner: member,
+            place: Place::Member {
+                name: name.clone(),
+                span,
             },
-        );
-        each(Part {
-            member: Some((&name, number)),
-            reader: &mut reader,
+            decoded: 0,
+            state: Arc::clone(state),
+            window_bytes: 1 << bounds.zstd_window_log(),
+        };
+        // The member is inflated in a thread of its own, beside the reading of its games; it
+        // reads a file, so the scope's end never waits on an input that does not come.
+        std::thread::scope(|scope| {
+            let (mut reader, blocks, spare) = Prefetched::channels();
+            let producer = std::thread::Builder::new()
+                .name("adjudicate-inflate".to_owned())
+                .spawn_scoped(scope, move || produce(&mut decoded, &blocks, &spare));
+            match producer {
+                Ok(_) => each(Part {
+                    member: Some((&name, number)),
+                    reader: &mut reader,
+                }),
+                Err(error) => {
+                    lock(state).fail(InputError::Member {
+                        member: name.clone(),
+                        cause: format!("cannot start the thread that decompresses it: {error}"),
+                    });
+                    Ok(())
+                }
+            }
         })?;
         number += 1;
     }
