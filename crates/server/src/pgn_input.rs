@@ -842,7 +842,8 @@ struct BudgetSpent;
 
 /// The entries and size of a zip's central directory, as its end record (and, for zip64, the
 /// zip64 end record its locator points to) give them (APPNOTE 4.3.14-4.3.16); `None` when no end
-/// record is found in the file's last 65,557 bytes (the zip reader then says what is wrong).
+/// record is found in the file's last 65,557 bytes (22 bytes and the longest comment), which the
+/// caller refuses as a file cut short or not a zip rather than let the zip reader search it all.
 /// Read before the zip reader opens the file, so that a directory beyond the bounds is refused
 /// before anything is allocated for it.
 fn directory_extent(file: &mut (impl Read + Seek)) -> io::Result<Option<(u64, u64)>> {
@@ -935,7 +936,13 @@ fn zip_file(
                 max: bounds.max_zip_directory_bytes,
             });
         }
-        Ok(_) => {}
+        Ok(Some(_)) => {}
+        // The zip reader would search the whole file backwards for it.
+        Ok(None) => {
+            return refuse(InputError::Zip(
+                "it has no end record (the end of its central directory) in its last 65,557 bytes: the file is cut short, or not a zip file".to_owned(),
+            ));
+        }
         Err(error) => return refuse(InputError::Zip(error.to_string())),
     }
     if let Err(error) = raw.seek(SeekFrom::Start(0)) {
@@ -1231,6 +1238,51 @@ mod tests {
     fn pgn_members_are_named_dot_pgn_in_any_case() {
         assert!(is_pgn("round1.pgn") && is_pgn("2025/R2.PGN") && is_pgn(".pgn"));
         assert!(!is_pgn("README") && !is_pgn("games.pgn.gz") && !is_pgn("pgn") && !is_pgn("é.pg"));
+    }
+
+    /// Issue 28 item 4: a zip's entries and directory size are read from its end record before
+    /// the zip reader allocates anything for them; a file cut before it has none.
+    #[test]
+    fn zip_directory_extent_is_read_from_the_end_record() {
+        use std::io::Write as _;
+        let mut zip = zip::ZipWriter::new(io::Cursor::new(Vec::new()));
+        for name in ["a.pgn", "README", "b.pgn"] {
+            zip.start_file(name, zip::write::SimpleFileOptions::default())
+                .expect("zip");
+            zip.write_all(b"1. e4 *\n").expect("zip");
+        }
+        zip.set_comment("a comment the end record carries")
+            .expect("a short comment");
+        let bytes = zip.finish().expect("zip").into_inner();
+        // 46 bytes and the name for each entry of the directory.
+        assert_eq!(
+            directory_extent(&mut io::Cursor::new(&bytes)).expect("reads"),
+            Some((3, 3 * 46 + 5 + 6 + 5))
+        );
+        let cut = &bytes[..bytes.len() - 40];
+        assert_eq!(
+            directory_extent(&mut io::Cursor::new(cut)).expect("reads"),
+            None
+        );
+        let state = SharedState::default();
+        let mut parts = 0;
+        for_each_part(
+            Opened::of_bytes(cut.to_vec(), true),
+            &Bounds::default(),
+            &state,
+            &mut |_| {
+                parts += 1;
+                Ok(())
+            },
+        )
+        .expect("no output error");
+        assert_eq!(parts, 0);
+        assert_eq!(
+            lock(&state).errors,
+            [InputError::Zip(
+                "it has no end record (the end of its central directory) in its last 65,557 bytes: the file is cut short, or not a zip file".to_owned()
+            )]
+        );
     }
 
     #[test]
