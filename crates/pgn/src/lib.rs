@@ -70,4 +70,6 @@ pub use replay::{
     ReplayOptions, ReplayedGame, Variant, replay, replay_moves, replay_noting, start_position,
 };
 pub use split::{CHUNK_LINES, Chunk, ChunkText, Rest, Splitter};
-pub use writer::{MAX_LINE_LEN, SEVEN_TAG_ROSTER, result_token, write_game};
+pub use writer::{
+    Declared, MAX_LINE_LEN, SEVEN_TAG_ROSTER, result_token, write_game, write_game_with,
+};

@@ -47,23 +47,60 @@ fn valid_tag_name(name: &str) -> bool {
     !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
-/// Writes one game in PGN export format (PGN standard 8.1, 8.2):
-///
-/// - the Seven Tag Roster first, in its order (`Event`, `Site`, `Date`, `Round`, `White`,
-///   `Black`, `Result`), missing ones as `?` (`????.??.??` for the date), `Result` always the
-///   `result` argument;
-/// - then the other tags sorted by name; `SetUp "1"` and `FEN` (PGN standard 9.7) are written
-///   from `start` when it is not the standard start position or the game is Chess960, and
-///   `Variant "Chess960"` for Chess960 (any `SetUp`, `FEN` or `Variant` in `tags` is replaced);
-///   values escaped;
-/// - an empty line, then the movetext: move numbers (`1. e4 e5 2. Nf3`; a game that starts with
-///   Black to move starts with `N...`, N the start position's fullmove number), SAN from the
-///   rules crate, the termination marker, lines of at most [`MAX_LINE_LEN`] characters;
-/// - an empty line, which separates this game from the next.
+/// The result a written game declares: the `Result` tag's value and the movetext's termination
+/// marker (PGN standard 8.1.1.7, 8.2.6). [`write_game`] writes one result as both;
+/// `arbiter adjudicate --format pgn` keeps what the game declared ([`Declared::kept`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Declared<'a> {
+    /// The `Result` tag's value, written as given (escaped).
+    pub tag: &'a str,
+    /// The termination marker: `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub marker: &'a str,
+}
+
+impl<'a> Declared<'a> {
+    /// `result` as both the tag and the marker ([`result_token`]).
+    #[must_use]
+    pub fn result(result: Option<GameResult>) -> Declared<'static> {
+        let token = result_token(result);
+        Declared {
+            tag: token,
+            marker: token,
+        }
+    }
+
+    /// What a game read from PGN declares, as written: the `Result` tag's value (`result_tag`)
+    /// and the termination marker the reader found (`marker`, [`crate::RawGame::result`]). A
+    /// missing tag is the marker's text; a missing marker is the tag's result when the tag
+    /// reads as one ([`crate::verdict::read_result`]: `1:0` is `1-0`), else `*`, the marker of
+    /// a game whose result is unknown (PGN standard 8.2.6).
+    #[must_use]
+    pub fn kept(result_tag: Option<&'a str>, marker: Option<&'a str>) -> Declared<'a> {
+        let marker = marker
+            .filter(|marker| is_marker(marker))
+            .or_else(|| {
+                result_tag
+                    .and_then(crate::verdict::read_result)
+                    .map(result_token)
+            })
+            .unwrap_or("*");
+        Declared {
+            tag: result_tag.unwrap_or(marker),
+            marker,
+        }
+    }
+}
+
+/// Whether `token` is a game termination marker (PGN standard 8.2.6).
+fn is_marker(token: &str) -> bool {
+    matches!(token, "1-0" | "0-1" | "1/2-1/2" | "*")
+}
+
+/// Writes one game in PGN export format (PGN standard 8.1, 8.2), `result` as its `Result` tag
+/// and termination marker: [`write_game_with`] with [`Declared::result`] and no added tags.
 ///
 /// # Errors
-/// The writer's I/O errors; [`io::ErrorKind::InvalidInput`] when a tag name is not a PGN symbol
-/// (letters, digits, `_`) or a move is not legal in its position (nothing is written then).
+/// As [`write_game_with`].
 pub fn write_game<W: Write>(
     out: &mut W,
     tags: &[(String, String)],
@@ -71,13 +108,56 @@ pub fn write_game<W: Write>(
     moves: &[Move],
     result: Option<GameResult>,
 ) -> io::Result<()> {
+    write_game_with(out, tags, start, moves, Declared::result(result), &[])
+}
+
+/// Writes one game in PGN export format (PGN standard 8.1, 8.2):
+///
+/// - the Seven Tag Roster first, in its order (`Event`, `Site`, `Date`, `Round`, `White`,
+///   `Black`, `Result`), missing ones as `?` (`????.??.??` for the date), `Result` always
+///   `declared.tag`;
+/// - then the `added` tags, in their order (the verdict's tags of `arbiter adjudicate`: a tag of
+///   `tags` with the name of an added one is left out);
+/// - then the other tags sorted by name; `SetUp "1"` and `FEN` (PGN standard 9.7) are written
+///   from `start` when it is not the standard start position or the game is Chess960, and
+///   `Variant "Chess960"` for Chess960 (any `SetUp`, `FEN` or `Variant` in `tags` is replaced);
+///   values escaped;
+/// - an empty line, then the movetext: move numbers (`1. e4 e5 2. Nf3`; a game that starts with
+///   Black to move starts with `N...`, N the start position's fullmove number), SAN from the
+///   rules crate, the termination marker `declared.marker`, lines of at most [`MAX_LINE_LEN`]
+///   characters;
+/// - an empty line, which separates this game from the next.
+///
+/// # Errors
+/// The writer's I/O errors; [`io::ErrorKind::InvalidInput`] when a tag name is not a PGN symbol
+/// (letters, digits, `_`), a move is not legal in its position, or `declared.marker` is not a
+/// termination marker (nothing is written then).
+pub fn write_game_with<W: Write>(
+    out: &mut W,
+    tags: &[(String, String)],
+    start: &Position,
+    moves: &[Move],
+    declared: Declared<'_>,
+    added: &[(&str, &str)],
+) -> io::Result<()> {
     let invalid = |message: String| io::Error::new(io::ErrorKind::InvalidInput, message);
-    if let Some((name, _)) = tags.iter().find(|(name, _)| !valid_tag_name(name)) {
+    if let Some(name) = tags
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .chain(added.iter().map(|(name, _)| *name))
+        .find(|name| !valid_tag_name(name))
+    {
         return Err(invalid(format!(
             "tag name '{name}' is not a PGN symbol (letters, digits, '_')"
         )));
     }
-    let result = result_token(result);
+    if !is_marker(declared.marker) {
+        return Err(invalid(format!(
+            "'{}' is not a game termination marker: 1-0, 0-1, 1/2-1/2 or * (PGN standard 8.2.6)",
+            declared.marker
+        )));
+    }
+    let result = declared.marker;
 
     // Movetext first, so that nothing is written for an illegal move.
     let mut movetext = String::with_capacity(moves.len() * 7 + 16);
@@ -118,12 +198,15 @@ pub fn write_game<W: Write>(
 
     for (name, default) in SEVEN_TAG_ROSTER {
         let value = if name == "Result" {
-            result
+            declared.tag
         } else {
             tags.iter()
                 .find(|(n, _)| n == name)
                 .map_or(default, |(_, v)| v.as_str())
         };
+        write_tag(out, name, value)?;
+    }
+    for (name, value) in added {
         write_tag(out, name, value)?;
     }
     let chess960 = start.castling_mode() == CastlingMode::Chess960;
@@ -132,6 +215,7 @@ pub fn write_game<W: Write>(
         .filter(|(n, _)| {
             !SEVEN_TAG_ROSTER.iter().any(|(r, _)| r == n)
                 && !matches!(n.as_str(), "SetUp" | "FEN" | "Variant")
+                && !added.iter().any(|(a, _)| a == n)
         })
         .map(|(n, v)| (n.as_str(), Cow::Borrowed(v.as_str())))
         .collect();

@@ -260,6 +260,20 @@ pub fn look(
     verdict: &Result<PgnVerdict, PgnError>,
     language: SanLanguage,
 ) -> Option<Look> {
+    look_in(None, index, number, raw, verdict, language)
+}
+
+/// [`look`] for a game read from the zip member `member` (`None`: an input that is not a zip):
+/// the section's heading and the row name the member, where the game's line is.
+#[must_use]
+pub fn look_in(
+    member: Option<&str>,
+    index: usize,
+    number: &GameNumber,
+    raw: &RawGame,
+    verdict: &Result<PgnVerdict, PgnError>,
+    language: SanLanguage,
+) -> Option<Look> {
     let reasons = reasons(verdict);
     if !reasons.any() {
         return None;
@@ -275,8 +289,9 @@ pub fn look(
     );
     let _ = write!(
         section,
-        "<h3><a href=\"#game-{index}\">Game {shown}</a>: {} <span class=\"line\">(line {})</span></h3>",
+        "<h3><a href=\"#game-{index}\">Game {shown}</a>: {} <span class=\"line\">({}line {})</span></h3>",
         players(raw),
+        member_prefix(member),
         raw.line
     );
     section.push_str("<p class=\"reasons\">");
@@ -293,12 +308,30 @@ pub fn look(
         Ok(verdict) => verdict_body(&mut section, raw, verdict, language),
     }
     section.push_str("</section>\n");
-    let row = look_row(index, &shown, raw, verdict, &labels);
+    let row = look_row(index, &shown, member, raw, verdict, &labels);
     Some(Look {
         reasons,
         section,
         row,
     })
+}
+
+/// `round2.pgn, ` (escaped, cut) for a game of a zip member, else nothing.
+fn member_prefix(member: Option<&str>) -> String {
+    member.map_or_else(String::new, |member| {
+        format!("{}, ", escape(&cut(member, MAX_TAG_CHARS)))
+    })
+}
+
+/// The number cell of a row: the game's number, and the zip member it was read from.
+fn number_cell(number: &str, member: Option<&str>) -> String {
+    match member {
+        None => format!("<td>{number}</td>"),
+        Some(member) => format!(
+            "<td>{number}<br/><span class=\"member\">{}</span></td>",
+            escape(&cut(member, MAX_TAG_CHARS))
+        ),
+    }
 }
 
 /// "White – Black", escaped, from the tags (`?` for a missing name).
@@ -567,6 +600,7 @@ fn figure(
 fn look_row(
     index: usize,
     number: &str,
+    member: Option<&str>,
     raw: &RawGame,
     verdict: &Result<PgnVerdict, PgnError>,
     labels: &[(&'static str, String)],
@@ -590,7 +624,8 @@ fn look_row(
     let mut row = String::with_capacity(512);
     let _ = writeln!(
         row,
-        "<tr class=\"look\" data-game=\"{number}\" data-index=\"{index}\"><td>{number}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        "<tr class=\"look\" data-game=\"{number}\" data-index=\"{index}\">{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        number_cell(number, member),
         players(raw),
         escape(&cut(raw.tag("Round").unwrap_or(""), MAX_TAG_CHARS)),
         escape(&words.join("; ")),
@@ -625,6 +660,19 @@ fn result_cells(verdict: &PgnVerdict) -> (String, String) {
 /// [`MAX_ROW_BYTES`]).
 #[must_use]
 pub fn game_row(index: usize, number: &GameNumber, raw: &RawGame, verdict: &PgnVerdict) -> String {
+    game_row_in(None, index, number, raw, verdict)
+}
+
+/// [`game_row`] for a game read from the zip member `member` (`None`: an input that is not a
+/// zip), named in the number's cell.
+#[must_use]
+pub fn game_row_in(
+    member: Option<&str>,
+    index: usize,
+    number: &GameNumber,
+    raw: &RawGame,
+    verdict: &PgnVerdict,
+) -> String {
     let number = escape(number.as_str());
     let tag = |name| escape(&cut(raw.tag(name).unwrap_or(""), MAX_TAG_CHARS));
     let declared = verdict.declared.as_ref().map_or(String::new(), |d| {
@@ -635,7 +683,8 @@ pub fn game_row(index: usize, number: &GameNumber, raw: &RawGame, verdict: &PgnV
         None => ("*", "ongoing", "", verdict.game.ply()),
     };
     format!(
-        "<tr data-game=\"{number}\" data-index=\"{index}\"><td>{number}</td><td>{}</td><td>{}</td><td>{}</td><td>{declared}</td><td>{result}</td><td>{}</td><td>{article}</td><td>{ply}</td></tr>\n",
+        "<tr data-game=\"{number}\" data-index=\"{index}\">{}<td>{}</td><td>{}</td><td>{}</td><td>{declared}</td><td>{result}</td><td>{}</td><td>{article}</td><td>{ply}</td></tr>\n",
+        number_cell(&number, member),
         tag("White"),
         tag("Black"),
         tag("Round"),
@@ -648,8 +697,12 @@ pub fn game_row(index: usize, number: &GameNumber, raw: &RawGame, verdict: &PgnV
 pub struct ReportHead {
     /// The input's name as given on the command line (`standard input` for `-`).
     pub file_name: String,
-    /// The SHA-256 of the input's bytes, in lowercase hex.
+    /// The SHA-256 of the input's bytes as given (compressed ones when it is compressed), in
+    /// lowercase hex.
     pub sha256: String,
+    /// The compression the input was read through (`zstd`, `gzip`, `bzip2`, `zip`), `None` for
+    /// PGN text: the head then says that the SHA-256 is the compressed file's.
+    pub compression: Option<&'static str>,
     /// Why the input could not be read to its end, if it could not: the page then says, above
     /// all, that it covers only the games read before, and that the SHA-256 is of those bytes.
     pub unread: Option<String>,
@@ -1026,10 +1079,14 @@ pub fn write_report<W: Write + ?Sized, S: Read + Write + Seek>(
     out.write_all(shared_defs_svg().as_bytes())?;
     writeln!(
         out,
-        "<header><h1>{}</h1><dl class=\"run\"><dt>File</dt><dd id=\"file\">{}</dd><dt>SHA-256</dt><dd id=\"sha256\">{}</dd><dt>Date</dt><dd id=\"date\">{}</dd><dt>Program</dt><dd id=\"version\">{}</dd><dt>Laws</dt><dd id=\"laws\">{}</dd><dt>Analysis</dt><dd id=\"analysis\">{}</dd><dt>SAN language</dt><dd id=\"language\">{}</dd></dl></header>",
+        "<header><h1>{}</h1><dl class=\"run\"><dt>File</dt><dd id=\"file\">{}</dd><dt>SHA-256</dt><dd id=\"sha256\">{}</dd>{}<dt>Date</dt><dd id=\"date\">{}</dd><dt>Program</dt><dd id=\"version\">{}</dd><dt>Laws</dt><dd id=\"laws\">{}</dd><dt>Analysis</dt><dd id=\"analysis\">{}</dd><dt>SAN language</dt><dd id=\"language\">{}</dd></dl></header>",
         escape(&title),
         escape(&cut(&head.file_name, 400)),
         escape(&head.sha256),
+        head.compression.map_or_else(String::new, |compression| format!(
+            "<dt>Read as</dt><dd id=\"compression\">{}-compressed: the SHA-256 is that of the compressed file, as given</dd>",
+            escape(compression)
+        )),
         escape(&cut(&head.date, 100)),
         escape(&head.version),
         escape(head.laws),
@@ -1372,6 +1429,7 @@ mod tests {
         ReportHead {
             file_name: name.to_owned(),
             sha256: "ab".repeat(32),
+            compression: None,
             unread: None,
             date: "2026-12-01".to_owned(),
             version: "arbiter test".to_owned(),

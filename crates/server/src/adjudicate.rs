@@ -109,6 +109,8 @@ pub fn games_response(
         game_index: u32_of(at.game_index),
         line,
         tags: started.then(|| convert::tags_to_wire(raw)),
+        // Set by `arbiter adjudicate` for a game of a zip member.
+        member: String::new(),
         result: Some(match verdict {
             Ok(verdict) => v1::adjudicate_games_response::Result::Verdict(
                 convert::pgn_verdict_to_wire(verdict, notation),
@@ -175,14 +177,14 @@ impl ReadGame {
         }
     }
 
-    /// Numbers the game as the input's `index`-th (0-based), for a game read from a part of
-    /// the input ([`arbiter_pgn::Chunk`]) whose reader counted from that part's start.
-    pub fn renumber(&mut self, index: usize) {
-        self.at.index = index;
-        self.at.game_index = index;
-        self.raw.index = index;
+    /// Places the game at `at` (its number in the whole input, `at.index`, 0-based), for a game
+    /// read from a part of the input ([`arbiter_pgn::Chunk`]) whose reader counted from that
+    /// part's start.
+    pub fn renumber(&mut self, at: Place) {
+        self.at = at;
+        self.raw.index = at.index;
         if let Some(error) = &mut self.read_error {
-            error.game = index;
+            error.game = at.index;
         }
     }
 

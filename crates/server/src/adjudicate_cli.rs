@@ -7,8 +7,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, IsTerminal as _, LineWriter, Read, Seek as _, Write};
+use std::io::{self, BufRead, IsTerminal as _, LineWriter, Seek as _, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::{Arc, Condvar, Mutex, PoisonError, mpsc};
@@ -27,6 +26,7 @@ use crate::adjudicate::{self, Item, Place, Settings};
 use crate::cli::{AdjudicateArgs, FailOn, OutputFormat};
 use crate::limits::{Limits, usize_of};
 use crate::output::{self, report};
+use crate::pgn_input;
 use arbiter_pgn::{EventKey, GameNumber, NumberRegister, RawGame};
 use arbiter_report::html::{AttentionList, Look};
 
@@ -61,6 +61,13 @@ pub struct Summary {
     pub error_list: Vec<String>,
     /// The games' numbers from tags, and the games numbered as an earlier game.
     pub numbers: NumberRegister,
+    /// Why the input could not be read whole (a read error, corrupt or cut compressed data, a
+    /// zip member that cannot be read), in the order met: the records cover only what was read.
+    pub input_errors: Vec<String>,
+    /// The zip members skipped, not being `.pgn` files (the first 100).
+    pub skipped_members: Vec<String>,
+    /// How many zip members were skipped.
+    pub skipped_count: usize,
 }
 
 impl Summary {
@@ -94,6 +101,7 @@ impl Summary {
             event,
             line,
             players,
+            member,
             kind,
             look: _,
         } = tally;
@@ -123,7 +131,7 @@ impl Summary {
                     self.disagreements += 1;
                     if self.disagreement_list.len() < MAX_LISTED {
                         self.disagreement_list
-                            .push(format!("game {number}{players}: {reason}"));
+                            .push(format!("game {number}{players}: {member}{reason}"));
                     }
                 }
             }
@@ -131,7 +139,7 @@ impl Summary {
                 self.errors += 1;
                 if self.error_list.len() < MAX_LISTED {
                     self.error_list
-                        .push(format!("game {number}{players}: {description}"));
+                        .push(format!("game {number}{players}: {member}{description}"));
                 }
             }
         }
@@ -175,7 +183,23 @@ impl Summary {
                 plural(repeated, "game", "games")
             ));
         }
+        if !self.input_errors.is_empty() {
+            parts.push(
+                "the input was not read whole: the games after the input error are missing"
+                    .to_owned(),
+            );
+        }
+        if self.skipped_count > 0 {
+            parts.push(plural(
+                self.skipped_count,
+                "zip member skipped",
+                "zip members skipped",
+            ));
+        }
         writeln!(out, "summary: {}", parts.join("; "))?;
+        for line in &self.input_errors {
+            writeln!(out, "input error: {line}")?;
+        }
         // In the order of attention: what could not be adjudicated, then the results the rules
         // contradict.
         for line in &self.error_list {
@@ -193,6 +217,16 @@ impl Summary {
                 "repeated number: {} games after the first {} distinct numbers were not checked",
                 self.numbers.unchecked(),
                 arbiter_pgn::number::MAX_CHECKED_NUMBERS
+            )?;
+        }
+        for name in &self.skipped_members {
+            writeln!(out, "skipped: zip member {name} (not a .pgn file)")?;
+        }
+        if self.skipped_count > self.skipped_members.len() {
+            writeln!(
+                out,
+                "skipped: {} more zip members",
+                self.skipped_count - self.skipped_members.len()
             )?;
         }
         Ok(())
@@ -217,6 +251,8 @@ struct Tally {
     line: u32,
     /// " (White - Black)" for a game the summary lists (a disagreement or an error), or "".
     players: String,
+    /// "round2.pgn: " for a listed game of a zip member, or "".
+    member: String,
     kind: TallyKind,
     /// For the HTML report, the game's section and row when it needs a look.
     look: Option<Box<Look>>,
@@ -240,9 +276,9 @@ enum TallyKind {
 }
 
 impl Tally {
-    /// What the summary counts of `item`, and for the HTML report (`format`) its section when
-    /// it needs a look.
-    fn of(item: &Item<'_>, format: OutputFormat) -> Tally {
+    /// What the summary counts of `item`, read from the zip member `member` (`None`: not a
+    /// zip), and for the HTML report (`format`) its section when it needs a look.
+    fn of(item: &Item<'_>, format: OutputFormat, member: Option<&str>) -> Tally {
         let kind = match &item.verdict {
             Err(error) => TallyKind::Error(error.to_string()),
             Ok(verdict) => TallyKind::Verdict {
@@ -271,8 +307,13 @@ impl Tally {
             String::new()
         };
         let number = item.number();
+        let member_text = match member {
+            Some(member) if listed => format!("{member}: "),
+            _ => String::new(),
+        };
         let look = if format == OutputFormat::Html {
-            arbiter_report::html::look(
+            arbiter_report::html::look_in(
+                member,
                 item.at.index,
                 &number,
                 item.raw,
@@ -292,6 +333,7 @@ impl Tally {
             event: EventKey::of(item.raw),
             line,
             players,
+            member: member_text,
             kind,
             look,
         }
@@ -391,6 +433,117 @@ fn laws_line(settings: &Settings) -> String {
 /// The table header. `warn`: the number of warnings of the verdict.
 const TABLE_HEADER: &str = "game   event                    round white                black                declared result  termination              article  ply warn note";
 
+/// The width of the table's `member` column, the zip member a game was read from (only for a
+/// zip).
+const MEMBER_COLUMNS: usize = 20;
+
+/// The table header, with the `member` column after `game` for a zip (`archive`).
+fn table_header(archive: bool) -> Cow<'static, str> {
+    if archive {
+        let (game, rest) = TABLE_HEADER.split_at(7);
+        format!("{game}{} {rest}", cell("member", MEMBER_COLUMNS)).into()
+    } else {
+        TABLE_HEADER.into()
+    }
+}
+
+/// How the records of a run are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// The output format.
+    pub format: OutputFormat,
+    /// `--fix-result`: PGN output writes the adjudicated result as the Result tag and the
+    /// termination marker.
+    pub fix_result: bool,
+    /// The input is a zip: the table has a `member` column.
+    pub archive: bool,
+}
+
+impl Style {
+    /// `format` with the defaults: declared results kept, no zip.
+    #[must_use]
+    pub fn of(format: OutputFormat) -> Style {
+        Style {
+            format,
+            fix_result: false,
+            archive: false,
+        }
+    }
+}
+
+/// The names of the tags `--format pgn` adds, in the order written after the Seven Tag Roster:
+/// the adjudicated result (`1-0`, `0-1`, `1/2-1/2`, `*` while the rules do not end the game),
+/// the termination in the table's words (`checkmate`, `flag fall`, `ongoing`), the article of
+/// the FIDE Laws, the disagreement with the declared result, and the zip member the game was
+/// read from. Tags of the input with these names (or any name starting with `Arbiter`) are left
+/// out, so that a file written by `arbiter adjudicate` can be adjudicated again.
+pub const ARBITER_TAGS: [&str; 5] = [
+    "ArbiterResult",
+    "ArbiterTermination",
+    "ArbiterArticle",
+    "ArbiterDisagreement",
+    "ArbiterMember",
+];
+
+/// Writes a game that replays in PGN export format: the declared `Result` tag and termination
+/// marker kept as written ([`arbiter_pgn::Declared::kept`]) and the verdict in the
+/// [`ARBITER_TAGS`], or, with `fix_result`, the verdict's result as both and only the member's
+/// tag.
+fn write_pgn<W: Write + ?Sized>(
+    out: &mut W,
+    raw: &RawGame,
+    verdict: &PgnVerdict,
+    fix_result: bool,
+    member: Option<&str>,
+) -> io::Result<()> {
+    let has_arbiter_tags = raw.tags.iter().any(|(name, _)| is_arbiter_tag(name));
+    let tags: Cow<'_, [(String, String)]> = if has_arbiter_tags {
+        raw.tags
+            .iter()
+            .filter(|(name, _)| !is_arbiter_tag(name))
+            .cloned()
+            .collect::<Vec<_>>()
+            .into()
+    } else {
+        raw.tags.as_slice().into()
+    };
+    let outcome = verdict.verdict.outcome;
+    let termination = termination_words(outcome.map(|o| o.termination));
+    let disagreement = verdict.disagreement.as_ref().map(ToString::to_string);
+    let mut added: Vec<(&str, &str)> = Vec::with_capacity(ARBITER_TAGS.len());
+    let declared = if fix_result {
+        arbiter_pgn::Declared::result(verdict.result())
+    } else {
+        added.push((ARBITER_TAGS[0], arbiter_pgn::result_token(verdict.result())));
+        added.push((ARBITER_TAGS[1], &termination));
+        if let Some(outcome) = &outcome {
+            added.push((ARBITER_TAGS[2], outcome.article()));
+        }
+        if let Some(disagreement) = &disagreement {
+            added.push((ARBITER_TAGS[3], disagreement));
+        }
+        arbiter_pgn::Declared::kept(raw.tag("Result"), raw.result.as_deref())
+    };
+    if let Some(member) = member {
+        added.push((ARBITER_TAGS[4], member));
+    }
+    arbiter_pgn::write_game_with(
+        &mut &mut *out,
+        &tags,
+        verdict.game.start(),
+        verdict.game.moves(),
+        declared,
+        &added,
+    )
+}
+
+/// Whether a tag of the input is one `--format pgn` writes itself: its name starts with
+/// `Arbiter` (any letter case).
+fn is_arbiter_tag(name: &str) -> bool {
+    name.get(..7)
+        .is_some_and(|start| start.eq_ignore_ascii_case("Arbiter"))
+}
+
 /// The note of a table row: the disagreement, then the codes of the warnings a record lists
 /// (the first [`convert::MAX_WARNINGS`], with how many of each) and how many more there are.
 fn table_note(verdict: &PgnVerdict) -> String {
@@ -430,10 +583,13 @@ fn table_note(verdict: &PgnVerdict) -> String {
     note
 }
 
-fn table_row(item: &Item<'_>) -> String {
+fn table_row(item: &Item<'_>, member: Option<&str>) -> String {
     let tag = |name| item.raw.tag(name).unwrap_or("");
+    let member = member.map_or_else(String::new, |member| {
+        format!("{} ", cell(member, MEMBER_COLUMNS))
+    });
     let start = format!(
-        "{:<6} {} {} {} {}",
+        "{:<6} {member}{} {} {} {}",
         item.number().as_str(),
         cell(tag("Event"), 24),
         cell(tag("Round"), 5),
@@ -464,34 +620,40 @@ fn table_row(item: &Item<'_>) -> String {
     }
 }
 
-/// Writes the record of one game in `format`.
+/// Writes the record of one game in `style`, read from the zip member `member` (`None`: the
+/// input is not a zip).
 fn write_record<W: Write + ?Sized>(
     out: &mut W,
-    format: OutputFormat,
+    style: Style,
     item: &Item<'_>,
+    member: Option<&str>,
 ) -> io::Result<()> {
-    match format {
-        OutputFormat::Table => writeln!(out, "{}", table_row(item)),
+    match style.format {
+        OutputFormat::Table => writeln!(out, "{}", table_row(item, member)),
         OutputFormat::Jsonl => {
-            write_response_json(out, &item.response())?;
+            let mut response = item.response();
+            if let Some(member) = member {
+                member.clone_into(&mut response.member);
+            }
+            write_response_json(out, &response)?;
             writeln!(out)
         }
         OutputFormat::Pgn => match &item.verdict {
-            Ok(verdict) => arbiter_pgn::write_game(
-                &mut &mut *out,
-                &item.raw.tags,
-                verdict.game.start(),
-                verdict.game.moves(),
-                verdict.result(),
-            ),
+            Ok(verdict) => write_pgn(out, item.raw, verdict, style.fix_result, member),
             // Games that cannot be replayed are left out (the summary lists them).
             _ => Ok(()),
         },
         // A game that needs a look is a section of its own (`Tally::look`), the others rows.
         OutputFormat::Html => match &item.verdict {
             Ok(verdict) if !arbiter_report::html::reasons(&item.verdict).any() => out.write_all(
-                arbiter_report::html::game_row(item.at.index, &item.number(), item.raw, verdict)
-                    .as_bytes(),
+                arbiter_report::html::game_row_in(
+                    member,
+                    item.at.index,
+                    &item.number(),
+                    item.raw,
+                    verdict,
+                )
+                .as_bytes(),
             ),
             _ => Ok(()),
         },
@@ -509,21 +671,27 @@ pub fn run<R: BufRead, W: Write + ?Sized>(
     format: OutputFormat,
     settings: &Settings,
 ) -> io::Result<Summary> {
-    let mut summary = begin(out, format, settings)?;
-    run_records(input, out, format, settings, &mut summary, None)?;
+    let style = Style::of(format);
+    let mut summary = begin(out, style, settings)?;
+    run_records(
+        input,
+        out,
+        style,
+        settings,
+        &mut summary,
+        &mut None,
+        Place::default(),
+        None,
+    )?;
     Ok(summary)
 }
 
 /// The summary of a run that starts, its analysis level named, after the table's head (the Laws
 /// line and the header) when the format is the table.
-fn begin<W: Write + ?Sized>(
-    out: &mut W,
-    format: OutputFormat,
-    settings: &Settings,
-) -> io::Result<Summary> {
-    if format == OutputFormat::Table {
+fn begin<W: Write + ?Sized>(out: &mut W, style: Style, settings: &Settings) -> io::Result<Summary> {
+    if style.format == OutputFormat::Table {
         writeln!(out, "{}", laws_line(settings))?;
-        writeln!(out, "{TABLE_HEADER}")?;
+        writeln!(out, "{}", table_header(style.archive))?;
     }
     Ok(Summary {
         analysis: settings.limits.analysis.name(),
@@ -624,26 +792,45 @@ pub fn run_parallel<R: BufRead + Send, W: Write + ?Sized>(
     settings: &Settings,
     jobs: usize,
 ) -> io::Result<Summary> {
-    run_parallel_with_looks(input, out, format, settings, jobs, None)
+    let style = Style::of(format);
+    let mut summary = begin(out, style, settings)?;
+    run_part(
+        input,
+        out,
+        style,
+        settings,
+        jobs,
+        &mut summary,
+        &mut None,
+        Place::default(),
+        None,
+    )?;
+    Ok(summary)
 }
 
-/// [`run_parallel`], handing the sections of the games that need a look (`--format html`) to
-/// `looks` in input order; `out` receives the rows of the other games.
+/// Adjudicates every game of one part of the input (the whole input, or one member of a zip)
+/// as [`run_parallel`] does, with `jobs` threads, numbering its games from `first` (`index` in
+/// the whole input, `request_index` the member's number, `game_index` in the part), into
+/// `summary`; the sections of the games that need a look (`--format html`) go to `looks` in
+/// input order, and `out` receives the other records. `member` names the zip member the part
+/// is, in every record.
 ///
 /// # Errors
 /// Errors writing `out` or `looks`.
-pub fn run_parallel_with_looks<R: BufRead + Send, W: Write + ?Sized>(
+#[allow(clippy::too_many_arguments)]
+fn run_part<R: BufRead + Send, W: Write + ?Sized>(
     input: R,
     out: &mut W,
-    format: OutputFormat,
+    style: Style,
     settings: &Settings,
     jobs: usize,
-    mut looks: Option<&mut Looks>,
-) -> io::Result<Summary> {
-    let mut summary = begin(out, format, settings)?;
+    summary: &mut Summary,
+    looks: &mut Option<&mut Looks>,
+    first: Place,
+    member: Option<&str>,
+) -> io::Result<()> {
     if jobs <= 1 {
-        run_records(input, out, format, settings, &mut summary, looks)?;
-        return Ok(summary);
+        return run_records(input, out, style, settings, summary, looks, first, member);
     }
     let limits = settings.limits.reader_limits();
     let numbering = Numbering::default();
@@ -683,7 +870,7 @@ pub fn run_parallel_with_looks<R: BufRead + Send, W: Write + ?Sized>(
                             }
                             Job::Games(games) => games,
                         };
-                        let Some(first) = numbering.first_game(number, games.len()) else {
+                        let Some(first_in_part) = numbering.first_game(number, games.len()) else {
                             return;
                         };
                         // The job's records, one after the other, in one buffer.
@@ -692,11 +879,15 @@ pub fn run_parallel_with_looks<R: BufRead + Send, W: Write + ?Sized>(
                             .iter_mut()
                             .enumerate()
                             .map(|(i, game)| {
-                                game.renumber(first + i);
+                                game.renumber(Place {
+                                    index: first.index + first_in_part + i,
+                                    request_index: first.request_index,
+                                    game_index: first.game_index + first_in_part + i,
+                                });
                                 let item = game.adjudicate(settings);
                                 // Writing to a Vec cannot fail.
-                                let _ = write_record(&mut text, format, &item);
-                                Tally::of(&item, format)
+                                let _ = write_record(&mut text, style, &item, member);
+                                Tally::of(&item, style.format, member)
                             })
                             .collect();
                         text_size = text.len();
@@ -767,7 +958,7 @@ pub fn run_parallel_with_looks<R: BufRead + Send, W: Write + ?Sized>(
             waiting.insert(number, (tallies, text));
             while let Some((tallies, text)) = waiting.remove(&next) {
                 for tally in &tallies {
-                    take(&mut summary, &mut looks, tally)?;
+                    take(summary, looks, tally)?;
                 }
                 out.write_all(&text)?;
                 let _ = permit_rx.recv();
@@ -775,8 +966,7 @@ pub fn run_parallel_with_looks<R: BufRead + Send, W: Write + ?Sized>(
             }
         }
         Ok(())
-    })?;
-    Ok(summary)
+    })
 }
 
 /// The worker threads of `-j` could not be started (the system's thread limit).
@@ -788,19 +978,23 @@ fn cannot_start(error: io::Error) -> io::Error {
     io::Error::other(ThreadsNotStarted(error))
 }
 
-/// Adjudicates and writes every game in the calling thread.
+/// Adjudicates and writes every game of one part of the input in the calling thread (the
+/// arguments of [`run_part`]).
+#[allow(clippy::too_many_arguments)]
 fn run_records<R: BufRead, W: Write + ?Sized>(
     input: R,
     out: &mut W,
-    format: OutputFormat,
+    style: Style,
     settings: &Settings,
     summary: &mut Summary,
-    mut looks: Option<&mut Looks>,
+    looks: &mut Option<&mut Looks>,
+    first: Place,
+    member: Option<&str>,
 ) -> io::Result<()> {
     let mut failure = None;
-    adjudicate::for_each_game(input, settings, Place::default(), |item| {
-        let written = take(summary, &mut looks, &Tally::of(&item, format))
-            .and_then(|()| write_record(out, format, &item));
+    adjudicate::for_each_game(input, settings, first, |item| {
+        let written = take(summary, looks, &Tally::of(&item, style.format, member))
+            .and_then(|()| write_record(out, style, &item, member));
         match written {
             Ok(()) => true,
             Err(error) => {
@@ -833,23 +1027,8 @@ impl<W: Write> Write for Suspended<W> {
     }
 }
 
-/// Opens FILE ("-" is standard input) with its size when known.
-fn open(path: &Path) -> io::Result<(Box<dyn Read + Send>, Option<u64>)> {
-    if path == Path::new("-") {
-        return Ok((Box::new(io::stdin()), None));
-    }
-    let file = File::open(path)?;
-    let metadata = file.metadata()?;
-    if metadata.is_dir() {
-        return Err(io::Error::new(
-            io::ErrorKind::IsADirectory,
-            "is a directory, not a PGN file",
-        ));
-    }
-    Ok((Box::new(file), Some(metadata.len())))
-}
-
-/// A progress bar of bytes read on standard error, only when standard error is a terminal.
+/// A progress bar of the input's bytes read (compressed bytes for a compressed input) on
+/// standard error, only when standard error is a terminal.
 fn progress_bar(size: Option<u64>) -> Option<indicatif::ProgressBar> {
     if !io::stderr().is_terminal() {
         return None;
@@ -867,44 +1046,6 @@ fn progress_bar(size: Option<u64>) -> Option<indicatif::ProgressBar> {
         bar.set_style(style);
     }
     Some(bar)
-}
-
-/// What reading the input came to: bytes read, the first read error, and (for the HTML report,
-/// whose head names the input by it) the SHA-256 of the bytes read.
-#[derive(Default)]
-struct InputState {
-    bytes: u64,
-    error: Option<io::Error>,
-    digest: Option<Sha256>,
-}
-
-/// A reader that keeps an [`InputState`] of what it read: a read error is also reported as an
-/// error record in-band, but the run must not then look like the run of the whole file.
-struct Observed<R> {
-    inner: R,
-    state: Arc<Mutex<InputState>>,
-}
-
-impl<R: Read> Read for Observed<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let read = self.inner.read(buf);
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        match &read {
-            Ok(n) => {
-                state.bytes += *n as u64;
-                if let Some(digest) = &mut state.digest {
-                    digest.update(&buf[..*n]);
-                }
-            }
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(error) => {
-                if state.error.is_none() {
-                    state.error = Some(io::Error::new(error.kind(), error.to_string()));
-                }
-            }
-        }
-        read
-    }
 }
 
 /// Bytes in lowercase hex.
@@ -952,18 +1093,17 @@ fn report_date(args: &AdjudicateArgs) -> Result<String, String> {
 /// Memory a part of the HTML report may take before it goes to a temporary file.
 const SPOOL_BYTES: usize = 16 << 20;
 
-/// Adjudicates `input` as [`run_parallel`] does and writes the HTML report to `out`: the rows
-/// and sections are kept aside (in memory up to 16 MiB each, then in temporary files) until the
-/// run's summary, which heads the page, is known; `head` makes the head from the counts.
+/// Adjudicates the input with `run` (which writes the rows of the games that need no look to
+/// its writer and hands the others to its [`Looks`]) and writes the HTML report to `out`: the
+/// rows and sections are kept aside (in memory up to 16 MiB each, then in temporary files) until
+/// the run's summary, which heads the page, is known; `head` makes the head from the counts.
 ///
 /// # Errors
 /// Errors writing `out` or the temporary files.
-fn run_html<R: BufRead + Send, W: Write + ?Sized>(
-    input: R,
+fn run_html<W: Write + ?Sized>(
     out: &mut W,
-    settings: &Settings,
-    jobs: usize,
     max_boards: usize,
+    run: impl FnOnce(&mut dyn Write, &mut Looks) -> io::Result<Summary>,
     head: impl FnOnce(arbiter_report::html::Counts, NumberRegister) -> arbiter_report::html::ReportHead,
 ) -> io::Result<Summary> {
     let mut rows = tempfile::SpooledTempFile::new(SPOOL_BYTES);
@@ -972,14 +1112,7 @@ fn run_html<R: BufRead + Send, W: Write + ?Sized>(
         tempfile::SpooledTempFile::new(SPOOL_BYTES),
         max_boards,
     );
-    let summary = run_parallel_with_looks(
-        input,
-        &mut rows,
-        OutputFormat::Html,
-        settings,
-        jobs,
-        Some(&mut looks),
-    )?;
+    let summary = run(&mut rows, &mut looks)?;
     let mut counts = looks.counts().clone();
     counts.games = summary.games;
     counts.by_outcome = summary
@@ -998,6 +1131,56 @@ fn run_html<R: BufRead + Send, W: Write + ?Sized>(
         &mut looks,
         &mut rows,
     )?;
+    Ok(summary)
+}
+
+/// Adjudicates every part of an opened input ([`pgn_input::for_each_part`]: the whole input,
+/// or each `.pgn` member of a zip) as [`run_parallel`] does, numbering the games across the
+/// parts, and returns the summary of them all, with what reading the input met.
+///
+/// # Errors
+/// Errors writing `out` or `looks`.
+#[allow(clippy::too_many_arguments)]
+fn run_input<W: Write + ?Sized>(
+    opened: pgn_input::Opened,
+    bounds: &pgn_input::Bounds,
+    state: &pgn_input::SharedState,
+    out: &mut W,
+    style: Style,
+    settings: &Settings,
+    jobs: usize,
+    mut looks: Option<&mut Looks>,
+) -> io::Result<Summary> {
+    let mut summary = begin(out, style, settings)?;
+    pgn_input::for_each_part(opened, bounds, state, &mut |part| {
+        let (member, number) = part.member.unzip();
+        let first = Place {
+            index: summary.games,
+            request_index: number.unwrap_or(0),
+            game_index: 0,
+        };
+        run_part(
+            part.reader,
+            out,
+            style,
+            settings,
+            jobs,
+            &mut summary,
+            &mut looks,
+            first,
+            member,
+        )
+    })?;
+    let state = state.lock().unwrap_or_else(PoisonError::into_inner);
+    summary.input_errors = state.errors.iter().map(ToString::to_string).collect();
+    if state.error_count > state.errors.len() {
+        summary.input_errors.push(format!(
+            "and {} more input errors",
+            state.error_count - state.errors.len()
+        ));
+    }
+    summary.skipped_members.clone_from(&state.skipped_members);
+    summary.skipped_count = state.skipped_count;
     Ok(summary)
 }
 
@@ -1024,12 +1207,37 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
             shredder: false,
         },
     };
-    let (input, size) = match open(&args.file) {
+    if args.fix_result && args.format != OutputFormat::Pgn {
+        report(format_args!(
+            "--fix-result rewrites the Result tags of --format pgn, not of --format {}",
+            match args.format {
+                OutputFormat::Table => "table",
+                OutputFormat::Jsonl => "jsonl",
+                OutputFormat::Pgn => "pgn",
+                OutputFormat::Html => "html",
+            }
+        ));
+        return ExitCode::from(64);
+    }
+    let mut opened = match pgn_input::open(&args.file) {
         Ok(opened) => opened,
         Err(error) => {
             report(format_args!("cannot read {}: {error}", args.file.display()));
             return ExitCode::FAILURE;
         }
+    };
+    if let pgn_input::Format::Refused(name) = opened.format {
+        report(format_args!(
+            "cannot read {}: {}",
+            args.file.display(),
+            pgn_input::InputError::Refused(name)
+        ));
+        return ExitCode::FAILURE;
+    }
+    let bounds = pgn_input::Bounds {
+        max_zstd_window_bytes: args.max_zstd_window_bytes,
+        max_zip_directory_bytes: args.max_zip_directory_bytes,
+        max_zip_members: args.max_zip_members,
     };
     let jobs = match args.jobs {
         0 => std::thread::available_parallelism()
@@ -1059,20 +1267,36 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         ));
         return ExitCode::FAILURE;
     }
-    let state = Arc::new(Mutex::new(InputState {
-        digest: (args.format == OutputFormat::Html).then(Sha256::new),
-        ..InputState::default()
-    }));
-    let input: Box<dyn Read + Send> = Box::new(Observed {
-        inner: input,
-        state: Arc::clone(&state),
-    });
-    let bar = progress_bar(size);
-    let input: Box<dyn Read + Send> = match &bar {
-        Some(bar) => Box::new(bar.wrap_read(input)),
-        None => input,
+    // The HTML report names the file as given by its SHA-256: hashed as it is read, or, for a
+    // zip file (whose members are read through its directory, not in order), read once more.
+    let zip_file = opened.format == pgn_input::Format::Zip && opened.size.is_some();
+    let file_sha256 = if args.format == OutputFormat::Html && zip_file {
+        match pgn_input::file_sha256(&args.file) {
+            Ok(sha256) => Some(sha256),
+            Err(error) => {
+                report(format_args!("cannot read {}: {error}", args.file.display()));
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        None
     };
-    let input = BufReader::with_capacity(1 << 16, input);
+    let state = Arc::new(Mutex::new(pgn_input::InputState {
+        digest: (args.format == OutputFormat::Html && !zip_file).then(Sha256::new),
+        ..pgn_input::InputState::default()
+    }));
+    let observed = pgn_input::Observed::new(opened.raw, Arc::clone(&state));
+    let bar = progress_bar(opened.size);
+    opened.raw = match &bar {
+        Some(bar) => Box::new(bar.wrap_read(observed)),
+        None => Box::new(observed),
+    };
+    let compression = opened.format.compression();
+    let style = Style {
+        format: args.format,
+        fix_result: args.fix_result,
+        archive: opened.format == pgn_input::Format::Zip,
+    };
     let stdout = io::stdout();
     let result = match &bar {
         _ if args.format == OutputFormat::Html => {
@@ -1081,14 +1305,20 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
                 file_name: input_name(&args.file),
                 sha256: {
                     let state = state.lock().unwrap_or_else(PoisonError::into_inner);
-                    hex(&state.digest.clone().unwrap_or_default().finalize())
+                    hex(&file_sha256.unwrap_or_else(|| {
+                        state.digest.clone().unwrap_or_default().finalize().into()
+                    }))
                 },
+                compression,
                 unread: {
                     let state = state.lock().unwrap_or_else(PoisonError::into_inner);
-                    state.error.as_ref().map(|error| {
+                    (!state.errors.is_empty()).then(|| {
+                        let errors: Vec<String> =
+                            state.errors.iter().map(ToString::to_string).collect();
                         format!(
-                            "reading the input failed after {} bytes: {error}",
-                            state.bytes
+                            "the input could not be read whole ({} bytes of it read): {}",
+                            state.bytes,
+                            errors.join("; ")
                         )
                     })
                 },
@@ -1101,11 +1331,20 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
                 numbers,
             };
             run_html(
-                input,
                 &mut out,
-                &settings,
-                jobs,
                 usize_of(args.report_boards),
+                |rows, looks| {
+                    run_input(
+                        opened,
+                        &bounds,
+                        &state,
+                        rows,
+                        style,
+                        &settings,
+                        jobs,
+                        Some(looks),
+                    )
+                },
                 head,
             )
             .and_then(|s| out.flush().map(|()| s))
@@ -1115,25 +1354,22 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
                 bar: bar.clone(),
                 inner: stdout.lock(),
             });
-            run_parallel(input, &mut out, args.format, &settings, jobs)
-                .and_then(|s| out.flush().map(|()| s))
+            run_input(
+                opened, &bounds, &state, &mut out, style, &settings, jobs, None,
+            )
+            .and_then(|s| out.flush().map(|()| s))
         }
         _ => {
             let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-            run_parallel(input, &mut out, args.format, &settings, jobs)
-                .and_then(|s| out.flush().map(|()| s))
+            run_input(
+                opened, &bounds, &state, &mut out, style, &settings, jobs, None,
+            )
+            .and_then(|s| out.flush().map(|()| s))
         }
     };
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let read_error = {
-        let state = state.lock().unwrap_or_else(PoisonError::into_inner);
-        state
-            .error
-            .as_ref()
-            .map(|error| (state.bytes, error.to_string()))
-    };
     let summary = match result {
         Ok(summary) => summary,
         Err(error) => {
@@ -1158,11 +1394,18 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
     } else {
         let _ = summary.write(&mut io::stderr().lock());
     }
-    if let Some((bytes, error)) = read_error {
-        // The records and the summary cover the games before the error only.
+    if !summary.input_errors.is_empty() {
+        // The records and the summary cover the games read before each error only.
+        for error in &summary.input_errors {
+            report(format_args!("cannot read {}: {error}", args.file.display()));
+        }
         report(format_args!(
-            "cannot read {}: {error} (after {bytes} bytes); the output covers only the games read before it",
-            args.file.display()
+            "the output covers only the games read before the input error{}",
+            if summary.input_errors.len() == 1 {
+                ""
+            } else {
+                "s"
+            }
         ));
         return ExitCode::FAILURE;
     }
@@ -1710,5 +1953,208 @@ mod tests {
             })
             .collect();
         assert_eq!(terminations, ["TERMINATION_DEAD_POSITION"; 2]);
+    }
+    /// The records of `opened` (an input in memory) at `jobs`, and the summary.
+    fn records_of_input(
+        opened: pgn_input::Opened,
+        style: Style,
+        jobs: usize,
+    ) -> (Vec<u8>, Summary) {
+        let state = pgn_input::SharedState::default();
+        let mut out = Vec::new();
+        let summary = run_input(
+            opened,
+            &pgn_input::Bounds::default(),
+            &state,
+            &mut out,
+            style,
+            &Settings::default(),
+            jobs,
+            None,
+        )
+        .expect("writes");
+        (out, summary)
+    }
+
+    /// Issue 28 item 4: a compressed input (zstd, a gzip of two members, bzip2) gives the
+    /// records of the PGN text it holds byte for byte, read as a file or as standard input, at
+    /// -j 1 and at -j 3 (the text is several of -j's 64 KiB chunks); a zip of two members gives
+    /// the same records at -j 3 as at -j 1, numbered on across its members.
+    #[test]
+    fn compressed_input_gives_the_records_of_its_text_at_any_jobs() {
+        use std::io::Write as _;
+        let round = mixed_round(5_000);
+        assert!(round.len() > 3 * CHUNK_BYTES);
+        let style = Style::of(OutputFormat::Jsonl);
+        let (expected, expected_summary) = records_of_input(
+            pgn_input::Opened::of_bytes(round.clone().into_bytes(), true),
+            style,
+            1,
+        );
+        let half = round.len() / 2;
+        let gzip = |text: &[u8]| {
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            encoder.write_all(text).expect("gzip");
+            encoder.finish().expect("gzip")
+        };
+        let mut bzip2 = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+        bzip2.write_all(round.as_bytes()).expect("bzip2");
+        let compressed = [
+            ("zstd", zstd::encode_all(round.as_bytes(), 3).expect("zstd")),
+            (
+                "gzip",
+                [
+                    gzip(&round.as_bytes()[..half]),
+                    gzip(&round.as_bytes()[half..]),
+                ]
+                .concat(),
+            ),
+            ("bzip2", bzip2.finish().expect("bzip2")),
+        ];
+        for (name, bytes) in &compressed {
+            for seekable in [true, false] {
+                for jobs in [1, 3] {
+                    let opened = pgn_input::Opened::of_bytes(bytes.clone(), seekable);
+                    let (records, summary) = records_of_input(opened, style, jobs);
+                    assert!(records == expected, "{name}, -j {jobs}: the records differ");
+                    assert_eq!(summary, expected_summary, "{name}, -j {jobs}");
+                }
+            }
+        }
+        // A zip of the round in two members and a note.
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (name, text) in [
+            ("a.pgn", &round.as_bytes()[..half]),
+            ("notes.txt", &b"not PGN"[..]),
+            ("b.PGN", &round.as_bytes()[half..]),
+        ] {
+            zip.start_file(name, options).expect("zip");
+            zip.write_all(text).expect("zip");
+        }
+        let zip = zip.finish().expect("zip").into_inner();
+        let archive = Style {
+            archive: true,
+            ..style
+        };
+        let (one, summary) =
+            records_of_input(pgn_input::Opened::of_bytes(zip.clone(), true), archive, 1);
+        assert_eq!(summary.skipped_members, ["notes.txt"]);
+        assert!(
+            summary.input_errors.is_empty(),
+            "{:?}",
+            summary.input_errors
+        );
+        for seekable in [true, false] {
+            let (many, summary_of_jobs) = records_of_input(
+                pgn_input::Opened::of_bytes(zip.clone(), seekable),
+                archive,
+                3,
+            );
+            assert!(one == many, "zip, -j 3: the records differ");
+            assert_eq!(summary_of_jobs, summary);
+        }
+        let text = String::from_utf8(one).expect("UTF-8");
+        let first_of_b = text
+            .lines()
+            .position(|line| line.contains("\"member\":\"b.PGN\""))
+            .expect("b.PGN's records");
+        let record: serde_json::Value =
+            serde_json::from_str(text.lines().nth(first_of_b).expect("a line")).expect("JSON");
+        assert_eq!(
+            (
+                &record["index"],
+                &record["request_index"],
+                &record["game_index"]
+            ),
+            (
+                &serde_json::json!(first_of_b),
+                &serde_json::json!(1),
+                &serde_json::json!(0)
+            )
+        );
+    }
+
+    /// The PGN output of `pgn` with `--fix-result` or not.
+    fn pgn_of(pgn: &str, fix_result: bool) -> String {
+        let style = Style {
+            fix_result,
+            ..Style::of(OutputFormat::Pgn)
+        };
+        let mut out = Vec::new();
+        let mut summary = Summary::default();
+        run_records(
+            pgn.as_bytes(),
+            &mut out,
+            style,
+            &Settings::default(),
+            &mut summary,
+            &mut None,
+            Place::default(),
+            None,
+        )
+        .expect("writes");
+        String::from_utf8(out).expect("UTF-8")
+    }
+
+    /// A game whose Result tag (1-0) the rules contradict (Black mated), with an ArbiterResult
+    /// tag of an earlier run; an unfinished game (`*`); and a game without a termination marker
+    /// whose tag writes 1-0 as `1:0` (a resignation).
+    const DECLARED: &str = "[Event \"D\"]\n[Result \"1-0\"]\n[ArbiterResult \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 1-0\n\n\
+[Event \"U\"]\n[Result \"*\"]\n\n1. e4 e5 *\n\n\
+[Event \"T\"]\n[Result \"1:0\"]\n\n1. d4 d5\n";
+
+    /// Issue 28 item 7: `--format pgn` keeps the declared Result tag and termination marker
+    /// as written and adds the verdict in tags of its own after the Seven Tag Roster:
+    /// ArbiterResult, ArbiterTermination, ArbiterArticle (when the game ended), and
+    /// ArbiterDisagreement (when the rules contradict the declared result); tags of an earlier
+    /// run are replaced. A missing marker is the tag's result.
+    #[test]
+    fn pgn_output_keeps_the_declared_result_and_adds_the_verdict_in_arbiter_tags() {
+        const ROSTER: &str =
+            "[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n[Black \"?\"]\n";
+        assert_eq!(
+            pgn_of(DECLARED, false),
+            [
+                "[Event \"D\"]\n",
+                ROSTER,
+                "[Result \"1-0\"]\n[ArbiterResult \"0-1\"]\n[ArbiterTermination \"checkmate\"]\n\
+                 [ArbiterArticle \"5.1.1\"]\n[ArbiterDisagreement \"the Result tag says 1-0, but the rules \
+                 say 0-1: checkmate at ply 4 (FIDE Laws 5.1.1)\"]\n\n1. f3 e5 2. g4 Qh4# 1-0\n\n",
+                "[Event \"U\"]\n",
+                ROSTER,
+                "[Result \"*\"]\n[ArbiterResult \"*\"]\n[ArbiterTermination \"ongoing\"]\n\n1. e4 e5 *\n\n",
+                "[Event \"T\"]\n",
+                ROSTER,
+                "[Result \"1:0\"]\n[ArbiterResult \"1-0\"]\n[ArbiterTermination \"resignation\"]\n\
+                 [ArbiterArticle \"5.1.2\"]\n\n1. d4 d5 1-0\n\n",
+            ]
+            .concat()
+        );
+    }
+
+    /// Issue 28 item 7: `--fix-result` writes the adjudicated result as the Result tag and the
+    /// termination marker, as pgn-extract's `--fixresulttags` does, and adds no verdict tags.
+    #[test]
+    fn fix_result_rewrites_the_result_tag_and_the_termination_marker() {
+        const ROSTER: &str =
+            "[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n[Black \"?\"]\n";
+        assert_eq!(
+            pgn_of(DECLARED, true),
+            [
+                "[Event \"D\"]\n",
+                ROSTER,
+                "[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n",
+                "[Event \"U\"]\n",
+                ROSTER,
+                "[Result \"*\"]\n\n1. e4 e5 *\n\n",
+                "[Event \"T\"]\n",
+                ROSTER,
+                "[Result \"1-0\"]\n\n1. d4 d5 1-0\n\n",
+            ]
+            .concat()
+        );
     }
 }

@@ -880,10 +880,12 @@ pub struct PerftArgs {
 /// Flags of `arbiter adjudicate`.
 #[derive(Debug, Clone, Args)]
 pub struct AdjudicateArgs {
-    /// The PGN file; "-" reads standard input.
+    /// The PGN file; "-" reads standard input. Compressed files are read as they are, told
+    /// apart by their first bytes: zstd (.pgn.zst), gzip (.pgn.gz, every member), bzip2
+    /// (.pgn.bz2) and zip (each .pgn member in order; other members are skipped and named).
     pub file: std::path::PathBuf,
     /// Output: an aligned table with a summary, one JSON object per line (the summary goes to
-    /// standard error), the games in PGN export format with the adjudicated Result, or an HTML
+    /// standard error), the games in PGN export format with the verdict in tags, or an HTML
     /// report to open, print and sign (the games that need a look first, with boards; the
     /// summary also goes to standard error).
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
@@ -940,6 +942,27 @@ pub struct AdjudicateArgs {
     /// file was read and the output written).
     #[arg(long, default_value = "error,disagreement", value_parser = parse_fail_on)]
     pub fail_on: FailOn,
+    /// With --format pgn: write the adjudicated result as the Result tag and the termination
+    /// marker, instead of keeping the declared ones and adding ArbiterResult and the other
+    /// Arbiter* tags.
+    #[arg(long)]
+    pub fix_result: bool,
+    /// Largest window a zstd frame may need, in bytes (rounded up to a power of two, 1 KiB to
+    /// 2 GiB): what decoding a .zst input holds in memory. zstd's own levels write at most 8 MiB
+    /// (`--long` 128 MiB, `--long=31` 2 GiB); a frame that needs more is an input error naming
+    /// this flag.
+    #[arg(long, default_value_t = crate::pgn_input::DEFAULT_MAX_ZSTD_WINDOW_BYTES,
+          value_parser = clap::value_parser!(u64).range(1024..=1 << 31))]
+    pub max_zstd_window_bytes: u64,
+    /// Largest central directory of a zip file, in bytes: the list of its members, read into
+    /// memory before them (about 50 bytes plus the name for each member).
+    #[arg(long, default_value_t = crate::pgn_input::DEFAULT_MAX_ZIP_DIRECTORY_BYTES,
+          value_parser = clap::value_parser!(u64).range(22..))]
+    pub max_zip_directory_bytes: u64,
+    /// Most members of a zip file, .pgn or not (directories included).
+    #[arg(long, default_value_t = crate::pgn_input::DEFAULT_MAX_ZIP_MEMBERS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_zip_members: u32,
 }
 
 /// The findings that make `arbiter adjudicate` exit with status 2 (`--fail-on`).
@@ -1068,7 +1091,9 @@ pub enum OutputFormat {
     Table,
     /// One JSON object per game.
     Jsonl,
-    /// The games in PGN export format, Result tag and termination marker as adjudicated.
+    /// The games in PGN export format, the declared Result tag and termination marker kept and
+    /// the verdict added as ArbiterResult, ArbiterTermination, ... tags (`--fix-result`: the
+    /// Result tag and termination marker as adjudicated).
     Pgn,
     /// One self-contained HTML page (inline CSS and SVG boards, no script): the run's head and
     /// summary, the games that need a look with boards, the other games as table rows.

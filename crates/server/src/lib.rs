@@ -42,6 +42,7 @@ pub mod logging;
 pub mod metrics;
 pub mod output;
 pub mod overload;
+pub mod pgn_input;
 pub mod serve;
 pub mod service;
 pub mod tls;

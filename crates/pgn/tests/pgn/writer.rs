@@ -4,7 +4,9 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-use arbiter_pgn::{MAX_LINE_LEN, Reader, ReplayOptions, replay, write_game};
+use arbiter_pgn::{
+    Declared, MAX_LINE_LEN, Reader, ReplayOptions, replay, write_game, write_game_with,
+};
 use arbiter_rules::{CastlingMode, FenOptions, GameResult, Position};
 
 fn tags(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -174,4 +176,77 @@ fn round_trip_of_the_fixture_games() {
             );
         }
     }
+}
+
+/// Issue 28 item 7: the written Result tag and termination marker are the ones given, the
+/// added tags follow the Seven Tag Roster in their order and replace tags of the same name.
+#[test]
+fn declared_result_and_added_tags_are_written_as_given() {
+    let start = Position::startpos();
+    let mv = moves(&start, &["f3", "e5", "g4", "Qh4#"]);
+    let mut out = Vec::new();
+    write_game_with(
+        &mut out,
+        &tags(&[
+            ("Result", "1-0"),
+            ("ECO", "A00"),
+            ("ArbiterResult", "stale"),
+        ]),
+        &start,
+        &mv,
+        Declared::kept(Some("1-0"), Some("1-0")),
+        &[("ArbiterResult", "0-1"), ("ArbiterArticle", "5.1.1")],
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n\
+         [Black \"?\"]\n[Result \"1-0\"]\n[ArbiterResult \"0-1\"]\n[ArbiterArticle \"5.1.1\"]\n\
+         [ECO \"A00\"]\n\n1. f3 e5 2. g4 Qh4# 1-0\n\n"
+    );
+}
+
+/// Issue 28 item 7: what a game declares, kept: a missing tag is the marker's text, a missing
+/// marker the tag's result (`1:0` is `1-0`), or `*` when the tag is no result.
+#[test]
+fn kept_result_fills_a_missing_tag_or_marker_from_the_other() {
+    let kept = |tag, marker| {
+        let Declared { tag, marker } = Declared::kept(tag, marker);
+        (tag, marker)
+    };
+    assert_eq!(kept(Some("1-0"), Some("0-1")), ("1-0", "0-1"));
+    assert_eq!(kept(None, Some("1/2-1/2")), ("1/2-1/2", "1/2-1/2"));
+    assert_eq!(kept(Some("1:0"), None), ("1:0", "1-0"));
+    assert_eq!(kept(Some("won on time"), None), ("won on time", "*"));
+    assert_eq!(kept(None, None), ("*", "*"));
+    assert_eq!(
+        kept(Some("*"), None),
+        ("*", "*"),
+        "an unfinished game's tag and marker"
+    );
+}
+
+/// A termination marker that PGN does not have is refused before anything is written.
+#[test]
+fn a_marker_that_is_no_termination_marker_is_refused() {
+    let start = Position::startpos();
+    let mut out = Vec::new();
+    let error = write_game_with(
+        &mut out,
+        &[],
+        &start,
+        &[],
+        Declared {
+            tag: "1-0",
+            marker: "1:0",
+        },
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+    assert_eq!(
+        error.to_string(),
+        "'1:0' is not a game termination marker: 1-0, 0-1, 1/2-1/2 or * (PGN standard 8.2.6)"
+    );
+    assert!(out.is_empty());
 }

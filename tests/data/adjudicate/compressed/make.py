@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Makes the compressed fixtures of issue 28 item 4 from ../round.pgn (10 games), byte for byte
+the same on every run: python3 tests/data/adjudicate/compressed/make.py (needs the zstd command).
+
+- round.pgn.zst, round.pgn.gz, round.pgn.bz2, round.zip (one member, round.pgn): the round,
+  compressed each way;
+- round-two-members.pgn.gz: games 1-5 and 6-10 as two gzip members, one after the other;
+- rounds.zip: members round-a.pgn (games 1-5), README (not PGN) and round-b.pgn (games 6-10),
+  deflated, their sizes in their local headers (readable from standard input);
+- rounds-data-descriptor.zip: the same members written as a stream, each with a data descriptor
+  (bit 3: the sizes follow the data), which only a zip read as a file can read;
+- round-cut.pgn.zst: games 1-5 and 6-10 as two zstd frames, cut in the middle of the second.
+"""
+
+import bz2
+import gzip
+import io
+import pathlib
+import subprocess
+import zipfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROUND = (HERE.parent / "round.pgn").read_bytes()
+# Games 6-10 start at the sixth "[Event" line: line 56.
+SPLIT = ROUND.index(b'[Event "Fixture Open"]', ROUND.index(b"\n", 0) + 1)
+for _ in range(4):
+    SPLIT = ROUND.index(b'[Event "Fixture Open"]', SPLIT + 1)
+FIRST, SECOND = ROUND[:SPLIT], ROUND[SPLIT:]
+README = b"Round 5 of the Fixture Open: games of boards 1-5 and 6-10.\n"
+DATE = (2026, 1, 1, 0, 0, 0)
+
+
+def gz(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+def zipped(members, stream: bool) -> bytes:
+    class Unseekable(io.RawIOBase):
+        """A write-only stream: zipfile then writes a data descriptor after each member."""
+
+        def __init__(self):
+            self.data = bytearray()
+
+        def writable(self):
+            return True
+
+        def write(self, b):
+            self.data += b
+            return len(b)
+
+    out = Unseekable() if stream else io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members:
+            info = zipfile.ZipInfo(name, date_time=DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, data)
+    return bytes(out.data) if stream else out.getvalue()
+
+
+def zstd(data: bytes) -> bytes:
+    return subprocess.run(
+        ["zstd", "-19", "-q", "-c", "--no-check"], input=data, capture_output=True, check=True
+    ).stdout
+
+
+def main():
+    zst = zstd(ROUND)
+    second = zstd(SECOND)
+    files = {
+        "round.pgn.zst": zst,
+        "round.pgn.gz": gz(ROUND),
+        "round.pgn.bz2": bz2.compress(ROUND, compresslevel=9),
+        "round.zip": zipped([("round.pgn", ROUND)], stream=False),
+        "round-two-members.pgn.gz": gz(FIRST) + gz(SECOND),
+        "rounds.zip": zipped(
+            [("round-a.pgn", FIRST), ("README", README), ("round-b.pgn", SECOND)], stream=False
+        ),
+        "rounds-data-descriptor.zip": zipped(
+            [("round-a.pgn", FIRST), ("README", README), ("round-b.pgn", SECOND)], stream=True
+        ),
+        "round-cut.pgn.zst": zstd(FIRST) + second[: len(second) // 2],
+    }
+    for name, data in files.items():
+        (HERE / name).write_bytes(data)
+        print(f"{name}: {len(data)} bytes")
+
+
+if __name__ == "__main__":
+    main()

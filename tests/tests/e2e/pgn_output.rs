@@ -1,0 +1,121 @@
+//! Issue 28 item 7: `arbiter adjudicate --format pgn` keeps the Result tag and termination
+//! marker a game declares and adds the verdict in `Arbiter*` tags; `--fix-result` writes the
+//! adjudicated result instead, as pgn-extract's `--fixresulttags` does, and only with PGN output.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use arbiter_e2e::{binary, command, data_dir};
+
+const CLI_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn cli(file: &Path, args: &[&str]) -> Output {
+    command::run(
+        Command::new(binary::arbiter())
+            .arg("adjudicate")
+            .arg(file)
+            .args(args),
+        CLI_TIMEOUT,
+    )
+}
+
+/// The games of a PGN output, each as its text up to the next `[Event`.
+fn games(output: &Output) -> Vec<String> {
+    let text = String::from_utf8(output.stdout.clone()).expect("UTF-8");
+    text.split("[Event ")
+        .filter(|game| !game.is_empty())
+        .map(|game| format!("[Event {game}"))
+        .collect()
+}
+
+/// A game whose Result tag (1-0) the rules contradict (a stalemate, board 5.3 of the round):
+/// its tag and marker are kept, the verdict is in its own tags; `--fix-result` writes 1/2-1/2.
+/// The exit status is the round's (2: a disagreement, an error) either way.
+#[test]
+fn pgn_output_keeps_a_contradicted_result_and_fix_result_rewrites_it() {
+    let round = data_dir().join("adjudicate/round.pgn");
+    let kept = cli(&round, &["--format", "pgn", "--analysis", "fast"]);
+    assert_eq!(kept.status.code(), Some(2));
+    let kept = games(&kept);
+    // Board 5.6 has an illegal move: it cannot be written.
+    assert_eq!(kept.len(), 9);
+    let stalemate = kept
+        .iter()
+        .find(|game| game.contains("[Round \"5.3\"]"))
+        .expect("board 5.3");
+    assert!(
+        stalemate.contains(
+            "[Result \"1-0\"]\n[ArbiterResult \"1/2-1/2\"]\n[ArbiterTermination \"stalemate\"]\n\
+             [ArbiterArticle \"5.2.1\"]\n[ArbiterDisagreement \"the Result tag says 1-0, but the \
+             rules say 1/2-1/2: stalemate at ply 1 (FIDE Laws 5.2.1)\"]\n"
+        ) && stalemate.ends_with("\n\n1. Qf7 1-0\n\n"),
+        "{stalemate}"
+    );
+    // Every game carries its verdict.
+    assert!(
+        kept.iter().all(|game| game.contains("\n[ArbiterResult \"")
+            && game.contains("\n[ArbiterTermination \""))
+    );
+
+    let fixed = cli(
+        &round,
+        &["--format", "pgn", "--analysis", "fast", "--fix-result"],
+    );
+    assert_eq!(fixed.status.code(), Some(2));
+    let fixed = games(&fixed);
+    assert_eq!(fixed.len(), 9);
+    let stalemate = fixed
+        .iter()
+        .find(|game| game.contains("[Round \"5.3\"]"))
+        .expect("board 5.3");
+    assert!(
+        stalemate.contains("[Result \"1/2-1/2\"]\n")
+            && stalemate.ends_with("\n\n1. Qf7 1/2-1/2\n\n"),
+        "{stalemate}"
+    );
+    assert!(fixed.iter().all(|game| !game.contains("[Arbiter")));
+}
+
+/// An unfinished game (`*`) keeps its `*` and gets `ArbiterResult "*"` and `ArbiterTermination
+/// "ongoing"`, and no article; `--fix-result` keeps `*` too, as the rules do not end the game.
+#[test]
+fn an_unfinished_game_keeps_its_star_with_the_verdict_ongoing() {
+    let dir = std::env::temp_dir().join(format!("arbiter-e2e-{}-star", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let path = dir.join("unfinished.pgn");
+    std::fs::write(
+        &path,
+        "[Event \"U\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 *\n",
+    )
+    .expect("write");
+    let kept = cli(&path, &["--format", "pgn"]);
+    assert_eq!(kept.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(kept.stdout).expect("UTF-8"),
+        "[Event \"U\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n\
+         [Black \"?\"]\n[Result \"*\"]\n[ArbiterResult \"*\"]\n[ArbiterTermination \"ongoing\"]\n\n\
+         1. e4 e5 2. Nf3 *\n\n"
+    );
+    let fixed = cli(&path, &["--format", "pgn", "--fix-result"]);
+    assert_eq!(
+        String::from_utf8(fixed.stdout).expect("UTF-8"),
+        "[Event \"U\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n\
+         [Black \"?\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 *\n\n"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `--fix-result` rewrites PGN output only: with another format it is a usage error (64) that
+/// says so, before any game is read.
+#[test]
+fn fix_result_without_pgn_output_is_a_usage_error() {
+    let round = data_dir().join("adjudicate/round.pgn");
+    let output = cli(&round, &["--format", "jsonl", "--fix-result"]);
+    assert_eq!(output.status.code(), Some(64));
+    assert!(output.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8(output.stderr).expect("UTF-8"),
+        "arbiter: --fix-result rewrites the Result tags of --format pgn, not of --format jsonl\n"
+    );
+}
