@@ -703,8 +703,9 @@ pub struct ReportHead {
     /// The compression the input was read through (`zstd`, `gzip`, `bzip2`, `zip`), `None` for
     /// PGN text: the head then says that the SHA-256 is the compressed file's.
     pub compression: Option<&'static str>,
-    /// Why the input could not be read to its end, if it could not: the page then says, above
-    /// all, that it covers only the games read before, and that the SHA-256 is of those bytes.
+    /// Why the input could not be read whole, if it could not, and what the report therefore
+    /// leaves out (the games after a read error, or a zip member that is not text), as
+    /// sentences: the page says it above all, and every page's footer says `INCOMPLETE`.
     pub unread: Option<String>,
     /// The date of the run, as given (`--report-date`) or the time of the run.
     pub date: String,
@@ -1096,7 +1097,7 @@ pub fn write_report<W: Write + ?Sized, S: Read + Write + Seek>(
     if let Some(unread) = &head.unread {
         writeln!(
             out,
-            "<p class=\"incomplete\" id=\"incomplete\"><strong>Incomplete:</strong> {}. This report covers only the games read before; the SHA-256 is that of the bytes read.</p>",
+            "<p class=\"incomplete\" id=\"incomplete\"><strong>Incomplete:</strong> {}.</p>",
             escape(unread)
         )?;
     }

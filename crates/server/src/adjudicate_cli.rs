@@ -64,6 +64,9 @@ pub struct Summary {
     /// Why the input could not be read whole (a read error, corrupt or cut compressed data, a
     /// zip member that cannot be read), in the order met: the records cover only what was read.
     pub input_errors: Vec<String>,
+    /// Whether an input error ended the reading (the games after it are missing), rather than
+    /// only leaving out the zip members it names ([`pgn_input::InputError::stops_reading`]).
+    pub input_stopped: bool,
     /// The zip members skipped, not being `.pgn` files (the first 100).
     pub skipped_members: Vec<String>,
     /// How many zip members were skipped.
@@ -185,8 +188,12 @@ impl Summary {
         }
         if !self.input_errors.is_empty() {
             parts.push(
-                "the input was not read whole: the games after the input error are missing"
-                    .to_owned(),
+                if self.input_stopped {
+                    "the input was not read whole: the games after the input error are missing"
+                } else {
+                    "the input was not read whole: the zip members the input errors name are missing"
+                }
+                .to_owned(),
             );
         }
         if self.skipped_count > 0 {
@@ -1179,6 +1186,7 @@ fn run_input<W: Write + ?Sized>(
             state.error_count - state.errors.len()
         ));
     }
+    summary.input_stopped = state.stopped;
     summary.skipped_members.clone_from(&state.skipped_members);
     summary.skipped_count = state.skipped_count;
     Ok(summary)
@@ -1222,14 +1230,17 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
     let mut opened = match pgn_input::open(&args.file) {
         Ok(opened) => opened,
         Err(error) => {
-            report(format_args!("cannot read {}: {error}", args.file.display()));
+            report(format_args!(
+                "cannot read {}: {error}",
+                input_name(&args.file)
+            ));
             return ExitCode::FAILURE;
         }
     };
     if let pgn_input::Format::Refused(name) = opened.format {
         report(format_args!(
             "cannot read {}: {}",
-            args.file.display(),
+            input_name(&args.file),
             pgn_input::InputError::Refused(name)
         ));
         return ExitCode::FAILURE;
@@ -1274,7 +1285,10 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         match pgn_input::file_sha256(&args.file) {
             Ok(sha256) => Some(sha256),
             Err(error) => {
-                report(format_args!("cannot read {}: {error}", args.file.display()));
+                report(format_args!(
+                    "cannot read {}: {error}",
+                    input_name(&args.file)
+                ));
                 return ExitCode::FAILURE;
             }
         }
@@ -1315,11 +1329,18 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
                     (!state.errors.is_empty()).then(|| {
                         let errors: Vec<String> =
                             state.errors.iter().map(ToString::to_string).collect();
-                        format!(
-                            "the input could not be read whole ({} bytes of it read): {}",
-                            state.bytes,
-                            errors.join("; ")
-                        )
+                        if state.stopped {
+                            format!(
+                                "the input could not be read whole ({} bytes of it read): {}. This report covers only the games read before; the SHA-256 is that of the bytes read",
+                                state.bytes,
+                                errors.join("; ")
+                            )
+                        } else {
+                            format!(
+                                "the input could not be read whole: {}. This report leaves out those zip members; the others were read",
+                                errors.join("; ")
+                            )
+                        }
                     })
                 },
                 date: report_date.clone(),
@@ -1397,16 +1418,25 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
     if !summary.input_errors.is_empty() {
         // The records and the summary cover the games read before each error only.
         for error in &summary.input_errors {
-            report(format_args!("cannot read {}: {error}", args.file.display()));
+            report(format_args!(
+                "cannot read {}: {error}",
+                input_name(&args.file)
+            ));
         }
-        report(format_args!(
-            "the output covers only the games read before the input error{}",
-            if summary.input_errors.len() == 1 {
-                ""
-            } else {
-                "s"
-            }
-        ));
+        if summary.input_stopped {
+            report(format_args!(
+                "the output covers only the games read before the input error{}",
+                if summary.input_errors.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            ));
+        } else {
+            report(format_args!(
+                "the output leaves out the zip members the input errors name; the others were read"
+            ));
+        }
         return ExitCode::FAILURE;
     }
     // A file without a single game (empty, only comments, an export cut before its first game)

@@ -94,7 +94,8 @@ impl Bounds {
 /// The format of an input, from its first bytes ([`Format::detect`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// PGN text (or anything not recognised: the PGN reader says what is wrong with it).
+    /// PGN text, or anything not recognised: binary data is refused as a whole ([`not_text`]),
+    /// and the PGN reader says what is wrong with the rest.
     Plain,
     /// Zstandard (RFC 8878), one frame or many.
     Zstd,
@@ -194,6 +195,18 @@ pub enum InputError {
     /// Compressed data that is corrupt or cut short.
     #[error("{0}")]
     Decode(String),
+    /// Text that is no text: binary data ([`not_text`]), the input's or a zip member's.
+    #[error(
+        "{}it is not PGN text but {what}: arbiter reads PGN as UTF-8 or Windows-1252 text, plain or compressed (zstd, gzip, bzip2, zip)",
+        member.as_ref().map_or_else(String::new, |member| format!("zip member {member}: "))
+    )]
+    NotText {
+        /// The zip member's name, `None` for the input itself.
+        member: Option<String>,
+        /// What it is instead (`an ELF executable`, `binary data: 412 of its first 8192 bytes
+        /// are control characters`).
+        what: String,
+    },
     /// The input as given could not be read (a disk error, a closed pipe).
     #[error("reading failed after {bytes} bytes: {cause}")]
     Read {
@@ -202,6 +215,22 @@ pub enum InputError {
         /// The system's error.
         cause: String,
     },
+}
+
+impl InputError {
+    /// Whether reading ends at this error, leaving out every game after it: all but a zip member
+    /// that is not text ([`InputError::NotText`]), which is left out while the members after it
+    /// are read.
+    #[must_use]
+    pub fn stops_reading(&self) -> bool {
+        !matches!(
+            self,
+            InputError::NotText {
+                member: Some(_),
+                ..
+            }
+        )
+    }
 }
 
 /// What reading the input came to, shared between the reading threads and the run.
@@ -215,6 +244,9 @@ pub struct InputState {
     pub errors: Vec<InputError>,
     /// How many such errors there were.
     pub error_count: usize,
+    /// Whether one of them ended the reading ([`InputError::stops_reading`]): the games after
+    /// it are missing. Otherwise only the zip members the errors name are.
+    pub stopped: bool,
     /// The zip members skipped, not being `.pgn` files (the first [`MAX_SKIPPED_NAMED`]).
     pub skipped_members: Vec<String>,
     /// How many were skipped.
@@ -225,6 +257,7 @@ impl InputState {
     /// Records why the input could not be read whole.
     pub fn fail(&mut self, error: InputError) {
         self.error_count += 1;
+        self.stopped |= error.stops_reading();
         if self.errors.len() < MAX_ERRORS && !self.errors.contains(&error) {
             self.errors.push(error);
         }
@@ -586,6 +619,157 @@ impl BufRead for Measured {
     }
 }
 
+/// Bytes of a part's start that [`not_text`] looks at (as Git and GNU grep look at the first
+/// 8,000 or so for a NUL byte).
+pub const SNIFF_BYTES: usize = 8192;
+
+/// Signatures of binary files a round may be mistaken for, with their names.
+const BINARY_SIGNATURES: [(&[u8], &str); 8] = [
+    (b"\x7fELF", "an ELF executable"),
+    (b"MZ", "a Windows executable"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"SQLite format 3\0", "an SQLite database"),
+    (
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+        "an OLE2 file (a legacy Office document)",
+    ),
+];
+
+/// What the start `head` of a part (its first [`SNIFF_BYTES`] or all of it) is when it is not
+/// text, `None` when it may be: a known binary signature, or control characters (bytes 0-8,
+/// 14-26, 28-31) making up a twentieth of it (random bytes have twice as many). Text that is UTF-16 or UTF-32 (a byte-order mark, or
+/// NUL bytes on three of every four bytes or every other one, with almost none on one byte of
+/// each character) is left to the PGN reader, which names the encoding and how to convert it; a few
+/// stray NULs or control characters in text leave it text (the games they are in are refused).
+#[must_use]
+pub fn not_text(head: &[u8]) -> Option<String> {
+    if let Some((_, name)) = BINARY_SIGNATURES
+        .iter()
+        .find(|(signature, _)| head.starts_with(signature))
+    {
+        // `MZ` alone is a word a PGN file may start with: only with a PE's NUL-padded header.
+        if !name.contains("Windows") || head.get(2..64).is_some_and(|h| h.contains(&0)) {
+            return Some((*name).to_owned());
+        }
+    }
+    let control = |b: u8| matches!(b, 0..=8 | 14..=26 | 28..=31);
+    let controls = head.iter().filter(|&&b| control(b)).count();
+    if head.is_empty() || controls * 20 < head.len() {
+        return None;
+    }
+    let bom = [&[0xff, 0xfe][..], &[0xfe, 0xff], &[0, 0, 0xfe, 0xff]];
+    if bom.iter().any(|bom| head.starts_with(bom)) {
+        return None;
+    }
+    // UTF-16 or UTF-32 of mostly ASCII text: one byte position of each character (almost) never
+    // NUL, the others mostly NUL.
+    let wide = [2, 4].iter().any(|&width| {
+        (0..width).any(|at| {
+            let column = || head.iter().skip(at).step_by(width);
+            let nul = |b: &&u8| **b == 0;
+            let (nuls, len) = (column().filter(nul).count(), column().count());
+            nuls * 100 <= len
+                && (0..width).filter(|&other| other != at).all(|other| {
+                    head.iter().skip(other).step_by(width).filter(nul).count() * 2 >= len
+                })
+        })
+    });
+    if wide {
+        return None;
+    }
+    Some(format!(
+        "binary data: {controls} of its first {} bytes are control characters",
+        head.len()
+    ))
+}
+
+/// `reader`'s part with its first [`SNIFF_BYTES`] read ahead, when it may be read as text
+/// ([`not_text`]); `None` when it is not text, which is recorded in `state` as an input error
+/// (the part is not read). A read error while reading ahead ends the look, and is handed on to
+/// the reading of the part after the bytes before it, as it came.
+fn text_part<'r>(
+    reader: &'r mut (dyn BufRead + Send),
+    member: Option<&str>,
+    state: &SharedState,
+) -> Option<Sniffed<'r>> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    let mut error = None;
+    while head.len() < SNIFF_BYTES {
+        match reader.fill_buf() {
+            Ok([]) => break,
+            Ok(available) => {
+                let n = available.len().min(SNIFF_BYTES - head.len());
+                head.extend_from_slice(&available[..n]);
+                reader.consume(n);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    if let Some(what) = not_text(&head) {
+        lock(state).fail(InputError::NotText {
+            member: member.map(str::to_owned),
+            what,
+        });
+        return None;
+    }
+    Some(Sniffed {
+        head: io::Cursor::new(head),
+        error,
+        rest: reader,
+    })
+}
+
+/// A part's first bytes, read ahead to tell whether it is text ([`text_part`]), then the read
+/// error met while reading them ahead, if any, then the rest of the part.
+struct Sniffed<'r> {
+    head: io::Cursor<Vec<u8>>,
+    error: Option<io::Error>,
+    rest: &'r mut (dyn BufRead + Send),
+}
+
+impl Sniffed<'_> {
+    fn head_left(&self) -> bool {
+        self.head.position() < self.head.get_ref().len() as u64
+    }
+}
+
+impl Read for Sniffed<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Sniffed<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.head_left() {
+            return self.head.fill_buf();
+        }
+        if let Some(error) = self.error.take() {
+            return Err(error);
+        }
+        self.rest.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if self.head_left() {
+            self.head.consume(amount);
+        } else {
+            self.rest.consume(amount);
+        }
+    }
+}
+
 /// One part of the input: PGN text, and the zip member it is when it is one.
 pub struct Part<'a> {
     /// The zip member's name and its number among the `.pgn` members read (from 0); `None` for
@@ -664,10 +848,13 @@ pub fn for_each_part(
             return Ok(());
         }
     };
-    each(Part {
-        member: None,
-        reader: &mut *reader,
-    })
+    match text_part(&mut *reader, None, state) {
+        Some(mut reader) => each(Part {
+            member: None,
+            reader: &mut reader,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Bytes a decompressing thread hands over at a time ([`Prefetched`]).
@@ -1016,10 +1203,13 @@ fn zip_file(
                 .name("adjudicate-inflate".to_owned())
                 .spawn_scoped(scope, move || produce(&mut decoded, &blocks, &spare));
             match producer {
-                Ok(_) => each(Part {
-                    member: Some((&name, number)),
-                    reader: &mut reader,
-                }),
+                Ok(_) => match text_part(&mut reader, Some(&name), state) {
+                    Some(mut reader) => each(Part {
+                        member: Some((&name, number)),
+                        reader: &mut reader,
+                    }),
+                    None => Ok(()),
+                },
                 Err(error) => {
                     lock(state).fail(InputError::Member {
                         member: name.clone(),
@@ -1171,10 +1361,12 @@ fn zip_stream(
                 window_bytes: 1 << bounds.zstd_window_log(),
             },
         );
-        each(Part {
-            member: Some((&name, number)),
-            reader: &mut reader,
-        })?;
+        if let Some(mut reader) = text_part(&mut reader, Some(&name), state) {
+            each(Part {
+                member: Some((&name, number)),
+                reader: &mut reader,
+            })?;
+        }
         number += 1;
         if lock(state).error_count > errors_before {
             // A member that could not be read whole (cut short, corrupt): where the next one
@@ -1215,6 +1407,53 @@ mod tests {
         for (head, format) in cases {
             assert_eq!(Format::detect(head), format, "{head:?}");
         }
+    }
+
+    /// Issue 28 (a fresh user's finding): a binary file was read as "UTF-32" and 205 error
+    /// records; binary data is now refused as a whole, naming what it is, while text with a
+    /// stray control character, Windows-1252 and UTF-16/32 (which the PGN reader names) are
+    /// left to be read.
+    #[test]
+    fn binary_data_is_told_from_text_by_its_signature_or_its_control_characters() {
+        let elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0";
+        assert_eq!(not_text(elf).as_deref(), Some("an ELF executable"));
+        assert_eq!(
+            not_text(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").as_deref(),
+            Some("a PNG image")
+        );
+        assert_eq!(not_text(b"%PDF-1.7\n").as_deref(), Some("a PDF document"));
+        let mut pe = b"MZ\x90\0\x03\0\0\0".to_vec();
+        pe.resize(64, 0);
+        assert_eq!(not_text(&pe).as_deref(), Some("a Windows executable"));
+        // "MZ" as the start of a word is text.
+        assert_eq!(not_text(b"MZ is a player's initials\n1. e4 *\n"), None);
+        let noise: Vec<u8> = (0..4096u32).map(|i| (i * 7919 % 251) as u8).collect();
+        let controls = noise
+            .iter()
+            .filter(|&&b| matches!(b, 0..=8 | 14..=26 | 28..=31))
+            .count();
+        assert!(controls * 20 >= noise.len());
+        assert_eq!(
+            not_text(&noise),
+            Some(format!(
+                "binary data: {controls} of its first 4096 bytes are control characters"
+            ))
+        );
+        let pgn = "[Event \"Café\"]\r\n[White \"Ñ\"]\r\n\r\n1. e4 e5\t2. Nf3 *\r\n";
+        assert_eq!(not_text(pgn.as_bytes()), None);
+        let windows_1252: Vec<u8> = pgn.chars().map(|c| c as u32 as u8).collect();
+        assert_eq!(not_text(&windows_1252), None);
+        // A stray NUL and an escape in a long text leave it text.
+        let stray = format!("{}\0\x1b{}", pgn.repeat(4), pgn.repeat(4));
+        assert_eq!(not_text(stray.as_bytes()), None);
+        let utf16le: Vec<u8> = pgn.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let utf16be: Vec<u8> = pgn.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let utf32le: Vec<u8> = pgn.chars().flat_map(|c| (c as u32).to_le_bytes()).collect();
+        let utf32be: Vec<u8> = pgn.chars().flat_map(|c| (c as u32).to_be_bytes()).collect();
+        for wide in [utf16le, utf16be, utf32le, utf32be] {
+            assert_eq!(not_text(&wide), None, "{:?}", &wide[..8]);
+        }
+        assert_eq!(not_text(b""), None);
     }
 
     /// The zstd window bound is a power of two, rounded up, within zstd's window logs.

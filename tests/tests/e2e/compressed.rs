@@ -236,7 +236,7 @@ fn zip_from_standard_input_with_data_descriptors_names_the_member_and_the_remedy
     let stderr = text(&output.stderr);
     assert!(
         stderr.contains(
-            "cannot read -: zip member round-a.pgn uses a data descriptor (its sizes follow its data, so it cannot be read as a stream): pass the file, not standard input\n"
+            "cannot read standard input: zip member round-a.pgn uses a data descriptor (its sizes follow its data, so it cannot be read as a stream): pass the file, not standard input\n"
         ),
         "{stderr}"
     );
@@ -255,7 +255,7 @@ fn zip_from_standard_input_with_data_descriptors_names_the_member_and_the_remedy
     );
     let stderr = text(&output.stderr);
     assert!(
-        stderr.contains("\narbiter: cannot read -: zip member round-b.pgn: cut short (")
+        stderr.contains("\narbiter: cannot read standard input: zip member round-b.pgn: cut short (")
             // Reading stops at the member that was cut: one error, not one more for the rest.
             && stderr.ends_with("the output covers only the games read before the input error\n"),
         "{stderr}"
@@ -461,4 +461,68 @@ fn an_xz_file_is_refused_by_name_before_any_work() {
         )
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Issue 28 (a fresh user's finding): a binary file given as a round (the arbiter executable
+/// itself) was read as "UTF-32" text and gave hundreds of error records. Binary data is refused
+/// as a whole, named, with exit status 1, from a file and from standard input; in a zip, the
+/// binary member is named and the PGN members around it are read.
+#[test]
+fn binary_data_is_refused_as_not_text_naming_what_it_is() {
+    let executable = binary::arbiter().to_path_buf();
+    let output = cli(&executable, &["--format", "jsonl"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let stderr = text(&output.stderr);
+    let refusal = "it is not PGN text but an ELF executable: arbiter reads PGN as UTF-8 or Windows-1252 text, plain or compressed (zstd, gzip, bzip2, zip)";
+    assert!(
+        stderr.contains(&format!(
+            "arbiter: cannot read {}: {refusal}\n",
+            executable.display()
+        )) && stderr.contains(&format!("\ninput error: {refusal}\n")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.starts_with("summary: 0 games; "),
+        "no game record: {stderr}"
+    );
+    // Random bytes from standard input: control characters.
+    let noise: Vec<u8> = (0..3000u32).map(|i| (i * 7919 % 251) as u8).collect();
+    let output = cli_stdin(&noise, &[]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr)
+            .contains("arbiter: cannot read standard input: it is not PGN text but binary data: "),
+        "{}",
+        text(&output.stderr)
+    );
+    // A zip's image member among its rounds.
+    let output = cli(&fixture("rounds-with-image.zip"), &["--analysis", "fast"]);
+    assert_eq!(output.status.code(), Some(1));
+    let table = text(&output.stdout);
+    let games = table.lines().filter(|row| row.starts_with("5.")).count();
+    assert_eq!(games, 10, "{table}");
+    assert!(
+        table.contains("; the input was not read whole: the zip members the input errors name are missing\ninput error: zip member photo.pgn: it is not PGN text but a PNG image: "),
+        "{table}"
+    );
+    assert!(
+        text(&output.stderr).ends_with(
+            "\narbiter: the output leaves out the zip members the input errors name; the others were read\n"
+        ),
+        "{}",
+        text(&output.stderr)
+    );
+    // The report says so above all, and that the other members were read.
+    let report = text(
+        &cli(
+            &fixture("rounds-with-image.zip"),
+            &["--format", "html", "--analysis", "fast"],
+        )
+        .stdout,
+    );
+    assert!(
+        report.contains("<strong>Incomplete:</strong> the input could not be read whole: zip member photo.pgn: it is not PGN text but a PNG image: arbiter reads PGN as UTF-8 or Windows-1252 text, plain or compressed (zstd, gzip, bzip2, zip). This report leaves out those zip members; the others were read.</p>"),
+        "{report}"
+    );
 }

@@ -315,7 +315,8 @@ fn html_report_of_an_input_that_fails_midway_says_it_is_incomplete_and_exits_1()
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("cannot read -:") && stderr.contains("covers only the games read before"),
+        stderr.contains("cannot read standard input:")
+            && stderr.contains("covers only the games read before"),
         "{stderr}"
     );
     let text = String::from_utf8(output.stdout).unwrap();

@@ -9,7 +9,9 @@ the same on every run: python3 tests/data/adjudicate/compressed/make.py (needs t
   deflated, their sizes in their local headers (readable from standard input);
 - rounds-data-descriptor.zip: the same members written as a stream, each with a data descriptor
   (bit 3: the sizes follow the data), which only a zip read as a file can read;
-- round-cut.pgn.zst: games 1-5 and 6-10 as two zstd frames, cut in the middle of the second.
+- round-cut.pgn.zst: games 1-5 and 6-10 as two zstd frames, cut in the middle of the second;
+- rounds-with-image.zip: round-a.pgn (games 1-5), photo.pgn (a PNG image misnamed .pgn) and
+  round-b.pgn (games 6-10): the image is refused as not text, the rounds read.
 """
 
 import bz2
@@ -28,6 +30,8 @@ for _ in range(4):
 FIRST, SECOND = ROUND[:SPLIT], ROUND[SPLIT:]
 README = b"Round 5 of the Fixture Open: games of boards 1-5 and 6-10.\n"
 DATE = (2026, 1, 1, 0, 0, 0)
+# The start of a PNG image: its signature and an IHDR chunk of a 1x1 picture.
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00"
 
 
 def gz(data: bytes) -> bytes:
@@ -80,6 +84,9 @@ def main():
             [("round-a.pgn", FIRST), ("README", README), ("round-b.pgn", SECOND)], stream=True
         ),
         "round-cut.pgn.zst": zstd(FIRST) + second[: len(second) // 2],
+        "rounds-with-image.zip": zipped(
+            [("round-a.pgn", FIRST), ("photo.pgn", PNG), ("round-b.pgn", SECOND)], stream=False
+        ),
     }
     for name, data in files.items():
         (HERE / name).write_bytes(data)
