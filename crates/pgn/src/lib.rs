@@ -65,11 +65,12 @@ pub use reader::{
     DEFAULT_MAX_VARIATION_DEPTH, Encoding, MoveText, Nag, RawGame, Reader, ReaderLimits, SanToken,
     glyph_nag,
 };
-pub use refused::{MoveRefused, move_refused};
+pub use refused::{MoveRefused, move_refused, playable_prefix};
 pub use replay::{
     ReplayOptions, ReplayedGame, Variant, replay, replay_moves, replay_noting, start_position,
 };
 pub use split::{CHUNK_LINES, Chunk, ChunkText, Rest, Splitter};
 pub use writer::{
-    Declared, MAX_LINE_LEN, SEVEN_TAG_ROSTER, result_token, write_game, write_game_with,
+    Declared, MAX_LINE_LEN, SEVEN_TAG_ROSTER, result_token, write_game, write_game_cut,
+    write_game_with, write_tag_section,
 };

@@ -72,6 +72,29 @@ pub fn move_refused(
     })
 }
 
+/// The start position of `raw` and the moves of its main line that replay with `options`, up
+/// to the first that does not, or all of those the reader read: what can be written of a game
+/// that has an error (`arbiter adjudicate --format pgn`). For an error that refuses a move, the
+/// moves before that move ([`move_refused`]'s position is the last one's); for text that is not
+/// PGN or a bound passed, the moves read before the reader stopped.
+///
+/// `None` when the start position is not known (a bad `FEN` tag, an unsupported `Variant`:
+/// [`start_position`]'s errors).
+#[must_use]
+pub fn playable_prefix(raw: &RawGame, options: &ReplayOptions) -> Option<(Position, Vec<Move>)> {
+    let (_, start) = start_position(raw, options).ok()?;
+    let mut position = start.clone();
+    let mut moves = Vec::with_capacity(raw.moves.len());
+    for token in &raw.moves {
+        let Ok((played, _)) = parse_token(&position, token, options) else {
+            break;
+        };
+        position.play_in_place(&played);
+        moves.push(played);
+    }
+    Some((start, moves))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -111,6 +111,88 @@ pub fn write_game<W: Write>(
     write_game_with(out, tags, start, moves, Declared::result(result), &[])
 }
 
+/// [`io::ErrorKind::InvalidInput`] when a tag name of `tags` or `added` is not a PGN symbol or
+/// `declared.marker` is not a termination marker.
+fn check_names_and_marker(
+    tags: &[(String, String)],
+    added: &[(&str, &str)],
+    declared: Declared<'_>,
+) -> io::Result<()> {
+    let invalid = |message: String| io::Error::new(io::ErrorKind::InvalidInput, message);
+    if let Some(name) = tags
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .chain(added.iter().map(|(name, _)| *name))
+        .find(|name| !valid_tag_name(name))
+    {
+        return Err(invalid(format!(
+            "tag name '{name}' is not a PGN symbol (letters, digits, '_')"
+        )));
+    }
+    if !is_marker(declared.marker) {
+        return Err(invalid(format!(
+            "'{}' is not a game termination marker: 1-0, 0-1, 1/2-1/2 or * (PGN standard 8.2.6)",
+            declared.marker
+        )));
+    }
+    Ok(())
+}
+
+/// Writes the Seven Tag Roster (missing ones as their default, `Result` as `declared.tag`),
+/// then the `added` tags in their order.
+fn write_roster_and_added<W: Write>(
+    out: &mut W,
+    tags: &[(String, String)],
+    declared: Declared<'_>,
+    added: &[(&str, &str)],
+) -> io::Result<()> {
+    for (name, default) in SEVEN_TAG_ROSTER {
+        let value = if name == "Result" {
+            declared.tag
+        } else {
+            tags.iter()
+                .find(|(n, _)| n == name)
+                .map_or(default, |(_, v)| v.as_str())
+        };
+        write_tag(out, name, value)?;
+    }
+    for (name, value) in added {
+        write_tag(out, name, value)?;
+    }
+    Ok(())
+}
+
+/// Writes the tag section of a game whose start position is not known (a bad `FEN` tag), and a
+/// movetext of its termination marker alone: the Seven Tag Roster as [`write_game_with`] writes
+/// it, then the `added` tags, then the other tags of `tags` sorted by name, `SetUp`, `FEN` and
+/// `Variant` among them as written; an empty line, `declared.marker`, an empty line.
+///
+/// # Errors
+/// The writer's I/O errors; [`io::ErrorKind::InvalidInput`] when a tag name is not a PGN symbol
+/// or `declared.marker` is not a termination marker (nothing is written then).
+pub fn write_tag_section<W: Write>(
+    out: &mut W,
+    tags: &[(String, String)],
+    declared: Declared<'_>,
+    added: &[(&str, &str)],
+) -> io::Result<()> {
+    check_names_and_marker(tags, added, declared)?;
+    write_roster_and_added(out, tags, declared, added)?;
+    let mut others: Vec<&(String, String)> = tags
+        .iter()
+        .filter(|(n, _)| {
+            !SEVEN_TAG_ROSTER.iter().any(|(r, _)| r == n) && !added.iter().any(|(a, _)| a == n)
+        })
+        .collect();
+    others.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, value) in others {
+        write_tag(out, name, value)?;
+    }
+    writeln!(out)?;
+    writeln!(out, "{}", declared.marker)?;
+    writeln!(out)
+}
+
 /// Writes one game in PGN export format (PGN standard 8.1, 8.2):
 ///
 /// - the Seven Tag Roster first, in its order (`Event`, `Site`, `Date`, `Round`, `White`,
@@ -140,23 +222,41 @@ pub fn write_game_with<W: Write>(
     declared: Declared<'_>,
     added: &[(&str, &str)],
 ) -> io::Result<()> {
+    write_game_cut(out, tags, start, moves, &[], declared, added)
+}
+
+/// [`write_game_with`] for a game whose replay stopped at a move it refused: `moves` replayed,
+/// then `unplayed`, the refused move and those after it as the input wrote them (ASCII move
+/// text without spaces or braces, as [`crate::SanToken`] holds it), numbered as if played, not
+/// checked: read again, the game meets the same refusal at the same ply.
+///
+/// # Errors
+/// As [`write_game_with`]; an unplayed token with a space, a brace or a character that is not
+/// printable ASCII is [`io::ErrorKind::InvalidInput`].
+pub fn write_game_cut<W: Write>(
+    out: &mut W,
+    tags: &[(String, String)],
+    start: &Position,
+    moves: &[Move],
+    unplayed: &[&str],
+    declared: Declared<'_>,
+    added: &[(&str, &str)],
+) -> io::Result<()> {
+    check_names_and_marker(tags, added, declared)?;
+    if let Some(token) = unplayed.iter().find(|token| {
+        token.is_empty()
+            || !token
+                .bytes()
+                .all(|b| b.is_ascii_graphic() && !b"{}()[];".contains(&b))
+    }) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{token:?} is not a movetext token (printable ASCII without braces, brackets or spaces)"
+            ),
+        ));
+    }
     let invalid = |message: String| io::Error::new(io::ErrorKind::InvalidInput, message);
-    if let Some(name) = tags
-        .iter()
-        .map(|(name, _)| name.as_str())
-        .chain(added.iter().map(|(name, _)| *name))
-        .find(|name| !valid_tag_name(name))
-    {
-        return Err(invalid(format!(
-            "tag name '{name}' is not a PGN symbol (letters, digits, '_')"
-        )));
-    }
-    if !is_marker(declared.marker) {
-        return Err(invalid(format!(
-            "'{}' is not a game termination marker: 1-0, 0-1, 1/2-1/2 or * (PGN standard 8.2.6)",
-            declared.marker
-        )));
-    }
     let result = declared.marker;
 
     // Movetext first, so that nothing is written for an illegal move.
@@ -194,21 +294,21 @@ pub fn write_game_with<W: Write>(
         push(&pos.san(m), &mut movetext);
         pos.play_in_place(m);
     }
+    // Numbered on from the last position reached, as if each were played.
+    let white_first = pos.side_to_move() == arbiter_rules::Color::White;
+    for (i, token) in unplayed.iter().enumerate() {
+        let white = (i % 2 == 0) == white_first;
+        let number = pos.fullmove_number() as usize + (i + usize::from(!white_first)) / 2;
+        if white {
+            push(&format!("{number}."), &mut movetext);
+        } else if i == 0 && moves.is_empty() {
+            push(&format!("{number}..."), &mut movetext);
+        }
+        push(token, &mut movetext);
+    }
     push(result, &mut movetext);
 
-    for (name, default) in SEVEN_TAG_ROSTER {
-        let value = if name == "Result" {
-            declared.tag
-        } else {
-            tags.iter()
-                .find(|(n, _)| n == name)
-                .map_or(default, |(_, v)| v.as_str())
-        };
-        write_tag(out, name, value)?;
-    }
-    for (name, value) in added {
-        write_tag(out, name, value)?;
-    }
+    write_roster_and_added(out, tags, declared, added)?;
     let chess960 = start.castling_mode() == CastlingMode::Chess960;
     let mut others: Vec<(&str, Cow<'_, str>)> = tags
         .iter()

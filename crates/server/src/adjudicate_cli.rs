@@ -484,12 +484,13 @@ impl Style {
 /// the FIDE Laws, the disagreement with the declared result, and the zip member the game was
 /// read from. Tags of the input with these names (or any name starting with `Arbiter`) are left
 /// out, so that a file written by `arbiter adjudicate` can be adjudicated again.
-pub const ARBITER_TAGS: [&str; 5] = [
+pub const ARBITER_TAGS: [&str; 6] = [
     "ArbiterResult",
     "ArbiterTermination",
     "ArbiterArticle",
     "ArbiterDisagreement",
     "ArbiterMember",
+    "ArbiterError",
 ];
 
 /// Writes a game that replays in PGN export format: the declared `Result` tag and termination
@@ -542,6 +543,72 @@ fn write_pgn<W: Write + ?Sized>(
         declared,
         &added,
     )
+}
+
+/// Writes a game that could not be adjudicated, so that no game of the input is missing from
+/// PGN output: its tags (the input's `Arbiter*` tags left out), the declared result kept (there
+/// is no verdict to fix it with, `--fix-result` or not), `ArbiterError` with the error's
+/// `line:column` and why, and the moves of its main line that replay before the error
+/// ([`arbiter_pgn::playable_prefix`]; the error says at which ply the movetext was cut). With a
+/// start position that is not known (a bad `FEN` tag), the tag section as read and no moves. A
+/// game the reader found no tag or move of (text that is not PGN) is written with the Seven
+/// Tag Roster's defaults, the error saying where the text was.
+fn write_pgn_error<W: Write + ?Sized>(
+    out: &mut W,
+    raw: &RawGame,
+    error: &arbiter_pgn::PgnError,
+    member: Option<&str>,
+) -> io::Result<()> {
+    let tags: Vec<(String, String)> = raw
+        .tags
+        .iter()
+        .filter(|(name, _)| !is_arbiter_tag(name))
+        .cloned()
+        .collect();
+    let declared = arbiter_pgn::Declared::kept(raw.tag("Result"), raw.result.as_deref());
+    let prefix = arbiter_pgn::playable_prefix(raw, &arbiter_pgn::ReplayOptions::default());
+    let mut why = format!("line {}:{}: {}", error.line, error.column, error.kind);
+    if let Some(skipped) = error.skipped {
+        why.push_str(&format!("; {skipped}"));
+    }
+    why.push_str(&match &prefix {
+        Some((_, moves)) if raw.moves.len() > moves.len() => format!(
+            "; ply {} and those after it are written as read",
+            moves.len() + 1
+        ),
+        Some(_) => String::new(),
+        None => "; no movetext written".to_owned(),
+    });
+    let mut added: Vec<(&str, &str)> = vec![(ARBITER_TAGS[5], &why)];
+    if let Some(member) = member {
+        added.push((ARBITER_TAGS[4], member));
+    }
+    // A refused move and those after it are written as read: read again, the game meets the
+    // same refusal. (After text that is not PGN, the moves read before it are all there is.)
+    let unplayed: Vec<&str> = match (&prefix, &error.kind) {
+        (
+            Some((_, moves)),
+            arbiter_pgn::ErrorKind::Move { .. }
+            | arbiter_pgn::ErrorKind::GameOver { .. }
+            | arbiter_pgn::ErrorKind::NullMove { .. },
+        ) => raw.moves[moves.len().min(raw.moves.len())..]
+            .iter()
+            .map(|token| token.text.as_str())
+            .collect(),
+        _ => Vec::new(),
+    };
+    match &prefix {
+        Some((start, moves)) => arbiter_pgn::write_game_cut(
+            &mut &mut *out,
+            &tags,
+            start,
+            moves,
+            &unplayed,
+            declared,
+            &added,
+        ),
+        None => arbiter_pgn::write_tag_section(&mut &mut *out, &tags, declared, &added),
+    }
 }
 
 /// Whether a tag of the input is one `--format pgn` writes itself: its name starts with
@@ -647,8 +714,7 @@ fn write_record<W: Write + ?Sized>(
         }
         OutputFormat::Pgn => match &item.verdict {
             Ok(verdict) => write_pgn(out, item.raw, verdict, style.fix_result, member),
-            // Games that cannot be replayed are left out (the summary lists them).
-            _ => Ok(()),
+            Err(error) => write_pgn_error(out, item.raw, error, member),
         },
         // A game that needs a look is a section of its own (`Tally::look`), the others rows.
         OutputFormat::Html => match &item.verdict {

@@ -38,8 +38,8 @@ fn pgn_output_keeps_a_contradicted_result_and_fix_result_rewrites_it() {
     let kept = cli(&round, &["--format", "pgn", "--analysis", "fast"]);
     assert_eq!(kept.status.code(), Some(2));
     let kept = games(&kept);
-    // Board 5.6 has an illegal move: it cannot be written.
-    assert_eq!(kept.len(), 9);
+    // Board 5.6 has an illegal move: it is written too, with its error (below).
+    assert_eq!(kept.len(), 10);
     let stalemate = kept
         .iter()
         .find(|game| game.contains("[Round \"5.3\"]"))
@@ -52,11 +52,10 @@ fn pgn_output_keeps_a_contradicted_result_and_fix_result_rewrites_it() {
         ) && stalemate.ends_with("\n\n1. Qf7 1-0\n\n"),
         "{stalemate}"
     );
-    // Every game carries its verdict.
-    assert!(
-        kept.iter().all(|game| game.contains("\n[ArbiterResult \"")
-            && game.contains("\n[ArbiterTermination \""))
-    );
+    // Every game carries its verdict, or its error.
+    assert!(kept.iter().all(|game| (game.contains("\n[ArbiterResult \"")
+        && game.contains("\n[ArbiterTermination \""))
+        != game.contains("\n[ArbiterError \"")));
 
     let fixed = cli(
         &round,
@@ -64,7 +63,7 @@ fn pgn_output_keeps_a_contradicted_result_and_fix_result_rewrites_it() {
     );
     assert_eq!(fixed.status.code(), Some(2));
     let fixed = games(&fixed);
-    assert_eq!(fixed.len(), 9);
+    assert_eq!(fixed.len(), 10);
     let stalemate = fixed
         .iter()
         .find(|game| game.contains("[Round \"5.3\"]"))
@@ -74,16 +73,19 @@ fn pgn_output_keeps_a_contradicted_result_and_fix_result_rewrites_it() {
             && stalemate.ends_with("\n\n1. Qf7 1/2-1/2\n\n"),
         "{stalemate}"
     );
-    assert!(fixed.iter().all(|game| !game.contains("[Arbiter")));
+    assert!(
+        fixed
+            .iter()
+            .all(|game| !game.contains("[Arbiter") || game.contains("[Round \"5.6\"]"))
+    );
 }
 
 /// An unfinished game (`*`) keeps its `*` and gets `ArbiterResult "*"` and `ArbiterTermination
 /// "ongoing"`, and no article; `--fix-result` keeps `*` too, as the rules do not end the game.
 #[test]
 fn an_unfinished_game_keeps_its_star_with_the_verdict_ongoing() {
-    let dir = std::env::temp_dir().join(format!("arbiter-e2e-{}-star", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch");
-    let path = dir.join("unfinished.pgn");
+    let dir = tempfile::tempdir().expect("scratch");
+    let path = dir.path().join("unfinished.pgn");
     std::fs::write(
         &path,
         "[Event \"U\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 *\n",
@@ -103,7 +105,6 @@ fn an_unfinished_game_keeps_its_star_with_the_verdict_ongoing() {
         "[Event \"U\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n\
          [Black \"?\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 *\n\n"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// `--fix-result` rewrites PGN output only: with another format it is a usage error (64) that
@@ -117,5 +118,66 @@ fn fix_result_without_pgn_output_is_a_usage_error() {
     assert_eq!(
         String::from_utf8(output.stderr).expect("UTF-8"),
         "arbiter: --fix-result rewrites the Result tags of --format pgn, not of --format jsonl\n"
+    );
+}
+
+/// A fresh user's finding on issue 28: `--format pgn` left a game that could not be adjudicated
+/// out of the output, so the written round had nine of its ten games. Every game is written: a
+/// refused move's game with the moves before it and the refused move and those after it as
+/// read (read again, the same refusal at the same ply), a bad `FEN` tag's game as its tag
+/// section, text that is not PGN with the moves read before it; each with `ArbiterError`
+/// (`line:column` and why), the declared result kept, `--fix-result` or not.
+#[test]
+fn pgn_output_writes_a_game_with_an_error_and_the_error() {
+    let round = data_dir().join("adjudicate/round.pgn");
+    for args in [
+        &["--format", "pgn", "--analysis", "fast"][..],
+        &["--format", "pgn", "--analysis", "fast", "--fix-result"],
+    ] {
+        let written = cli(&round, args);
+        let karpov = games(&written)
+            .into_iter()
+            .find(|game| game.contains("[Round \"5.6\"]"))
+            .expect("board 5.6 is written");
+        assert!(
+            karpov.contains("[Result \"1-0\"]\n[ArbiterError \"line 64:47: ply 9 (Ke3): no white king can move to e3; ply 9 and those after it are written as read\"]\n")
+                && karpov.ends_with("\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Bxc6 dxc6 5. Ke3 1-0\n\n"),
+            "{args:?}: {karpov}"
+        );
+    }
+    // Read again, the written round gives the same error at the same ply.
+    let dir = tempfile::tempdir().expect("scratch");
+    let again = dir.path().join("again.pgn");
+    std::fs::write(
+        &again,
+        cli(&round, &["--format", "pgn", "--analysis", "fast"]).stdout,
+    )
+    .expect("write");
+    let summary =
+        String::from_utf8(cli(&again, &["--format", "jsonl", "--analysis", "fast"]).stderr)
+            .expect("UTF-8");
+    assert!(
+        summary.contains("\nerror: game 5.6 (Karpov, K. - Leko, L.): line 83:47: ply 9 (Ke3): no white king can move to e3\n"),
+        "{summary}"
+    );
+    let path = dir.path().join("errors.pgn");
+    std::fs::write(
+        &path,
+        "[Event \"x\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n\
+         [Event \"y\"]\n[Result \"0-1\"]\n\n1. e4 e5 2. Nf3 {unclosed [x \"y\"] 2... Nc6 0-1\n",
+    )
+    .expect("write");
+    let written = games(&cli(&path, &["--format", "pgn"]));
+    assert_eq!(
+        written,
+        [
+            "[Event \"x\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n\
+             [Black \"?\"]\n[Result \"1-0\"]\n[ArbiterError \"line 2:1: bad FEN tag: White has 0 \
+             kings, expected exactly one; no movetext written\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n1-0\n\n",
+            "[Event \"y\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n\
+             [Black \"?\"]\n[Result \"0-1\"]\n[ArbiterError \"line 10:17: unterminated comment: '{' \
+             without '}' (PGN standard 8.2.5); line 10 skipped to the end of the game\"]\n\n\
+             1. e4 e5 2. Nf3 0-1\n\n",
+        ]
     );
 }

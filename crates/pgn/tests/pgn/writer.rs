@@ -5,7 +5,8 @@ use std::io::BufReader;
 use std::path::Path;
 
 use arbiter_pgn::{
-    Declared, MAX_LINE_LEN, Reader, ReplayOptions, replay, write_game, write_game_with,
+    Declared, MAX_LINE_LEN, Reader, ReplayOptions, replay, write_game, write_game_cut,
+    write_game_with, write_tag_section,
 };
 use arbiter_rules::{CastlingMode, FenOptions, GameResult, Position};
 
@@ -249,4 +250,74 @@ fn a_marker_that_is_no_termination_marker_is_refused() {
         "'1:0' is not a game termination marker: 1-0, 0-1, 1/2-1/2 or * (PGN standard 8.2.6)"
     );
     assert!(out.is_empty());
+}
+
+/// A fresh user's finding on issue 28 (`--format pgn` left out a game with an illegal move):
+/// the moves played, then the refused move and those after it as read, numbered on as if
+/// played (`1. e4 Ke3 2. Nf6`; from a Black start `5... Kd7`); a token that could break the
+/// movetext is refused; a game with no known start writes its tags as read and its marker.
+#[test]
+fn a_cut_game_writes_the_refused_moves_as_read_numbered_on() {
+    let start = Position::startpos();
+    let played = moves(&start, &["e4"]);
+    let declared = Declared::kept(Some("1-0"), Some("1-0"));
+    let mut out = Vec::new();
+    write_game_cut(
+        &mut out,
+        &tags(&[]),
+        &start,
+        &played,
+        &["Ke3", "Nf6", "Qh5"],
+        declared,
+        &[("ArbiterError", "ply 2")],
+    )
+    .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.ends_with("[ArbiterError \"ply 2\"]\n\n1. e4 Ke3 2. Nf6 Qh5 1-0\n\n"),
+        "{text}"
+    );
+    let black = Position::from_fen("4k3/8/8/8/8/8/8/4K2R b K - 3 5").unwrap();
+    let mut out = Vec::new();
+    write_game_cut(
+        &mut out,
+        &tags(&[]),
+        &black,
+        &[],
+        &["Kd7", "O-O"],
+        declared,
+        &[],
+    )
+    .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.ends_with("\n\n5... Kd7 6. O-O 1-0\n\n"), "{text}");
+    for token in ["a b", "{x", "", "é"] {
+        let error = write_game_cut(
+            &mut Vec::new(),
+            &tags(&[]),
+            &start,
+            &[],
+            &[token],
+            declared,
+            &[],
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "{token:?}");
+    }
+    let mut out = Vec::new();
+    write_tag_section(
+        &mut out,
+        &tags(&[
+            ("Event", "E"),
+            ("FEN", "8/8/8/8/8/8/8/8 w - - 0 1"),
+            ("Annotator", "A"),
+        ]),
+        declared,
+        &[("ArbiterError", "bad FEN")],
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "[Event \"E\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n[Black \"?\"]\n[Result \"1-0\"]\n[ArbiterError \"bad FEN\"]\n[Annotator \"A\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n1-0\n\n"
+    );
 }
