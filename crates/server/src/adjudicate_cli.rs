@@ -191,7 +191,7 @@ impl Summary {
                 if self.input_stopped {
                     "the input was not read whole: the games after the input error are missing"
                 } else {
-                    "the input was not read whole: the zip members the input errors name are missing"
+                    "the input was not read whole: the zip members the input errors name are missing, or cut where the error is"
                 }
                 .to_owned(),
             );
@@ -1403,7 +1403,7 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
                             )
                         } else {
                             format!(
-                                "the input could not be read whole: {}. This report leaves out those zip members; the others were read",
+                                "the input could not be read whole: {}. This report leaves out those zip members, or what follows the error in them; the others were read",
                                 errors.join("; ")
                             )
                         }
@@ -1500,7 +1500,7 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
             ));
         } else {
             report(format_args!(
-                "the output leaves out the zip members the input errors name; the others were read"
+                "the output leaves out the zip members the input errors name, or what follows the error in them; the others were read"
             ));
         }
         return ExitCode::FAILURE;

@@ -218,9 +218,10 @@ pub enum InputError {
 }
 
 impl InputError {
-    /// Whether reading ends at this error, leaving out every game after it: all but a zip member
-    /// that is not text ([`InputError::NotText`]), which is left out while the members after it
-    /// are read.
+    /// Whether reading ends at this error, leaving out every game after it: all but an error of
+    /// one zip member (not text, encrypted, corrupt), after which a zip file's next members are
+    /// read. (A zip read from standard input stops at a member's error: where the next member
+    /// starts is not known for sure; [`InputState::stopped`] is then set.)
     #[must_use]
     pub fn stops_reading(&self) -> bool {
         !matches!(
@@ -228,7 +229,7 @@ impl InputError {
             InputError::NotText {
                 member: Some(_),
                 ..
-            }
+            } | InputError::Member { .. }
         )
     }
 }
@@ -1172,12 +1173,14 @@ fn zip_file(
             lock(state).skip(&name);
             continue;
         }
+        // A .pgn member that cannot be opened still counts: the archive has one.
+        number += 1;
         let member = match archive.by_index(index) {
             Ok(member) => member,
             Err(error) => {
                 lock(state).fail(InputError::Member {
                     member: name,
-                    cause: error.to_string(),
+                    cause: zip_cause(&error),
                 });
                 continue;
             }
@@ -1205,7 +1208,7 @@ fn zip_file(
             match producer {
                 Ok(_) => match text_part(&mut reader, Some(&name), state) {
                     Some(mut reader) => each(Part {
-                        member: Some((&name, number)),
+                        member: Some((&name, number - 1)),
                         reader: &mut reader,
                     }),
                     None => Ok(()),
@@ -1219,7 +1222,6 @@ fn zip_file(
                 }
             }
         })?;
-        number += 1;
     }
     if number == 0 {
         let none = no_pgn_member(&lock(state));
@@ -1229,6 +1231,21 @@ fn zip_file(
 }
 
 /// [`InputError::NoPgnMember`], naming the members there were.
+/// What a zip error says, in the words of the remedy where there is one: an encrypted member
+/// needs its password, which arbiter never asks for.
+fn zip_cause(error: &zip::result::ZipError) -> String {
+    match error {
+        // The second is what a member read as a stream says.
+        zip::result::ZipError::UnsupportedArchive(why)
+            if *why == zip::result::ZipError::PASSWORD_REQUIRED
+                || why.starts_with("Encrypted files") =>
+        {
+            "it is encrypted (password-protected): decrypt it first (e.g. `unzip FILE`, which asks for the password) and pass the PGN".to_owned()
+        }
+        _ => error.to_string(),
+    }
+}
+
 fn no_pgn_member(state: &InputState) -> InputError {
     InputError::NoPgnMember(if state.skipped_count == 0 {
         "it has no member".to_owned()
@@ -1334,7 +1351,8 @@ fn zip_stream(
                 let mut state = lock(state);
                 let bytes = state.bytes;
                 state.fail(InputError::Zip(format!(
-                    "{error} (after {bytes} bytes of standard input)"
+                    "{} (after {bytes} bytes of standard input)",
+                    zip_cause(&error)
                 )));
                 return Ok(());
             }
@@ -1371,6 +1389,7 @@ fn zip_stream(
         if lock(state).error_count > errors_before {
             // A member that could not be read whole (cut short, corrupt): where the next one
             // starts is not known for sure in a stream, so reading stops here.
+            lock(state).stopped = true;
             return Ok(());
         }
     }

@@ -503,12 +503,12 @@ fn binary_data_is_refused_as_not_text_naming_what_it_is() {
     let games = table.lines().filter(|row| row.starts_with("5.")).count();
     assert_eq!(games, 10, "{table}");
     assert!(
-        table.contains("; the input was not read whole: the zip members the input errors name are missing\ninput error: zip member photo.pgn: it is not PGN text but a PNG image: "),
+        table.contains("; the input was not read whole: the zip members the input errors name are missing, or cut where the error is\ninput error: zip member photo.pgn: it is not PGN text but a PNG image: "),
         "{table}"
     );
     assert!(
         text(&output.stderr).ends_with(
-            "\narbiter: the output leaves out the zip members the input errors name; the others were read\n"
+            "\narbiter: the output leaves out the zip members the input errors name, or what follows the error in them; the others were read\n"
         ),
         "{}",
         text(&output.stderr)
@@ -522,7 +522,35 @@ fn binary_data_is_refused_as_not_text_naming_what_it_is() {
         .stdout,
     );
     assert!(
-        report.contains("<strong>Incomplete:</strong> the input could not be read whole: zip member photo.pgn: it is not PGN text but a PNG image: arbiter reads PGN as UTF-8 or Windows-1252 text, plain or compressed (zstd, gzip, bzip2, zip). This report leaves out those zip members; the others were read.</p>"),
+        report.contains("<strong>Incomplete:</strong> the input could not be read whole: zip member photo.pgn: it is not PGN text but a PNG image: arbiter reads PGN as UTF-8 or Windows-1252 text, plain or compressed (zstd, gzip, bzip2, zip). This report leaves out those zip members, or what follows the error in them; the others were read.</p>"),
         "{report}"
+    );
+}
+
+/// A fresh user's finding on issue 28: an encrypted zip gave the zip library's words and then
+/// "the zip archive holds no .pgn member (it has no member)", which is false. The member is
+/// named as encrypted with the remedy, once, from a file and from standard input.
+#[test]
+fn an_encrypted_zip_member_is_named_as_encrypted_not_as_no_member() {
+    let zip = fixture("round-encrypted.zip");
+    let remedy = "it is encrypted (password-protected): decrypt it first (e.g. `unzip FILE`, which asks for the password) and pass the PGN";
+    let output = cli(&zip, &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert_eq!(
+        stderr,
+        format!(
+            "arbiter: cannot read {}: zip member round.pgn: {remedy}\narbiter: the output leaves out the zip members the input errors name, or what follows the error in them; the others were read\n",
+            zip.display()
+        )
+    );
+    let output = cli_stdin(&std::fs::read(&zip).expect("fixture"), &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "arbiter: cannot read standard input: it starts as a zip archive but cannot be read as one: {remedy} (after "
+        )) && !stderr.contains("no .pgn member"),
+        "{stderr}"
     );
 }

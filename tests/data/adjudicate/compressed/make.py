@@ -11,7 +11,10 @@ the same on every run: python3 tests/data/adjudicate/compressed/make.py (needs t
   (bit 3: the sizes follow the data), which only a zip read as a file can read;
 - round-cut.pgn.zst: games 1-5 and 6-10 as two zstd frames, cut in the middle of the second;
 - rounds-with-image.zip: round-a.pgn (games 1-5), photo.pgn (a PNG image misnamed .pgn) and
-  round-b.pgn (games 6-10): the image is refused as not text, the rounds read.
+  round-b.pgn (games 6-10): the image is refused as not text, the rounds read;
+- round-encrypted.zip: round.zip with its member marked encrypted (general purpose flag bit 0,
+  APPNOTE 4.4.4, in the local and the central header; the data is not really encrypted, so the
+  file is the same on every run): a reader asks for the password.
 """
 
 import bz2
@@ -62,6 +65,15 @@ def zipped(members, stream: bool) -> bytes:
     return bytes(out.data) if stream else out.getvalue()
 
 
+def marked_encrypted(archive: bytes) -> bytes:
+    data = bytearray(archive)
+    local = data.index(b"PK\x03\x04")
+    central = data.index(b"PK\x01\x02")
+    data[local + 6] |= 1
+    data[central + 8] |= 1
+    return bytes(data)
+
+
 def zstd(data: bytes) -> bytes:
     return subprocess.run(
         ["zstd", "-19", "-q", "-c", "--no-check"], input=data, capture_output=True, check=True
@@ -84,6 +96,7 @@ def main():
             [("round-a.pgn", FIRST), ("README", README), ("round-b.pgn", SECOND)], stream=True
         ),
         "round-cut.pgn.zst": zstd(FIRST) + second[: len(second) // 2],
+        "round-encrypted.zip": marked_encrypted(zipped([("round.pgn", ROUND)], stream=False)),
         "rounds-with-image.zip": zipped(
             [("round-a.pgn", FIRST), ("photo.pgn", PNG), ("round-b.pgn", SECOND)], stream=False
         ),
