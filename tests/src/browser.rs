@@ -151,8 +151,8 @@ impl Paper {
     }
 }
 
-/// Prints the HTML page `html` on `paper` with headless Chromium (`--print-to-pdf`, without
-/// Chromium's own header and footer) to `name` in [`artifacts_dir`], and returns the PDF's
+/// Prints the HTML page `html` on `paper` with headless Chromium (`--print-to-pdf`, as a person
+/// prints it: Chromium's own header and footer are left on, for the page to replace) to `name` in [`artifacts_dir`], and returns the PDF's
 /// path. The page sets no paper size (a person chooses it when printing), so a copy of it with
 /// `@page { size: ... }` added at the end of its head is what is printed: the page's own
 /// `@page` rules (margins, footers) still apply.
@@ -177,7 +177,6 @@ pub fn print_to_pdf(html: &str, name: &str, paper: Paper) -> PathBuf {
     let url = format!("file://{}", page.display());
     let output = command::run(
         headless(&profile, Duration::from_secs(5))
-            .arg("--no-pdf-header-footer")
             .arg(format!("--print-to-pdf={}", path.display()))
             .arg(&url),
         BROWSER_TIMEOUT,

@@ -1027,7 +1027,7 @@ pub fn print_style(head: &ReportHead) -> String {
         ""
     };
     format!(
-        "@page{{margin:12mm 12mm 14mm;@bottom-left{{content:{};font:7.5pt 'DejaVu Sans Mono',ui-monospace,monospace;color:#333}}@bottom-right{{content:{} counter(page) {} counter(pages);font:7.5pt 'DejaVu Sans',sans-serif;color:#333}}}}",
+        "@page{{margin:12mm 12mm 14mm;@top-right{{content:\"\"}}@bottom-left{{content:{};font:7.5pt 'DejaVu Sans Mono',ui-monospace,monospace;color:#333}}@bottom-right{{content:{} counter(page) {} counter(pages);font:7.5pt 'DejaVu Sans',sans-serif;color:#333}}}}",
         css_string(&format!("{incomplete}{name} · SHA-256 {sha}")),
         css_string("page "),
         css_string(" of "),

@@ -478,7 +478,25 @@ fn check_print(file: &str, name: &str, max_pages: usize) -> (usize, usize) {
             "{label}: {pages} pages, at most {max_pages}"
         );
         let texts: Vec<String> = (1..=pages).map(|page| pdf::page_text(&pdf, page)).collect();
+        // Chromium's own header (the date, `12/5/26, 10:37 AM`, and the title) and footer (the
+        // page's URL) are replaced by the page's margin boxes (a fresh user's finding: the
+        // header was printed, the page defining no top box).
+        let chromium_date = |text: &str| {
+            text.split_whitespace().any(|word| {
+                let parts: Vec<&str> = word.trim_end_matches(',').split('/').collect();
+                word.ends_with(',')
+                    && parts.len() == 3
+                    && parts
+                        .iter()
+                        .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            })
+        };
         for (i, text) in texts.iter().enumerate() {
+            assert!(
+                !chromium_date(text) && !text.contains("file://"),
+                "{label} page {}: Chromium's header or footer: {text}",
+                i + 1
+            );
             assert!(text.contains(&footer), "{label} page {}: {text}", i + 1);
             assert!(
                 text.contains(&format!("page {} of {pages}", i + 1)),
