@@ -554,13 +554,22 @@ impl<D> Decoded<D> {
         let decoded = self.decoded;
         let cut = error.kind() == io::ErrorKind::UnexpectedEof;
         let cause = error.to_string();
-        let cause = if cause.contains("Frame requires too much memory") {
+        // Not corruption: a bound of ours, which the message names with its flag.
+        let window = cause.contains("Frame requires too much memory");
+        let cause = if window {
             format!(
                 "{cause}: the frame needs a window larger than --max-zstd-window-bytes {} (raise it to read this file)",
                 self.window_bytes
             )
         } else {
             cause
+        };
+        // A checksum is checked at the end of the data it covers: the text read before came
+        // from that data.
+        let checksum = if error.to_string().to_lowercase().contains("checksum") {
+            "; the games read before the error came from the data that failed its checksum: check them against another copy of the file"
+        } else {
+            ""
         };
         match &self.place {
             Place::Stream { codec, buffered } => {
@@ -570,9 +579,13 @@ impl<D> Decoded<D> {
                     InputError::Decode(format!(
                         "the {codec} data is cut short: the input ends at byte {at} in the middle of it ({cause}), after {decoded} bytes of PGN"
                     ))
+                } else if window {
+                    InputError::Decode(format!(
+                        "the {codec} data at byte {at} of the input cannot be read within the bounds ({cause}), after {decoded} bytes of PGN"
+                    ))
                 } else {
                     InputError::Decode(format!(
-                        "corrupt {codec} data at byte {at} of the input ({cause}), after {decoded} bytes of PGN"
+                        "corrupt {codec} data at byte {at} of the input ({cause}), after {decoded} bytes of PGN{checksum}"
                     ))
                 }
             }
@@ -583,7 +596,9 @@ impl<D> Decoded<D> {
                 let what = if cut { "cut short" } else { "corrupt" };
                 InputError::Member {
                     member: name.clone(),
-                    cause: format!("{what} ({cause}{span}), after {decoded} bytes of its PGN"),
+                    cause: format!(
+                        "{what} ({cause}{span}), after {decoded} bytes of its PGN{checksum}"
+                    ),
                 }
             }
         }

@@ -377,7 +377,8 @@ fn compressed_input_beyond_a_bound_is_an_error_naming_the_flag() {
         (
             "round.pgn.zst",
             &["--max-zstd-window-bytes", "1024"],
-            "the frame needs a window larger than --max-zstd-window-bytes 1024",
+            // Not "corrupt" (a fresh user's finding): a bound, named with its flag.
+            "cannot read ROUND: the zstd data at byte 0 of the input cannot be read within the bounds (",
         ),
         (
             "rounds-data-descriptor.zip",
@@ -389,8 +390,20 @@ fn compressed_input_beyond_a_bound_is_an_error_naming_the_flag() {
         let output = cli(&fixture(name), &[&["--format", "jsonl"], flags].concat());
         assert_eq!(output.status.code(), Some(1), "{name} {flags:?}");
         let stderr = text(&output.stderr);
-        assert!(stderr.contains(message), "{name} {flags:?}: {stderr}");
+        let message = message.replace("ROUND", &fixture(name).display().to_string());
+        assert!(stderr.contains(&message), "{name} {flags:?}: {stderr}");
     }
+    let output = cli(
+        &fixture("round.pgn.zst"),
+        &["--max-zstd-window-bytes", "1024"],
+    );
+    assert!(
+        text(&output.stderr).contains(
+            "the frame needs a window larger than --max-zstd-window-bytes 1024 (raise it to read this file)), after 0 bytes of PGN\n"
+        ),
+        "{}",
+        text(&output.stderr)
+    );
     // From standard input the members are counted as they come.
     let zip = std::fs::read(fixture("rounds.zip")).expect("fixture");
     let output = cli_stdin(&zip, &["--format", "jsonl", "--max-zip-members", "2"]);
@@ -551,6 +564,25 @@ fn an_encrypted_zip_member_is_named_as_encrypted_not_as_no_member() {
         stderr.starts_with(&format!(
             "arbiter: cannot read standard input: it starts as a zip archive but cannot be read as one: {remedy} (after "
         )) && !stderr.contains("no .pgn member"),
+        "{stderr}"
+    );
+}
+
+/// A fresh user's finding on issue 28: a gzip file whose data decodes but fails its checksum
+/// (stored blocks, a result changed inside them) gave its games as verdicts and then "the games
+/// after the input error are missing", as if those read were sound. The error now says that
+/// the games read before it came from the data that failed its checksum.
+#[test]
+fn a_checksum_failure_says_the_games_read_before_it_are_suspect() {
+    let output = cli(
+        &fixture("round-bad-checksum.pgn.gz"),
+        &["--format", "jsonl"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("(corrupt gzip stream does not have a matching checksum), after ")
+            && stderr.contains(" bytes of PGN; the games read before the error came from the data that failed its checksum: check them against another copy of the file\n"),
         "{stderr}"
     );
 }

@@ -12,6 +12,8 @@ the same on every run: python3 tests/data/adjudicate/compressed/make.py (needs t
 - round-cut.pgn.zst: games 1-5 and 6-10 as two zstd frames, cut in the middle of the second;
 - rounds-with-image.zip: round-a.pgn (games 1-5), photo.pgn (a PNG image misnamed .pgn) and
   round-b.pgn (games 6-10): the image is refused as not text, the rounds read;
+- round-bad-checksum.pgn.gz: the round in stored (uncompressed) deflate blocks, board 5.1's
+  `1-0` changed to `0-1` inside them: it decodes, and fails its CRC-32 at the end;
 - round-encrypted.zip: round.zip with its member marked encrypted (general purpose flag bit 0,
   APPNOTE 4.4.4, in the local and the central header; the data is not really encrypted, so the
   file is the same on every run): a reader asks for the password.
@@ -65,6 +67,13 @@ def zipped(members, stream: bool) -> bytes:
     return bytes(out.data) if stream else out.getvalue()
 
 
+def bad_checksum() -> bytes:
+    data = bytearray(gzip.compress(ROUND, compresslevel=0, mtime=0))
+    at = data.index(b'[Result "1-0"]')
+    data[at + 9 : at + 12] = b"0-1"
+    return bytes(data)
+
+
 def marked_encrypted(archive: bytes) -> bytes:
     data = bytearray(archive)
     local = data.index(b"PK\x03\x04")
@@ -96,6 +105,7 @@ def main():
             [("round-a.pgn", FIRST), ("README", README), ("round-b.pgn", SECOND)], stream=True
         ),
         "round-cut.pgn.zst": zstd(FIRST) + second[: len(second) // 2],
+        "round-bad-checksum.pgn.gz": bad_checksum(),
         "round-encrypted.zip": marked_encrypted(zipped([("round.pgn", ROUND)], stream=False)),
         "rounds-with-image.zip": zipped(
             [("round-a.pgn", FIRST), ("photo.pgn", PNG), ("round-b.pgn", SECOND)], stream=False
