@@ -69,11 +69,13 @@ impl<'a> Declared<'a> {
         }
     }
 
-    /// What a game read from PGN declares, as written: the `Result` tag's value (`result_tag`)
-    /// and the termination marker the reader found (`marker`, [`crate::RawGame::result`]). A
-    /// missing tag is the marker's text; a missing marker is the tag's result when the tag
-    /// reads as one ([`crate::verdict::read_result`]: `1:0` is `1-0`), else `*`, the marker of
-    /// a game whose result is unknown (PGN standard 8.2.6).
+    /// What a game read from PGN declares: the `Result` tag's value (`result_tag`) and the
+    /// termination marker the reader found (`marker`, [`crate::RawGame::result`]). A tag that
+    /// reads as a result ([`crate::verdict::read_result`]: `1:0`, `1–0` with an en dash,
+    /// `½-½`) is written as export format spells it (`1-0`, `1/2-1/2`: PGN standard 8.1.1.7
+    /// has four values); another tag is kept as written. A missing tag is the marker's text; a
+    /// missing marker is the tag's result when the tag reads as one, else `*`, the marker of a
+    /// game whose result is unknown (PGN standard 8.2.6).
     #[must_use]
     pub fn kept(result_tag: Option<&'a str>, marker: Option<&'a str>) -> Declared<'a> {
         let marker = marker
@@ -84,8 +86,14 @@ impl<'a> Declared<'a> {
                     .map(result_token)
             })
             .unwrap_or("*");
+        let tag = result_tag.map(|tag: &'a str| -> &'a str {
+            match crate::verdict::read_result(tag) {
+                Some(result) => result_token(result),
+                None => tag,
+            }
+        });
         Declared {
-            tag: result_tag.unwrap_or(marker),
+            tag: tag.unwrap_or(marker),
             marker,
         }
     }

@@ -217,7 +217,13 @@ fn kept_result_fills_a_missing_tag_or_marker_from_the_other() {
     };
     assert_eq!(kept(Some("1-0"), Some("0-1")), ("1-0", "0-1"));
     assert_eq!(kept(None, Some("1/2-1/2")), ("1/2-1/2", "1/2-1/2"));
-    assert_eq!(kept(Some("1:0"), None), ("1:0", "1-0"));
+    // Export format's four values (a fresh user's finding on issue 28: `1–0` was kept).
+    assert_eq!(kept(Some("1:0"), None), ("1-0", "1-0"));
+    assert_eq!(kept(Some("1\u{2013}0"), Some("1-0")), ("1-0", "1-0"));
+    assert_eq!(
+        kept(Some("\u{bd}\u{2013}\u{bd}"), None),
+        ("1/2-1/2", "1/2-1/2")
+    );
     assert_eq!(kept(Some("won on time"), None), ("won on time", "*"));
     assert_eq!(kept(None, None), ("*", "*"));
     assert_eq!(
