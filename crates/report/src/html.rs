@@ -292,7 +292,12 @@ pub fn look_in(
         "<h3><a href=\"#game-{index}\">Game {shown}</a>: {} <span class=\"line\">({}line {})</span></h3>",
         players(raw),
         member_prefix(member),
-        raw.line
+        // A read error before any line of the game: where the error is (a fresh user's
+        // finding on issue 28: a cut file's last record read "line 0").
+        match verdict {
+            Err(error) if raw.line == 0 => error.line,
+            _ => raw.line,
+        }
     );
     section.push_str("<p class=\"reasons\">");
     for (class, words) in &labels {

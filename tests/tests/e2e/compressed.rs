@@ -306,6 +306,19 @@ fn a_cut_zstd_file_is_an_input_error_naming_its_offset_with_exit_status_1() {
             "{stderr}"
         );
     }
+    // The report heads the record with the line of the error (it said "line 0": a fresh
+    // user's finding).
+    let report = text(
+        &cli(
+            &fixture("round-cut.pgn.zst"),
+            &["--format", "html", "--analysis", "fast"],
+        )
+        .stdout,
+    );
+    assert!(
+        report.contains("</a>: ? – ? <span class=\"line\">(line 56)</span></h3>"),
+        "{report}"
+    );
 }
 
 /// Issue 28 item 4: corrupt compressed data (a byte changed in the middle of a gzip member, a
