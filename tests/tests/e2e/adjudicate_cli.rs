@@ -490,8 +490,8 @@ fn fail_on_chooses_the_findings_that_exit_2() {
         .collect();
     let kinds = ["clean", "error", "disagreement", "warning", "unproven"];
     assert_eq!(games.len(), kinds.len());
-    let dir = std::env::temp_dir().join(format!("arbiter-e2e-fail-on-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
     let files: Vec<_> = games
         .iter()
         .zip(kinds)
@@ -535,7 +535,6 @@ fn fail_on_chooses_the_findings_that_exit_2() {
             "--fail-on {value:?}, the round: {output:?}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
     // A wrong value is a usage error (64) naming the word; `none` does not hide an unreadable
     // input (1).
     let output = cli(&fixture, &["--fail-on", "errors"]);
@@ -608,8 +607,8 @@ async fn pgn_reader_bounds_are_flags_that_pass_a_game_at_their_limit() {
         .map(|description| description.map(|d| ("LIMIT_EXCEEDED".to_owned(), d.to_owned())))
         .collect();
 
-    let dir = std::env::temp_dir().join(format!("arbiter-e2e-bounds-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
     let file = dir.join("bounds.pgn");
     std::fs::write(&file, &games).expect("write");
     let output = cli(&file, &[&flags[..], &["--format", "jsonl"]].concat());
@@ -621,7 +620,6 @@ async fn pgn_reader_bounds_are_flags_that_pass_a_game_at_their_limit() {
         .collect();
     assert_eq!(errors(&records), expected);
     let defaults = cli(&file, &[]);
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(defaults.status.code(), Some(0), "{defaults:?}");
 
     let server = Server::start_with(&flags);

@@ -70,11 +70,12 @@ fn records(output: &Output) -> Vec<Value> {
         .collect()
 }
 
-/// A temporary directory of this test process, removed by the caller.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-e2e-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+/// A temporary directory of its own, removed when the value is dropped (a failing test too).
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("arbiter-e2e-{name}-"))
+        .tempdir()
+        .expect("scratch directory")
 }
 
 /// round.pgn's first and second halves (games 1-5 and 6-10), as the zip fixtures hold them.
@@ -144,7 +145,8 @@ fn compressed_rounds_give_the_records_of_the_pgn_file_byte_for_byte() {
 /// and for the zip whose members carry data descriptors read as a file.
 #[test]
 fn zip_members_are_read_in_order_and_named_in_each_record() {
-    let dir = scratch("zip-members");
+    let scratch_dir = scratch("zip-members");
+    let dir = scratch_dir.path();
     let args = ["--format", "jsonl", "--analysis", "fast"];
     let (a, b) = halves();
     let mut expected = Vec::new();
@@ -152,7 +154,7 @@ fn zip_members_are_read_in_order_and_named_in_each_record() {
         .into_iter()
         .enumerate()
     {
-        for mut record in records_of_text(&dir, member, pgn, &args) {
+        for mut record in records_of_text(dir, member, pgn, &args) {
             record["index"] = Value::from(expected.len());
             record["request_index"] = Value::from(number);
             record["member"] = Value::from(member);
@@ -220,7 +222,6 @@ fn zip_members_are_read_in_order_and_named_in_each_record() {
     );
     assert_eq!(pgn.matches("[ArbiterMember \"round-a.pgn\"]").count(), 5);
     assert!(pgn.matches("[ArbiterMember \"round-b.pgn\"]").count() >= 4);
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Issue 28 item 4: from standard input, which cannot seek, a zip member is read through its
@@ -326,7 +327,8 @@ fn a_cut_zstd_file_is_an_input_error_naming_its_offset_with_exit_status_1() {
 /// a zip member that cannot be read does not cost the members before it.
 #[test]
 fn corrupt_compressed_data_is_an_input_error_naming_where_it_broke() {
-    let dir = scratch("corrupt");
+    let scratch_dir = scratch("corrupt");
+    let dir = scratch_dir.path();
     let mut gz = std::fs::read(fixture("round.pgn.gz")).expect("fixture");
     let middle = gz.len() / 2;
     gz[middle] ^= 0xFF;
@@ -366,7 +368,6 @@ fn corrupt_compressed_data_is_an_input_error_naming_where_it_broke() {
             && stderr.contains(" bytes of its PGN\n"),
         "{stderr}"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Issue 28 item 4: every bound of compressed input is a flag, and input beyond one is an
@@ -473,7 +474,8 @@ fn the_reports_sha256_is_the_compressed_files_and_says_so() {
 /// once, whatever the file's name, rather than read as movetext.
 #[test]
 fn an_xz_file_is_refused_by_name_before_any_work() {
-    let dir = scratch("xz");
+    let scratch_dir = scratch("xz");
+    let dir = scratch_dir.path();
     let path = dir.join("round.pgn");
     std::fs::write(&path, b"\xFD7zXZ\x00\x00\x04\xE6\xD6\xB4\x46").expect("write");
     let output = cli(&path, &[]);
@@ -486,7 +488,6 @@ fn an_xz_file_is_refused_by_name_before_any_work() {
             path.display()
         )
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Issue 28 (a fresh user's finding): a binary file given as a round (the arbiter executable

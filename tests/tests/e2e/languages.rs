@@ -176,8 +176,8 @@ async fn a_spanish_game_through_apply_moves_apply_move_and_adjudicate_game() {
 
 #[test]
 fn adjudicate_cli_writes_evidence_in_the_language() {
-    let dir = std::env::temp_dir().join(format!("arbiter-languages-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
     let file = dir.join("flag.pgn");
     std::fs::write(
         &file,
@@ -211,7 +211,6 @@ fn adjudicate_cli_writes_evidence_in_the_language() {
         );
         evidence.push(sans);
     }
-    let _ = std::fs::remove_dir_all(&dir);
     // The same line in three alphabets: queen Q / D / ♛, king K / R / ♔ or ♚.
     assert_eq!(evidence[0].len(), evidence[1].len());
     assert!(evidence[0].iter().any(|san| san.starts_with('Q')));

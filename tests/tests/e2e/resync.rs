@@ -116,13 +116,28 @@ fn four_games(bad: &str) -> String {
     format!("1. e4 e5 *\n\n{bad}\n\n1. d4 d5 *\n\n1. c4 c5 *\n")
 }
 
-/// Writes `text` to a file of this test process's own directory.
-fn pgn_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arbiter-e2e-resync-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
+/// A PGN file in a temporary directory of its own, removed with it when the value is dropped.
+struct PgnFile {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl std::ops::Deref for PgnFile {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.path
+    }
+}
+
+/// Writes `text` to a file named `name` in a temporary directory of its own.
+fn pgn_file(name: &str, text: &str) -> PgnFile {
+    let dir = tempfile::Builder::new()
+        .prefix("arbiter-e2e-resync-")
+        .tempdir()
+        .expect("temp dir");
+    let path = dir.path().join(name);
     std::fs::write(&path, text).expect("write PGN");
-    path
+    PgnFile { _dir: dir, path }
 }
 
 /// `arbiter adjudicate FILE --analysis material ARGS...`: exit status, standard output and
@@ -308,7 +323,7 @@ async fn r_bad_games_with_and_without_tags_cost_only_themselves() {
 }
 
 /// The lines skipped are in every output of `arbiter adjudicate`: the table row and the summary,
-/// the summary of `--format pgn` (which writes the games that replay), and the HTML report.
+/// `--format pgn` (its `ArbiterError` tag) and its summary, and the HTML report.
 #[test]
 fn r_every_cli_format_names_the_lines_skipped() {
     let file = pgn_file(
@@ -331,7 +346,12 @@ fn r_every_cli_format_names_the_lines_skipped() {
     assert!(table.contains("summary: 4 games;"), "{table}");
     let (status, pgn, summary) = cli(&file, &["--format", "pgn"]);
     assert_eq!(status, Some(2));
-    assert_eq!(pgn.matches("[Event ").count(), 3, "{pgn}");
+    // Every game is written, the one with the error with it.
+    assert_eq!(pgn.matches("[Event ").count(), 4, "{pgn}");
+    assert!(
+        pgn.contains(&format!("[ArbiterError \"{said}\"]\n\n1. e4 *\n")),
+        "{pgn}"
+    );
     assert!(
         summary.contains(&format!("error: game 2: {said}\n")),
         "{summary}"

@@ -20,7 +20,7 @@ use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
 /// PEM files of a CA, a server certificate for "localhost" and 127.0.0.1, and a client
 /// certificate, in a fresh temporary directory.
 struct Pki {
-    dir: std::path::PathBuf,
+    dir: tempfile::TempDir,
     ca: String,
     ca_der: Vec<u8>,
     /// The DER of the server certificate written to `server.pem`.
@@ -32,9 +32,10 @@ struct Pki {
 
 impl Pki {
     fn new(name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("arbiter-e2e-tls-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("arbiter-e2e-tls-{name}-"))
+            .tempdir()
+            .expect("temp dir");
         let ca_key = KeyPair::generate().expect("CA key");
         let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
         ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
@@ -48,7 +49,8 @@ impl Pki {
             .signed_by(&client_key, &issuer)
             .expect("client certificate");
 
-        let write = |file: &str, text: &str| std::fs::write(dir.join(file), text).expect("write");
+        let write =
+            |file: &str, text: &str| std::fs::write(dir.path().join(file), text).expect("write");
         write("ca.pem", &ca_cert.pem());
         write("server.pem", &server_cert.pem());
         write("server.key", &server_key.serialize_pem());
@@ -76,13 +78,13 @@ impl Pki {
 
     /// Replaces `file` with `text` at once (written aside, then renamed).
     fn replace(&self, file: &str, text: &str) {
-        let aside = self.dir.join(format!("{file}.new"));
+        let aside = self.dir.path().join(format!("{file}.new"));
         std::fs::write(&aside, text).expect("write");
-        std::fs::rename(&aside, self.dir.join(file)).expect("rename");
+        std::fs::rename(&aside, self.dir.path().join(file)).expect("rename");
     }
 
     fn path(&self, file: &str) -> String {
-        self.dir.join(file).display().to_string()
+        self.dir.path().join(file).display().to_string()
     }
 }
 
@@ -94,12 +96,6 @@ fn server_certificate(issuer: &Issuer<'static, KeyPair>) -> (rcgen::Certificate,
         .signed_by(&key, issuer)
         .expect("server certificate");
     (cert, key)
-}
-
-impl Drop for Pki {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }
 
 async fn health(endpoint: Endpoint) -> Result<i32, String> {
