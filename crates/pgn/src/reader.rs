@@ -1775,11 +1775,9 @@ impl<R: BufRead> Reader<R> {
                     while i < n && matches!(line[i], b'!' | b'?') {
                         i += 1;
                     }
-                    if kept && let Some(value) = mark_nag(&line[start..i]) {
-                        game.nags.push(Nag {
-                            ply: game.moves.len() as u32,
-                            value,
-                        });
+                    if kept {
+                        let ply = game.moves.len() as u32;
+                        self.marks(game, line, start, i, ply);
                     }
                 }
                 b'*' => {
@@ -2138,10 +2136,28 @@ impl<R: BufRead> Reader<R> {
         if let Some(value) = glued {
             game.nags.push(Nag { ply, value });
         }
-        if let Some(value) = mark_nag(&line[marks..i]) {
-            game.nags.push(Nag { ply, value });
-        }
+        self.marks(game, line, marks, i, ply);
         i
+    }
+
+    /// The `!`/`?` marks `line[start..end]` after main-line ply `ply`: the NAG they stand for
+    /// (PGN standard 10: `!` $1 to `?!` $6), or, for a run with none (`!!!`, `?!?`), a
+    /// `skipped_glyph` warning rather than nothing.
+    fn marks(&mut self, game: &mut RawGame, line: &[u8], start: usize, end: usize, ply: u32) {
+        if start == end {
+            return;
+        }
+        match mark_nag(&line[start..end]) {
+            Some(value) => game.nags.push(Nag { ply, value }),
+            None => game.warnings.push(ReadWarning {
+                line: self.line_no,
+                column: self.column(line, start),
+                ply,
+                kind: WarningKind::SkippedMarks {
+                    marks: String::from_utf8_lossy(&line[start..end]).into_owned(),
+                },
+            }),
+        }
     }
 
     /// Completes the game: decodes the tags, checks that comments and variations are closed and

@@ -265,3 +265,41 @@ fn r_king_takes_own_rook_and_move_warnings_name_their_column_issue_28() {
         "line 4:19: ply 3 (Kg2+): the move gives no check, so it should have no suffix, not '+'; the move was read without it"
     );
 }
+
+/// `!!!` and `?!?` after a move, which no NAG stands for, were dropped without a word: a
+/// `skipped_glyph` warning names them at their line:column and ply, as an annotation symbol
+/// without a NAG; `!?` is still $5.
+#[test]
+fn r_marks_without_a_nag_are_warned_not_dropped_issue_28() {
+    let raw = one("[Event \"E\"]\n\n1. e4!!! e5 ?!? 2. Nf3!? *\n");
+    assert_eq!(sans(&raw), ["e4", "e5", "Nf3"]);
+    assert_eq!(
+        raw.nags
+            .iter()
+            .map(|n| (n.ply, n.value))
+            .collect::<Vec<_>>(),
+        [(3, 5)]
+    );
+    assert_eq!(
+        raw.warnings
+            .iter()
+            .map(|w| (w.kind.code(), w.line, w.column, w.ply, w.to_string()))
+            .collect::<Vec<_>>(),
+        [
+            (
+                "skipped_glyph",
+                3,
+                6,
+                1,
+                "line 3:6: annotation marks '!!!' have no NAG (PGN standard 10 numbers !, ?, !!, ??, !? and ?!): skipped".to_owned()
+            ),
+            (
+                "skipped_glyph",
+                3,
+                13,
+                2,
+                "line 3:13: annotation marks '?!?' have no NAG (PGN standard 10 numbers !, ?, !!, ??, !? and ?!): skipped".to_owned()
+            ),
+        ]
+    );
+}
