@@ -275,6 +275,15 @@ pub enum WarningKind {
         /// The symbol.
         glyph: char,
     },
+    /// A run of `!`/`?` marks with no NAG of its own (`!!!`, `?!?`; PGN standard 10 numbers
+    /// `!`, `?`, `!!`, `??`, `!?`, `?!` only): skipped. Code `skipped_glyph`, as a symbol's.
+    #[error(
+        "annotation marks '{marks}' have no NAG (PGN standard 10 numbers !, ?, !!, ??, !? and ?!): skipped"
+    )]
+    SkippedMarks {
+        /// The marks as written.
+        marks: String,
+    },
     /// One game holds non-ASCII UTF-8 and bytes that are not UTF-8 (read as Windows-1252), in
     /// two tag values or in one: each was decoded on its own, but a file mixing encodings
     /// deserves a look at the names. Both names are the same tag when one value mixes them.
@@ -345,7 +354,7 @@ impl WarningKind {
     pub fn code(&self) -> &'static str {
         match self {
             WarningKind::RepeatedTag { .. } => "repeated_tag",
-            WarningKind::SkippedGlyph { .. } => "skipped_glyph",
+            WarningKind::SkippedGlyph { .. } | WarningKind::SkippedMarks { .. } => "skipped_glyph",
             WarningKind::MixedEncoding { .. } => "mixed_encoding",
             WarningKind::BlankLineInTags { .. } => "blank_line_in_tags",
             WarningKind::NonstandardResult { .. } => "nonstandard_result",

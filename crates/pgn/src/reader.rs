@@ -4,7 +4,7 @@ use std::fmt;
 use std::io::{self, BufRead};
 use std::ops::Deref;
 
-use arbiter_rules::MAX_MOVE_TEXT_LEN;
+use arbiter_rules::{MAX_MOVE_TEXT_LEN, castling_side};
 
 use crate::error::{Bound, CharClass, ErrorKind, PgnError, ReadWarning, SkippedLines, WarningKind};
 use crate::split::{Chunk, ChunkText};
@@ -389,6 +389,30 @@ struct Scan {
     /// [Event "B"]`): a tag line after a blank line starts the next game, whatever its tags (the
     /// splitter of `-j` cuts there, not knowing the section).
     tags_after_marker: bool,
+    /// A number without a period (`12`), read as a move number only when a move follows it:
+    /// where it stands, until the next token says.
+    bare_number: Option<BareNumber>,
+}
+
+/// A number without a period in the movetext (`12 Nf3`, PGN import files without periods):
+/// a move number when a move follows it, else an error (see [`Reader::bare_number_unfollowed`]).
+#[derive(Clone, Copy, Debug)]
+struct BareNumber {
+    line: u32,
+    column: u32,
+    /// Its digits as written (the first 16).
+    text: arrayvec::ArrayString<16>,
+}
+
+/// Whether a movetext token is castling written with `O`, `o` or zeros, with or without dashes
+/// and a check sign (`0-0`, `00`, `000+`, `0-O-0`, or a broken `0-0-0-0`), or the null move
+/// `0000`: a move for the replay to read (or refuse, with the reason), never a move number.
+fn castling_shaped(token: &[u8]) -> bool {
+    let token = token
+        .strip_suffix(b"+")
+        .or_else(|| token.strip_suffix(b"#"))
+        .unwrap_or(token);
+    token == b"0000" || std::str::from_utf8(token).is_ok_and(|text| castling_side(text).is_some())
 }
 
 /// The name of the first tag pair when `line` holds tag pairs and nothing else (PGN standard
@@ -1676,6 +1700,10 @@ impl<R: BufRead> Reader<R> {
             let mainline = self.scan.depth == 0;
             // What the main line holds is kept only while the game has no error.
             let kept = mainline && !self.skipping();
+            if self.scan.bare_number.is_some() && matches!(c, b'(' | b')' | b'*') {
+                // Not a move: the number before was no move number.
+                self.bare_number_unfollowed(game);
+            }
             match c {
                 b'(' => {
                     if self.scan.depth == 0 {
@@ -1747,11 +1775,9 @@ impl<R: BufRead> Reader<R> {
                     while i < n && matches!(line[i], b'!' | b'?') {
                         i += 1;
                     }
-                    if kept && let Some(value) = mark_nag(&line[start..i]) {
-                        game.nags.push(Nag {
-                            ply: game.moves.len() as u32,
-                            value,
-                        });
+                    if kept {
+                        let ply = game.moves.len() as u32;
+                        self.marks(game, line, start, i, ply);
                     }
                 }
                 b'*' => {
@@ -1767,6 +1793,28 @@ impl<R: BufRead> Reader<R> {
                 }
                 b'0'..=b'9' => {
                     let start = i;
+                    let shaped_as_castling = {
+                        let mut end = i;
+                        while end < n && is_token_char(line[end]) && line[end] != b'.' {
+                            end += 1;
+                        }
+                        // An evaluation glyph may be glued to it (`00+-`).
+                        castling_shaped(split_glued_glyph(&line[start..end]).0)
+                    };
+                    if shaped_as_castling {
+                        // `00`, `000`, `0-0`, `000+`: castling (or the null move `0000`),
+                        // never a move number (move numbers start at 1).
+                        while i < n && is_token_char(line[i]) && line[i] != b'.' {
+                            i += 1;
+                        }
+                        i = self.move_token(line, start, i, game);
+                        continue;
+                    }
+                    if self.scan.bare_number.is_some() {
+                        // A number, a move number or a result: not the move the number before
+                        // needs.
+                        self.bare_number_unfollowed(game);
+                    }
                     // A draw written with decimals: `0.5-0.5`, `0,5-0,5` (not a move number).
                     if let Some(draw) = DECIMAL_DRAWS.iter().find(|draw| {
                         line[start..].starts_with(draw)
@@ -1827,7 +1875,18 @@ impl<R: BufRead> Reader<R> {
                             i = self.move_token(line, start, i, game);
                         }
                         _ if token.iter().all(u8::is_ascii_digit) => {
-                            // A move number without a period.
+                            // A move number without a period, when a move follows it.
+                            if !self.skipping() {
+                                let mut text = arrayvec::ArrayString::new();
+                                for &digit in token.iter().take(16) {
+                                    text.push(char::from(digit));
+                                }
+                                self.scan.bare_number = Some(BareNumber {
+                                    line: self.line_no,
+                                    column: self.column(line, start),
+                                    text,
+                                });
+                            }
                         }
                         _ if self.skipping() => {}
                         _ => {
@@ -1862,6 +1921,9 @@ impl<R: BufRead> Reader<R> {
                     .into_iter()
                     .find(|half| line[i..].starts_with(half));
                     if let Some(half) = half {
+                        if self.scan.bare_number.is_some() {
+                            self.bare_number_unfollowed(game);
+                        }
                         let written = if half.contains(&b':') {
                             "\u{bd}:\u{bd}"
                         } else {
@@ -2016,6 +2078,8 @@ impl<R: BufRead> Reader<R> {
             }
             return i;
         }
+        // A move: the number before it, if any, was its move number.
+        self.scan.bare_number = None;
         if self.scan.depth > 0 || self.skipping() {
             if unicode_glued.is_none() && self.subst_next < self.subst.len() {
                 // A glyph glued to a move of a variation keeps its dashes too.
@@ -2072,16 +2136,38 @@ impl<R: BufRead> Reader<R> {
         if let Some(value) = glued {
             game.nags.push(Nag { ply, value });
         }
-        if let Some(value) = mark_nag(&line[marks..i]) {
-            game.nags.push(Nag { ply, value });
-        }
+        self.marks(game, line, marks, i, ply);
         i
+    }
+
+    /// The `!`/`?` marks `line[start..end]` after main-line ply `ply`: the NAG they stand for
+    /// (PGN standard 10: `!` $1 to `?!` $6), or, for a run with none (`!!!`, `?!?`), a
+    /// `skipped_glyph` warning rather than nothing.
+    fn marks(&mut self, game: &mut RawGame, line: &[u8], start: usize, end: usize, ply: u32) {
+        if start == end {
+            return;
+        }
+        match mark_nag(&line[start..end]) {
+            Some(value) => game.nags.push(Nag { ply, value }),
+            None => game.warnings.push(ReadWarning {
+                line: self.line_no,
+                column: self.column(line, start),
+                ply,
+                kind: WarningKind::SkippedMarks {
+                    marks: String::from_utf8_lossy(&line[start..end]).into_owned(),
+                },
+            }),
+        }
     }
 
     /// Completes the game: decodes the tags, checks that comments and variations are closed and
     /// that there is movetext.
     /// After an error in the middle of the game, that error, with the lines skipped since.
     fn finish(&mut self, game: &mut RawGame) -> Result<(), PgnError> {
+        if self.scan.bare_number.is_some() {
+            // The game ends after a number that no move followed.
+            self.bare_number_unfollowed(game);
+        }
         if let Some(mut error) = self.failed.take() {
             // The error record keeps the game's identity: its tags read before the error.
             let _ = self.decode_tags(game);
@@ -2134,6 +2220,30 @@ impl<R: BufRead> Reader<R> {
             ));
         }
         Ok(())
+    }
+
+    /// A number without a period that no move follows (a number, a move number, a result, a
+    /// variation's bracket or the game's end comes next): neither a move, a move number nor a
+    /// result, an error at the number (`1. 000 1-0` read `000` as a move number, and the game as
+    /// having no move; castling written `000` is read as castling now).
+    fn bare_number_unfollowed(&mut self, game: &RawGame) {
+        let Some(number) = self.scan.bare_number.take() else {
+            return;
+        };
+        if self.skipping() {
+            return;
+        }
+        self.fail(self.error(
+            game,
+            number.line,
+            number.column,
+            ErrorKind::Syntax(format!(
+                "'{}' is a number that no move follows: neither a move, a move number nor a result (PGN standard 8.2.2)",
+                number.text
+            )),
+        ));
+        // The game is skipped from the number's line on.
+        self.skip_from = number.line;
     }
 
     /// The error of a comment or variation opened at `line:column` and never closed: its

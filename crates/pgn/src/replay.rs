@@ -3,7 +3,7 @@
 
 use arbiter_rules::{
     AnalysisBudget, CastlingMode, FenOptions, Game, GameOver, Illegality, Move, MoveError, Outcome,
-    Position, SanMode, Validation, looks_like_uci,
+    Position, SanMode, Validation, castling_side, looks_like_uci,
 };
 
 use crate::error::{ErrorKind, PgnError};
@@ -178,6 +178,9 @@ pub(crate) enum Reading {
     },
     /// A piece letter written in lower case (`nf3`), read as the capital.
     LowercasePiece,
+    /// Castling written otherwise than `O-O`/`O-O-O` (or `0-0`, `o-o`): without dashes (`00`,
+    /// `000`, `OO`) or with `O`s and zeros mixed (`0-O-0`).
+    CastlingSpelling,
 }
 
 pub(crate) fn parse_token(
@@ -205,6 +208,9 @@ pub(crate) fn parse_token(
         Ok(m) if m.is_castle() && !written_as_castling(text) => {
             let uci = looks_like_uci(text);
             return Ok((m, Reading::CastlingAsKingMove { uci }));
+        }
+        Ok(m) if m.is_castle() && !castling_as_pgn_reads_it(text) => {
+            return Ok((m, Reading::CastlingSpelling));
         }
         Ok(m) => return Ok((m, Reading::Plain)),
         Err(error) => error,
@@ -247,11 +253,20 @@ pub(crate) fn parse_token(
     })
 }
 
-/// Whether a castling move is written as PGN writes castling (`O-O`, `O-O-O`; `0-0` and `o-o`
-/// as the tolerant reader reads them), check signs and marks aside.
+/// Whether a castling move is written as castling (`O-O`, `O-O-O`; `0-0`, `o-o`, `00`, `OOO`,
+/// `0-O-0` as the tolerant reader reads them, see [`castling_side`]), check signs and marks
+/// aside.
 fn written_as_castling(text: &str) -> bool {
     let text = text.trim_end_matches(['+', '#', '!', '?']);
-    !text.is_empty() && text.bytes().all(|b| matches!(b, b'O' | b'o' | b'0' | b'-'))
+    matches!(castling_side(text), Some(Ok(_)))
+}
+
+/// Whether castling written with `O`s, `o`s or zeros (see [`written_as_castling`]) is one of
+/// the spellings read without a warning: `O-O`, `O-O-O`, and `0-0`, `0-0-0`, `o-o`, `o-o-o`
+/// (the FIDE Laws write castling with zeros, Appendix C), check signs and marks aside.
+fn castling_as_pgn_reads_it(text: &str) -> bool {
+    let text = text.trim_end_matches(['+', '#', '!', '?']);
+    matches!(text, "O-O" | "O-O-O" | "0-0" | "0-0-0" | "o-o" | "o-o-o")
 }
 
 /// The move written with its lower-case piece letter as a capital (`nf3` as `Nf3`), when it
@@ -293,10 +308,19 @@ fn reading_warning(
             }
         }
         Reading::LowercasePiece => PgnWarningKind::LowercasePieceLetter { text },
+        Reading::CastlingSpelling => PgnWarningKind::CastlingSpelling {
+            text,
+            castling: if m.is_kingside_castle() {
+                "O-O"
+            } else {
+                "O-O-O"
+            },
+        },
     };
     Some(PgnWarning {
         ply: token.ply,
         line: token.line,
+        column: token.column,
         kind,
     })
 }
@@ -345,6 +369,25 @@ pub fn replay_noting(
             Err(kind @ ErrorKind::NullMove { .. }) => {
                 return Err(PgnError::new(token.line, token.column, raw.index, kind));
             }
+            Err(ErrorKind::Move {
+                error: MoveError::Syntax { .. },
+                ..
+            }) if game.outcome().is_some() => {
+                // After the end, text that is no move (`Qxf7# mate 1-0`) is no ply: a warning
+                // names it, as a move there is counted and warned about (moves_after_end).
+                if let Some(outcome) = game.outcome() {
+                    warn(PgnWarning {
+                        ply: u32::try_from(game.recorded_plies()).unwrap_or(u32::MAX),
+                        line: token.line,
+                        column: token.column,
+                        kind: PgnWarningKind::NotAMoveAfterEnd {
+                            text: token.text.to_string(),
+                            outcome,
+                        },
+                    });
+                }
+                continue;
+            }
             Ok((m, reading)) => {
                 if reading != Reading::Plain
                     && let Some(warning) = reading_warning(reading, token, &m, &mut uci_game)
@@ -365,7 +408,9 @@ pub fn replay_noting(
         if let Some(warning) = open_check.take().and_then(|check| check.warning(Some('+'))) {
             warn(warning);
         }
-        if let Some(suffix) = WrittenSuffix::of(token.text.as_str(), token.ply, token.line) {
+        if let Some(suffix) =
+            WrittenSuffix::of(token.text.as_str(), token.ply, token.line, token.column)
+        {
             if game.position().is_check() {
                 open_check = Some(suffix);
             } else if let Some(warning) = suffix.warning(None) {

@@ -21,8 +21,8 @@
 use std::fmt;
 
 use arbiter_rules::{
-    AdjudicationRequest, AnalysisBudget, Color, Game, GameEvent, GameResult, Position, Verdict,
-    VerdictWarning, WarningCode,
+    AdjudicationRequest, AnalysisBudget, Color, Game, GameEvent, GameResult, Outcome, Position,
+    Verdict, VerdictWarning, WarningCode,
 };
 
 use crate::error::{PgnError, WarningKind};
@@ -226,6 +226,10 @@ pub struct PgnWarning {
     pub ply: u32,
     /// The 1-based line of the input; 0 when there is none.
     pub line: u32,
+    /// The 1-based column (in characters) of what it concerns in `line`, for a move's warning
+    /// the move's first character; 0 when not known. The messages of a move's warnings begin
+    /// with the place, `line 7:22: ply 5 (Ke1g1): ...`, as an error's do.
+    pub column: u32,
     /// What it is.
     pub kind: PgnWarningKind,
 }
@@ -284,6 +288,24 @@ pub enum PgnWarningKind {
         /// The move as written, without `!`/`?` marks.
         text: String,
     },
+    /// `castling_spelling`: castling written otherwise than PGN writes it (`O-O`, `O-O-O`,
+    /// standard 8.2.3.3) and than the FIDE Laws do (`0-0`, `0-0-0`): without dashes (`00`,
+    /// `000`, `OO`) or with `O`s and zeros mixed (`0-O-0`); read as the castling it names.
+    CastlingSpelling {
+        /// The move as written, without `!`/`?` marks.
+        text: String,
+        /// The castling it was read as: `O-O` or `O-O-O`.
+        castling: &'static str,
+    },
+    /// `not_a_move_after_end`: text in the movetext after the rules had ended the game that is
+    /// no move at all (`Qxf7# mate 1-0`): not counted as a ply (a move there is, see
+    /// `moves_after_end`), and named here. Before the end, such text is an error.
+    NotAMoveAfterEnd {
+        /// The text as written, without `!`/`?` marks.
+        text: String,
+        /// The ending it came after.
+        outcome: Outcome,
+    },
     /// A warning of the rules' verdict (`early_agreed_draw`, `moves_after_end`,
     /// `undetermined_analysis`).
     Verdict(VerdictWarning),
@@ -301,6 +323,10 @@ pub const WARNING_RESULT_MISMATCH: &str = "result_mismatch";
 pub const WARNING_CASTLING_AS_KING_MOVE: &str = "castling_as_king_move";
 /// `PgnWarning::code` of [`PgnWarningKind::LowercasePieceLetter`].
 pub const WARNING_LOWERCASE_PIECE_LETTER: &str = "lowercase_piece_letter";
+/// `PgnWarning::code` of [`PgnWarningKind::CastlingSpelling`].
+pub const WARNING_CASTLING_SPELLING: &str = "castling_spelling";
+/// `PgnWarning::code` of [`PgnWarningKind::NotAMoveAfterEnd`].
+pub const WARNING_NOT_A_MOVE_AFTER_END: &str = "not_a_move_after_end";
 
 impl PgnWarning {
     /// The stable machine-readable code, e.g. `wrong_check_suffix`.
@@ -314,7 +340,19 @@ impl PgnWarning {
             PgnWarningKind::ResultMismatch { .. } => WARNING_RESULT_MISMATCH,
             PgnWarningKind::CastlingAsKingMove { .. } => WARNING_CASTLING_AS_KING_MOVE,
             PgnWarningKind::LowercasePieceLetter { .. } => WARNING_LOWERCASE_PIECE_LETTER,
+            PgnWarningKind::CastlingSpelling { .. } => WARNING_CASTLING_SPELLING,
+            PgnWarningKind::NotAMoveAfterEnd { .. } => WARNING_NOT_A_MOVE_AFTER_END,
             PgnWarningKind::Verdict(warning) => warning.code.as_str(),
+        }
+    }
+
+    /// `line L:C: ` where the warning's line and column are known, else nothing: the place a
+    /// move's warning names first, as an error does.
+    fn place(&self) -> String {
+        if self.line > 0 && self.column > 0 {
+            format!("line {}:{}: ", self.line, self.column)
+        } else {
+            String::new()
         }
     }
 }
@@ -335,7 +373,8 @@ impl fmt::Display for PgnWarning {
                 };
                 write!(
                     f,
-                    "ply {} ({text}): the move {what}, so it should have {should}, not '{written}'; the move was read without it",
+                    "{}ply {} ({text}): the move {what}, so it should have {should}, not '{written}'; the move was read without it",
+                    self.place(),
                     self.ply
                 )
             }
@@ -365,7 +404,8 @@ impl fmt::Display for PgnWarning {
             ),
             PgnWarningKind::CastlingAsKingMove { text, castling } => write!(
                 f,
-                "ply {} ({text}): castling written as the king's move, read as {castling}, which is legal here (PGN writes castling {castling}, standard 8.2.3.3)",
+                "{}ply {} ({text}): castling written as the king's move, read as {castling}, which is legal here (PGN writes castling {castling}, standard 8.2.3.3)",
+                self.place(),
                 self.ply
             ),
             PgnWarningKind::LowercasePieceLetter { text } => {
@@ -373,10 +413,33 @@ impl fmt::Display for PgnWarning {
                 capital[..1].make_ascii_uppercase();
                 write!(
                     f,
-                    "ply {} ({text}): a piece letter in lower case, read as {capital} (SAN writes piece letters as capitals and files in small letters, FIDE Laws Appendix C.4)",
+                    "{}ply {} ({text}): a piece letter in lower case, read as {capital} (SAN writes piece letters as capitals and files in small letters, FIDE Laws Appendix C.4)",
+                    self.place(),
                     self.ply
                 )
             }
+            PgnWarningKind::CastlingSpelling { text, castling } => {
+                let how = if text.contains('-') {
+                    "with its letters mixed"
+                } else {
+                    "without dashes"
+                };
+                write!(
+                    f,
+                    "{}ply {} ({text}): castling written {how}, read as {castling} (PGN writes {castling}, standard 8.2.3.3, and the FIDE Laws {}, Appendix C)",
+                    self.place(),
+                    self.ply,
+                    castling.replace('O', "0")
+                )
+            }
+            PgnWarningKind::NotAMoveAfterEnd { text, outcome } => write!(
+                f,
+                "{}'{text}' after the game ended at ply {} ({}, FIDE Laws {}) is not a move: it is not counted as a ply",
+                self.place(),
+                outcome.ply,
+                outcome.termination.description(),
+                outcome.article()
+            ),
             PgnWarningKind::Verdict(warning) => f.write_str(&warning.message),
         }
     }
@@ -395,7 +458,7 @@ pub fn check_suffix_warning(
     ply: u32,
     line: u32,
 ) -> Option<PgnWarning> {
-    let suffix = WrittenSuffix::of(text, ply, line)?;
+    let suffix = WrittenSuffix::of(text, ply, line, 0)?;
     let actual = if !after.is_check() {
         None
     } else if after.has_legal_move() {
@@ -432,12 +495,13 @@ pub(crate) struct WrittenSuffix<'a> {
     written: char,
     ply: u32,
     line: u32,
+    column: u32,
 }
 
 impl<'a> WrittenSuffix<'a> {
     /// The suffix of the move written `text`, `None` when it has none.
     #[inline(always)]
-    pub(crate) fn of(text: &'a str, ply: u32, line: u32) -> Option<WrittenSuffix<'a>> {
+    pub(crate) fn of(text: &'a str, ply: u32, line: u32, column: u32) -> Option<WrittenSuffix<'a>> {
         // Most moves end with a square or a piece letter: no suffix, nothing to trim, no call.
         if !matches!(
             text.as_bytes().last(),
@@ -445,12 +509,12 @@ impl<'a> WrittenSuffix<'a> {
         ) {
             return None;
         }
-        WrittenSuffix::trimmed(text, ply, line)
+        WrittenSuffix::trimmed(text, ply, line, column)
     }
 
     /// [`WrittenSuffix::of`] for a text that ends with a mark, a sign or white space.
     #[inline(never)]
-    fn trimmed(text: &'a str, ply: u32, line: u32) -> Option<WrittenSuffix<'a>> {
+    fn trimmed(text: &'a str, ply: u32, line: u32, column: u32) -> Option<WrittenSuffix<'a>> {
         // Marks and any white space after the suffix (a list of moves may carry a tab or a
         // line end, as the move readers tolerate).
         let text = text.trim_end_matches(|c: char| matches!(c, '!' | '?') || c.is_whitespace());
@@ -466,6 +530,7 @@ impl<'a> WrittenSuffix<'a> {
             written,
             ply,
             line,
+            column,
         })
     }
 
@@ -475,6 +540,7 @@ impl<'a> WrittenSuffix<'a> {
         (actual != Some(self.written)).then(|| PgnWarning {
             ply: self.ply,
             line: self.line,
+            column: self.column,
             kind: PgnWarningKind::WrongCheckSuffix {
                 text: self.text.to_owned(),
                 written: self.written,
@@ -506,6 +572,7 @@ pub fn result_warnings(raw: &RawGame) -> Vec<PgnWarning> {
         return vec![PgnWarning {
             ply: 0,
             line: tag_line,
+            column: 0,
             kind: PgnWarningKind::UnknownResult {
                 tag: text.to_owned(),
                 marker: raw.result.clone(),
@@ -516,6 +583,7 @@ pub fn result_warnings(raw: &RawGame) -> Vec<PgnWarning> {
         (tag, None) => vec![PgnWarning {
             ply: 0,
             line: last_line,
+            column: 0,
             kind: PgnWarningKind::TruncatedGame {
                 result_tag: tag.map(str::to_owned),
             },
@@ -523,6 +591,7 @@ pub fn result_warnings(raw: &RawGame) -> Vec<PgnWarning> {
         (Some(tag), Some(marker)) if read_result(tag) != read_result(marker) => vec![PgnWarning {
             ply: 0,
             line: tag_line,
+            column: 0,
             kind: PgnWarningKind::ResultMismatch {
                 tag: tag.to_owned(),
                 marker: marker.to_owned(),
@@ -715,6 +784,7 @@ pub fn adjudicate(
         .map(|w| PgnWarning {
             ply: w.ply,
             line: w.line,
+            column: w.column,
             kind: PgnWarningKind::Read(w.kind.clone()),
         })
         .chain(result_warnings(raw))
@@ -722,6 +792,7 @@ pub fn adjudicate(
         .chain(verdict_warnings.into_iter().map(|w| PgnWarning {
             ply: u32::try_from(w.ply).unwrap_or(u32::MAX),
             line: line_of_ply(w.ply),
+            column: 0,
             kind: PgnWarningKind::Verdict(w),
         }))
         .collect();

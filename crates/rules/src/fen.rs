@@ -64,6 +64,17 @@ pub enum FenSyntaxError {
         /// The digits as written, in a row (at most 8 of them are quoted).
         digits: String,
     },
+    /// The digit `0` or `9` in a rank: a digit counts the empty squares of a run, from 1 to 8
+    /// (PGN standard 16.1.3.1).
+    #[error(
+        "rank {rank} of the piece placement has the digit '{digit}': a digit counts the empty squares of a run, from 1 to 8 (0 and 9 are not) (PGN standard 16.1.3.1)"
+    )]
+    BadDigit {
+        /// The digit as written, `0` or `9`.
+        digit: char,
+        /// The rank, 1 to 8.
+        rank: u32,
+    },
     /// A character that is neither a piece letter nor a digit 1-8.
     #[error("bad piece letter '{letter}' in rank {rank} of the piece placement")]
     BadPiece {
@@ -105,6 +116,7 @@ impl FenSyntaxError {
             | FenSyntaxError::RankCount(_)
             | FenSyntaxError::RankLength { .. }
             | FenSyntaxError::AdjacentDigits { .. }
+            | FenSyntaxError::BadDigit { .. }
             | FenSyntaxError::BadPiece { .. } => SetupField::Board,
             FenSyntaxError::BadSideToMove(_) => SetupField::SideToMove,
             FenSyntaxError::BadCastling(_) => SetupField::Castling,
@@ -377,6 +389,11 @@ fn read_placement(setup: &mut Setup, field: &str) -> Result<(), FenSyntaxError> 
                 }
                 after_digit = false;
                 file += 1;
+            } else if c.is_ascii_digit() {
+                return Err(FenSyntaxError::BadDigit {
+                    digit: c,
+                    rank: rank.index() + 1,
+                });
             } else {
                 return Err(FenSyntaxError::BadPiece {
                     letter: c,

@@ -126,6 +126,17 @@ pub enum Illegality {
         /// The h-side (`O-O`) or the a-side (`O-O-O`).
         kingside: bool,
     },
+    /// No rook to castle with on that side: castling is a move of the king and a rook (FIDE
+    /// Laws 3.8.2), and in standard chess none stands on h1 (a1, h8, a8), in Chess960 none on
+    /// the back rank on that side of the king.
+    NoCastlingRook {
+        /// The side to move.
+        color: Color,
+        /// The h-side (`O-O`) or the a-side (`O-O-O`).
+        kingside: bool,
+        /// The square the rook castles from in standard chess; `None` in Chess960.
+        square: Option<Square>,
+    },
     /// Castling while in check (FIDE Laws 3.8.2.2).
     CastlingInCheck {
         /// A checking piece's square.
@@ -299,6 +310,7 @@ impl Illegality {
             Illegality::PromotionPiece => "PROMOTION_PIECE",
             Illegality::PromotionNotAPawn { .. } => "PROMOTION_NOT_A_PAWN",
             Illegality::NoCastlingRight { .. } => "NO_CASTLING_RIGHT",
+            Illegality::NoCastlingRook { .. } => "NO_CASTLING_ROOK",
             Illegality::CastlingInCheck { .. } => "CASTLING_IN_CHECK",
             Illegality::CastlingPathBlocked { .. } => "CASTLING_PATH_BLOCKED",
             Illegality::CastlingThroughAttack { .. } => "CASTLING_THROUGH_ATTACK",
@@ -350,7 +362,7 @@ impl Illegality {
             | Illegality::CastlingPathBlocked { .. }
             | Illegality::CastlingThroughAttack { .. }
             | Illegality::CastlingIntoCheck { .. } => "3.8.2.2",
-            Illegality::CastlingImpossible => "3.8.2",
+            Illegality::CastlingImpossible | Illegality::NoCastlingRook { .. } => "3.8.2",
             Illegality::LeavesKingInCheck
             | Illegality::KingIntoCheck { .. }
             | Illegality::CheckNotParried { .. }
@@ -453,6 +465,27 @@ impl fmt::Display for Illegality {
                     f,
                     "{color} has no castling right on the {side}: the king or that rook has moved (FIDE Laws 3.8.2.1)"
                 )
+            }
+            Illegality::NoCastlingRook {
+                color,
+                kingside,
+                square,
+            } => {
+                let side = if *kingside {
+                    "h-side (O-O)"
+                } else {
+                    "a-side (O-O-O)"
+                };
+                match square {
+                    Some(square) => write!(
+                        f,
+                        "{color} has no rook on {square} to castle with on the {side}: castling is a move of the king and a rook (FIDE Laws 3.8.2)"
+                    ),
+                    None => write!(
+                        f,
+                        "{color} has no rook on its first rank on the {side} of the king to castle with: castling is a move of the king and a rook (FIDE Laws 3.8.2)"
+                    ),
+                }
             }
             Illegality::CastlingInCheck { checker, role } => write!(
                 f,

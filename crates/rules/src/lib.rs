@@ -97,7 +97,7 @@ pub use game::{
     Claim, ClaimKind, Game, GameOver, GameResult, NextMoveError, Outcome, PlyError, Termination,
 };
 pub use illegality::Illegality;
-pub use notation::{MAX_MOVE_TEXT_LEN, MoveError, SanMode, looks_like_uci};
+pub use notation::{MAX_MOVE_TEXT_LEN, MoveError, SanMode, castling_side, looks_like_uci};
 pub use position::{
     CastlingMode, MAX_MOVES, Move, MoveKind, MoveList, Position, Status, perft, perft_divide,
 };

@@ -116,6 +116,41 @@ fn illegal(text: &str, reason: Illegality) -> MoveError {
     }
 }
 
+/// The side of castling written `text` (check signs and marks removed), as the tolerant reader
+/// reads it: two letters for the h-side (`Ok(true)`, `O-O`), three for the a-side (`Ok(false)`,
+/// `O-O-O`), each letter `O`, `o` or the digit `0` (score sheets and PGN files write `0-0`,
+/// FIDE Laws Appendix C), separated by single dashes or all written together (`00`, `OOO`),
+/// mixed letters read too (`0-O-0`). Other text made of these letters and dashes only is no
+/// castling, and `Err` says why (`0-0-0-0`, `O--O`, `OO-O`); the null move `0000` and text
+/// that is not made of them (`--`, `e4`) are `None`: not castling, read otherwise.
+#[must_use]
+pub fn castling_side(text: &str) -> Option<Result<bool, String>> {
+    let bytes = text.as_bytes();
+    let letter = |c: &u8| matches!(c, b'O' | b'o' | b'0');
+    if text == "0000" || !bytes.iter().all(|c| letter(c) || *c == b'-') {
+        return None;
+    }
+    let letters = bytes.iter().filter(|c| letter(c)).count();
+    if letters < 2 {
+        return None;
+    }
+    let together = letters == bytes.len();
+    let dashed = bytes.len() == 2 * letters - 1
+        && bytes
+            .iter()
+            .enumerate()
+            .all(|(i, c)| (i % 2 == 0) == letter(c));
+    match letters {
+        2 | 3 if together || dashed => Some(Ok(letters == 2)),
+        2 | 3 => Some(Err(
+            "castling is written O-O (h-side) or O-O-O (a-side), with a dash between each two O's or zeros or none (PGN standard 8.2.3.3)".to_owned(),
+        )),
+        _ => Some(Err(format!(
+            "castling is written O-O (h-side) or O-O-O (a-side), with two or three O's or zeros, and this has {letters} (PGN standard 8.2.3.3)"
+        ))),
+    }
+}
+
 /// Whether `text` has the shape of a UCI move, the one test every reader uses to tell UCI from
 /// SAN: `<square><square>` with an optional lower-case piece letter (`e2e4`, `e7e8q`) and,
 /// tolerated as in SAN, one check sign (`d8h4+`, `d8h4#`; score sheets converted from UCI
@@ -428,12 +463,8 @@ impl Position {
         if !text.is_ascii() {
             return Err(syntax(original, "SAN uses ASCII letters and digits only"));
         }
-        let castle = match text {
-            "O-O" | "0-0" | "o-o" => Some(true),
-            "O-O-O" | "0-0-0" | "o-o-o" => Some(false),
-            _ => None,
-        };
-        if let Some(kingside) = castle {
+        if let Some(castle) = castling_side(text) {
+            let kingside = castle.map_err(|why| syntax(original, why))?;
             return self
                 .legal_moves_to(Role::King, self.castling_rights())
                 .iter()
@@ -554,7 +585,7 @@ impl Position {
             (Some(m), None) => return Ok(*m),
             (None, _) if role == Role::King && promotion.is_none() && candidates.is_empty() => {
                 // No king move goes there: castling written as the king's move (`Ke1g1`,
-                // `e1-g1`, `Kg1`, king takes rook `Ke1h1`), when that castling is legal.
+                // `e1-g1`, `Kg1`, king takes rook `Ke1h1` or `Kxh1`), when that castling is legal.
                 if let Some(m) = self.castling_written_as_king_move(from_file, from_rank, to) {
                     return Ok(m);
                 }
@@ -594,9 +625,27 @@ impl Position {
                 self.explain_illegal(Square::from_coords(f, r), to, promotion),
             ));
         }
-        let reaching: Vec<Square> = origins
-            .filter(|&from| self.reaches(from, role, to))
+        // Castling written as the king's move without its square of origin (`Kg1`, king takes
+        // rook `Kxh1`) where that castling is not legal: refused for the reason castling is
+        // not, as the long form `Ke1g1` is (there is one king).
+        if role == Role::King
+            && promotion.is_none()
+            && let Some(king) = origins.first()
+            && self.castling_attempt(king, to).is_some()
+        {
+            return Err(illegal(original, self.explain_illegal(king, to, None)));
+        }
+        let mut reaching: Vec<Square> = origins
+            .filter(|&from| self.reaches(from, role, to, self.occupied()))
             .collect();
+        if reaching.is_empty() {
+            // No piece reaches the square over the board as it stands; one whose move pattern
+            // goes there past the pieces in its way is the piece meant, and its path is blocked
+            // (FIDE Laws 3.5): `Qd3` in the initial position is refused as `Qd1-d3` is.
+            reaching = origins
+                .filter(|&from| self.reaches(from, role, to, Bitboard::EMPTY))
+                .collect();
+        }
         match reaching.as_slice() {
             [from] => Err(illegal(
                 original,
@@ -633,10 +682,10 @@ impl Position {
     }
 
     /// True when a piece of `role` on `from` could move to `to` by its movement pattern (FIDE
-    /// Laws 3.2-3.8), ignoring checks, pins and whose piece stands on `to`.
-    fn reaches(&self, from: Square, role: Role, to: Square) -> bool {
+    /// Laws 3.2-3.8) over a board whose occupied squares are `occ` (the position's, or none to
+    /// ask the pattern alone), ignoring checks, pins and whose piece stands on `to`.
+    fn reaches(&self, from: Square, role: Role, to: Square, occ: Bitboard) -> bool {
         let t = tables();
-        let occ = self.occupied();
         match role {
             Role::Knight => t.knight(from).contains(to),
             Role::Bishop => t.bishop(from, occ).contains(to),
@@ -655,9 +704,9 @@ impl Position {
     }
 
     /// The legal castling that a king move written `to` (from the file and rank given, if any)
-    /// stands for: the king's destination (`Ke1g1`, `Kg1`; in Chess960 the c- or g-file) or,
-    /// with its square of origin written, its own castling rook's square (king takes rook,
-    /// `Ke1h1`). `None` when no legal castling fits, or more than one does.
+    /// stands for: the king's destination (`Ke1g1`, `Kg1`; in Chess960 the c- or g-file) or its
+    /// own castling rook's square (king takes rook, `Ke1h1`, `Kxh1`, `Kh1`: no king move goes
+    /// onto its own rook). `None` when no legal castling fits, or more than one does.
     fn castling_written_as_king_move(
         &self,
         from_file: Option<File>,
@@ -669,13 +718,33 @@ impl Position {
             m.is_castle()
                 && from_file.is_none_or(|f| m.from.file() == f)
                 && from_rank.is_none_or(|r| m.from.rank() == r)
-                && (m.king_destination() == to
-                    || (m.to == to && from_file.is_some() && from_rank.is_some()))
+                && (m.king_destination() == to || m.to == to)
         });
         match (fitting.next(), fitting.next()) {
             (Some(m), None) => Some(*m),
             _ => None,
         }
+    }
+
+    /// Whether the king of the side to move, on `from`, going to `to` is an attempt at castling
+    /// (FIDE Laws 3.8.2), and on which side (`Some(true)`: the h-side): a king on the square
+    /// castling starts from (e1 or e8 in standard chess; anywhere on the back rank in Chess960)
+    /// that goes along the back rank to the square castling takes it to (the c- or g-file, two
+    /// squares or more away) or onto its own rook (king takes rook, two squares or more away or
+    /// a rook with its castling right). Any other king move is a king move: `Kd1-f1` is not
+    /// castling, and neither is a Chess960 king's step onto the c- or g-file.
+    fn castling_attempt(&self, from: Square, to: Square) -> Option<bool> {
+        let us = self.turn;
+        let back = Bitboard::from_rank(us.back_rank());
+        let start =
+            back.contains(from) && (self.mode == CastlingMode::Chess960 || from.file() == File::E);
+        let distance = from.file().index().abs_diff(to.file().index());
+        let onto_own_rook = self.by_color(us).contains(to)
+            && self.role_at(to) == Some(Role::Rook)
+            && (distance >= 2 || self.castling.contains(to));
+        let to_castling_square = matches!(to.file(), File::C | File::G) && distance >= 2;
+        (start && back.contains(to) && (onto_own_rook || to_castling_square))
+            .then(|| to.file() > from.file())
     }
 
     fn explain_castle_failure(&self, kingside: bool) -> Illegality {
@@ -686,11 +755,42 @@ impl Position {
         let rook = (self.castling & self.by_color(us) & Bitboard::from_rank(us.back_rank()))
             .find(|r| (r.file() > king.file()) == kingside);
         match rook {
+            None if self.no_castling_rook(king, kingside) => Illegality::NoCastlingRook {
+                color: us,
+                kingside,
+                square: (self.mode == CastlingMode::Standard).then(|| {
+                    let file = if kingside { File::H } else { File::A };
+                    Square::from_coords(file, us.back_rank())
+                }),
+            },
             None => Illegality::NoCastlingRight {
                 color: us,
                 kingside,
             },
             Some(rook) => self.explain_castle(king, rook),
+        }
+    }
+
+    /// Whether castling on the h-side (`kingside`) or the a-side is impossible for want of a
+    /// rook, with the king of the side to move on `king` where castling starts: in standard
+    /// chess no own rook on h1 (a1, h8, a8), in Chess960 none on the back rank on that side of
+    /// the king. A king elsewhere has moved, which is why there is no castling right.
+    fn no_castling_rook(&self, king: Square, kingside: bool) -> bool {
+        let us = self.turn;
+        let back = us.back_rank();
+        if king.rank() != back {
+            return false;
+        }
+        let rooks = self.by_color(us) & self.by_role(Role::Rook) & Bitboard::from_rank(back);
+        match self.mode {
+            CastlingMode::Standard => {
+                let file = if kingside { File::H } else { File::A };
+                king.file() == File::E && !rooks.contains(Square::from_coords(file, back))
+            }
+            CastlingMode::Chess960 => {
+                let mut rooks = rooks;
+                !rooks.any(|rook| (rook.file() > king.file()) == kingside)
+            }
         }
     }
 
@@ -758,31 +858,18 @@ impl Position {
             };
         }
         let king = self.king_square(us);
-        // Castling attempts (FIDE Laws 3.8.2): a king on the square castling starts from (e1 or
-        // e8 in standard chess; anywhere on the back rank in Chess960) that goes along the back
-        // rank to the square castling takes it to (the c- or g-file, two squares or more away)
-        // or onto its own rook (king takes rook, two squares or more away or a rook with its
-        // castling right). Any other king move is a king move, explained as one: `Kd1-f1` is
-        // not castling, and neither is a Chess960 king's step onto the c- or g-file.
-        if piece.role == Role::King {
-            let back = Bitboard::from_rank(us.back_rank());
-            let start = back.contains(from)
-                && (self.mode == CastlingMode::Chess960 || from.file() == File::E);
-            let distance = from.file().index().abs_diff(to.file().index());
-            let onto_own_rook = self.by_color(us).contains(to)
-                && self.role_at(to) == Some(Role::Rook)
-                && (distance >= 2 || self.castling.contains(to));
-            let to_castling_square = matches!(to.file(), File::C | File::G) && distance >= 2;
-            if start && back.contains(to) && (onto_own_rook || to_castling_square) {
-                if promotion.is_some() {
-                    return Illegality::PromotionNotAPawn {
-                        from,
-                        role: piece.role,
-                    };
-                }
-                let kingside = to.file() > from.file();
-                return self.explain_castle_failure(kingside);
+        // Castling attempts (FIDE Laws 3.8.2, see `castling_attempt`) are explained as castling;
+        // any other king move as a king move.
+        if piece.role == Role::King
+            && let Some(kingside) = self.castling_attempt(from, to)
+        {
+            if promotion.is_some() {
+                return Illegality::PromotionNotAPawn {
+                    from,
+                    role: piece.role,
+                };
             }
+            return self.explain_castle_failure(kingside);
         }
         if let Some(target) = self.piece_at(to).filter(|p| p.color == us) {
             return Illegality::OwnPieceOnTarget {

@@ -631,7 +631,7 @@ mod tests {
         );
         assert_eq!(
             v.warnings[0].message,
-            "ply 1 (e4+): the move gives no check, so it should have no suffix, not '+'; the move was read without it"
+            "line 3:4: ply 1 (e4+): the move gives no check, so it should have no suffix, not '+'; the move was read without it"
         );
         assert!(
             v.warnings[2]

@@ -633,3 +633,64 @@ async fn pgn_reader_bounds_are_flags_that_pass_a_game_at_their_limit() {
         "the defaults read every game"
     );
 }
+
+/// Issue 28 item 5, a fresh user's findings through the CLI: `1. 000 1-0` was a resignation at
+/// ply 0 and `--format pgn` wrote no move; `4. 00 Nf6` was refused at Nf6; `mate` after
+/// checkmate counted as a ply; a number no move follows was skipped; `Qd3` behind its pawn said
+/// NO_PIECE_REACHES. Each is read with its warning at its line:column or refused with its cause.
+#[test]
+fn adjudicate_swallows_no_token_and_refuses_with_the_cause_issue_28() {
+    let file = data_dir().join("adjudicate/never-silent.pgn");
+    let output = cli(&file, &["--format", "jsonl", "--analysis", "material"]);
+    assert_eq!(output.status.code(), Some(2), "two errors");
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    let records: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    let summary: Vec<String> = records
+        .iter()
+        .map(|record| match (&record["verdict"], &record["error"]) {
+            (Value::Object(verdict), _) => format!(
+                "{} {} ply {} [{}]",
+                verdict["outcome"]["description"].as_str().unwrap_or(""),
+                verdict["outcome"]["fide_article"].as_str().unwrap_or(""),
+                verdict["ply_count"],
+                verdict["warnings"]
+                    .as_array()
+                    .expect("warnings")
+                    .iter()
+                    .map(|w| w["message"].as_str().unwrap().to_owned())
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ),
+            (_, error) => format!(
+                "{} {} {}",
+                error["cause"].as_str().unwrap(),
+                error["article"].as_str().unwrap(),
+                error["description"].as_str().unwrap()
+            ),
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "checkmate 5.1.1 ply 1 [line 8:4: ply 1 (000): castling written without dashes, read as O-O-O (PGN writes O-O-O, standard 8.2.3.3, and the FIDE Laws 0-0-0, Appendix C)]",
+            "  ply 8 [line 15:35: ply 7 (00): castling written without dashes, read as O-O (PGN writes O-O, standard 8.2.3.3, and the FIDE Laws 0-0, Appendix C)]",
+            "checkmate 5.1.1 ply 7 [line 22:41: 'mate' after the game ended at ply 7 (checkmate, FIDE Laws 5.1.1) is not a move: it is not counted as a ply]",
+            "  line 29:21: '3' is a number that no move follows: neither a move, a move number nor a result (PGN standard 8.2.2); line 29 skipped to the end of the game",
+            "PATH_BLOCKED 3.5 line 36:4: ply 1 (Qd3): the path from d1 to d3 is blocked by the white pawn on d2",
+        ],
+        "{stdout}"
+    );
+    assert_eq!(records[2]["verdict"]["plies_after_end"], 0);
+    // The PGN output writes the castling as PGN does.
+    let pgn = cli(&file, &["--format", "pgn", "--analysis", "material"]);
+    let text = String::from_utf8(pgn.stdout).expect("UTF-8");
+    assert!(
+        text.contains("[ArbiterTermination \"checkmate\"]")
+            && text.contains("\n\n1. O-O-O# 1-0\n")
+            && text.contains("4. O-O Nf6 *"),
+        "{text}"
+    );
+}

@@ -405,11 +405,11 @@ fn r_castling_written_as_a_king_move_is_read_with_a_warning_at_its_ply_issue_28(
     );
     assert_eq!(
         verdict.warnings[0].to_string(),
-        "ply 7 (e1-g1): castling written as the king's move, read as O-O, which is legal here (PGN writes castling O-O, standard 8.2.3.3)"
+        "line 4:53: ply 7 (e1-g1): castling written as the king's move, read as O-O, which is legal here (PGN writes castling O-O, standard 8.2.3.3)"
     );
     assert_eq!(
         verdict.warnings[1].to_string(),
-        "ply 16 (Ke8-c8): castling written as the king's move, read as O-O-O, which is legal here (PGN writes castling O-O-O, standard 8.2.3.3)"
+        "line 5:60: ply 16 (Ke8-c8): castling written as the king's move, read as O-O-O, which is legal here (PGN writes castling O-O-O, standard 8.2.3.3)"
     );
     // The fast replay reads them too.
     let mut moves = Vec::new();
@@ -499,7 +499,7 @@ fn r_lowercase_piece_letters_are_read_as_capitals_with_a_warning_issue_28() {
     );
     assert_eq!(
         verdict.warnings[0].to_string(),
-        "ply 3 (nf3): a piece letter in lower case, read as Nf3 (SAN writes piece letters as capitals and files in small letters, FIDE Laws Appendix C.4)"
+        "line 1:13: ply 3 (nf3): a piece letter in lower case, read as Nf3 (SAN writes piece letters as capitals and files in small letters, FIDE Laws Appendix C.4)"
     );
     // The b-pawn's capture is the pawn's, whether a bishop could go there or not.
     let raw = one(b"1. b4 e5 2. Bb2 d5 3. e3 Nf6 4. Bd3 c5 5. bxc5 *\n");

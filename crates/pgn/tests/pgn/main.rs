@@ -3,6 +3,7 @@
 
 mod corpus;
 mod lenient;
+mod never_silent;
 mod reader;
 mod replay;
 mod resync;

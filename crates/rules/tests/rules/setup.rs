@@ -337,3 +337,41 @@ fn r_a_run_of_empty_squares_written_as_two_digits_is_refused_issue_28() {
     // One digit per run, a piece between runs: read as before.
     assert!(Setup::from_fen("4k3/8/8/8/8/8/8/1K1p1p2 w - - 0 1").is_ok());
 }
+
+/// Issue 28 (a fresh user's finding): a FEN with `0` or `9` in the piece placement said "bad
+/// piece letter '9'", though the writer meant a digit and no piece. A digit counts the empty
+/// squares of a run, from 1 to 8 (PGN standard 16.1.3.1): the refusal says so and names the
+/// rank.
+#[test]
+fn r_a_digit_0_or_9_in_the_placement_is_refused_as_a_digit_issue_28() {
+    for (fen, digit, rank) in [
+        ("4k3/8/8/8/8/8/8/4K2R0 w - - 0 1", '0', 1),
+        ("4k3/8/9/8/8/8/8/4K3 w - - 0 1", '9', 6),
+        ("4k3/8/8/8/0p7/8/8/4K3 w - - 0 1", '0', 4),
+        // `10` for ten squares: the 0 is the digit at fault.
+        (
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 1".replace("4K3", "10").leak(),
+            '0',
+            1,
+        ),
+    ] {
+        let error = FenSyntaxError::BadDigit { digit, rank };
+        assert_eq!(Setup::from_fen(fen).as_ref(), Err(&error), "{fen}");
+        assert_eq!(error.field(), SetupField::Board);
+    }
+    assert_eq!(
+        Position::from_fen("4k3/8/9/8/8/8/8/4K3 w - - 0 1")
+            .map(|_| ())
+            .unwrap_err()
+            .to_string(),
+        "rank 6 of the piece placement has the digit '9': a digit counts the empty squares of a run, from 1 to 8 (0 and 9 are not) (PGN standard 16.1.3.1)"
+    );
+    // A letter that is no piece is still a bad piece letter.
+    assert_eq!(
+        Setup::from_fen("4k3/8/8/8/8/8/8/4K2X w - - 0 1"),
+        Err(FenSyntaxError::BadPiece {
+            letter: 'X',
+            rank: 1
+        })
+    );
+}
