@@ -1915,7 +1915,9 @@ mod tests {
                 && style.contains("x/a\\22 b\\5c c\\a d\\3c /style\\3e \\3c script\\3e \\e9 .pgn"),
             "{style}"
         );
-        assert_eq!(style.matches('"').count(), 6, "three strings: {style}");
+        // The empty top box (no browser header), the file and hash, "page " and " of ".
+        assert!(style.contains("@top-right{content:\"\"}"), "{style}");
+        assert_eq!(style.matches('"').count(), 8, "four strings: {style}");
         let incomplete = print_style(&ReportHead {
             unread: Some("cut".to_owned()),
             ..head("r.pgn")

@@ -2203,7 +2203,7 @@ mod tests {
 [Event \"T\"]\n[Result \"1:0\"]\n\n1. d4 d5\n";
 
     /// Issue 28 item 7: `--format pgn` keeps the declared Result tag and termination marker
-    /// as written and adds the verdict in tags of its own after the Seven Tag Roster:
+    /// (in export format's spelling) and adds the verdict in tags of its own after the Seven Tag Roster:
     /// ArbiterResult, ArbiterTermination, ArbiterArticle (when the game ended), and
     /// ArbiterDisagreement (when the rules contradict the declared result); tags of an earlier
     /// run are replaced. A missing marker is the tag's result.
@@ -2224,7 +2224,8 @@ mod tests {
                 "[Result \"*\"]\n[ArbiterResult \"*\"]\n[ArbiterTermination \"ongoing\"]\n\n1. e4 e5 *\n\n",
                 "[Event \"T\"]\n",
                 ROSTER,
-                "[Result \"1:0\"]\n[ArbiterResult \"1-0\"]\n[ArbiterTermination \"resignation\"]\n\
+                // `1:0` in export format's spelling.
+                "[Result \"1-0\"]\n[ArbiterResult \"1-0\"]\n[ArbiterTermination \"resignation\"]\n\
                  [ArbiterArticle \"5.1.2\"]\n\n1. d4 d5 1-0\n\n",
             ]
             .concat()
