@@ -31,6 +31,7 @@ it prints "NOT RUN" with the reason and exits 0. Prints one line per check and a
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.util
 import io
 import json
@@ -43,6 +44,7 @@ import struct
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import tomllib
 import urllib.request
@@ -147,7 +149,12 @@ class Podman:
     """podman with a store of its own under `state`, and the project's containers.conf."""
 
     def __init__(self, state: Path) -> None:
-        self.flags = ["--root", str(state / "storage"), "--runroot", str(state / "run"),
+        # podman refuses a run root longer than 50 characters ("the specified runroot is longer
+        # than 50 characters"), which a checkout in a deep directory gives: the run state (sockets,
+        # locks) goes to a short directory of the system's own, removed at exit.
+        runroot = tempfile.mkdtemp(prefix="arbiter-podman-", dir="/tmp" if os.path.isdir("/tmp") else None)
+        atexit.register(shutil.rmtree, runroot, True)
+        self.flags = ["--root", str(state / "storage"), "--runroot", runroot,
                       "--tmpdir", str(state / "tmp"), "--storage-driver", "vfs"]
         self.env = {**os.environ, "CONTAINERS_CONF": str(CONTAINERS_CONF)}
 
