@@ -145,6 +145,15 @@ pub enum ErrorKind {
         /// Why the rules reject it.
         error: MoveError,
     },
+    /// A game that `arbiter adjudicate --format pgn` wrote as one that could not be adjudicated:
+    /// it carries an `ArbiterError` tag (its value: the error of then), and its movetext may be
+    /// cut where that error was. It is not adjudicated while it carries the tag, so that a round
+    /// written by arbiter and read again never turns an error into a verdict; correcting the
+    /// game means removing the tag.
+    #[error(
+        "the game carries an ArbiterError tag: an earlier run could not adjudicate it ({0}) and its movetext may be cut there; correct the game and remove the tag"
+    )]
+    MarkedError(String),
     /// A move of the main line after checkmate or stalemate, in the replay that keeps no game
     /// ([`crate::replay_moves`]): no move follows the end of the game (FIDE Laws 5.1.1,
     /// 5.2.1), and the error names the ending rather than why this move in particular fails,
@@ -163,7 +172,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// A short category: `io`, `syntax`, `limit`, `no_movetext`, `encoding`,
-    /// `unsupported_variant`, `missing_fen`, `fen`, `null_move`, or for
+    /// `unsupported_variant`, `missing_fen`, `fen`, `null_move`, `marked_error`, or for
     /// moves the rules' category prefixed with `move_` (`move_illegal`, `move_ambiguous`,
     /// `move_syntax`, `move_not_strict`), and `move_game_over` for a move after the game's end.
     #[must_use]
@@ -178,6 +187,7 @@ impl ErrorKind {
             ErrorKind::MissingFen { .. } => "missing_fen",
             ErrorKind::Fen(_) => "fen",
             ErrorKind::NullMove { .. } => "null_move",
+            ErrorKind::MarkedError(_) => "marked_error",
             ErrorKind::GameOver { .. } => "move_game_over",
             ErrorKind::Move { error, .. } => match error.kind() {
                 "syntax" => "move_syntax",

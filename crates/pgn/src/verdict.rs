@@ -25,7 +25,7 @@ use arbiter_rules::{
     Verdict, VerdictWarning, WarningCode,
 };
 
-use crate::error::{PgnError, WarningKind};
+use crate::error::{ErrorKind, PgnError, WarningKind};
 use crate::reader::RawGame;
 use crate::replay::{ReplayOptions, replay_noting};
 
@@ -744,6 +744,22 @@ pub fn adjudicate(
     event: Option<GameEvent>,
     settings: &AdjudicationSettings,
 ) -> Result<PgnVerdict, PgnError> {
+    // A game arbiter wrote as an error stays one ([`ErrorKind::MarkedError`]). The tag's name is
+    // matched as `--format pgn` matches its own tags, in any letter case.
+    if let Some((at, (_, value))) = raw
+        .tags
+        .iter()
+        .enumerate()
+        .find(|(_, (name, _))| name.eq_ignore_ascii_case("ArbiterError"))
+    {
+        return Err(PgnError {
+            line: raw.tag_lines.get(at).copied().unwrap_or(raw.line),
+            column: 1,
+            game: raw.index,
+            kind: ErrorKind::MarkedError(value.clone()),
+            skipped: None,
+        });
+    }
     let mut move_warnings = Vec::new();
     let game = replay_noting(raw, &ReplayOptions::default(), settings.analysis, |w| {
         move_warnings.push(w)

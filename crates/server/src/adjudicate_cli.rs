@@ -567,11 +567,18 @@ fn write_pgn_error<W: Write + ?Sized>(
         .collect();
     let declared = arbiter_pgn::Declared::kept(raw.tag("Result"), raw.result.as_deref());
     let prefix = arbiter_pgn::playable_prefix(raw, &arbiter_pgn::ReplayOptions::default());
-    let mut why = format!("line {}:{}: {}", error.line, error.column, error.kind);
+    // A game written so by an earlier run keeps its error as it was, so that writing it again
+    // gives it again.
+    let marked = matches!(error.kind, arbiter_pgn::ErrorKind::MarkedError(_));
+    let mut why = match &error.kind {
+        arbiter_pgn::ErrorKind::MarkedError(earlier) => earlier.clone(),
+        kind => format!("line {}:{}: {kind}", error.line, error.column),
+    };
     if let Some(skipped) = error.skipped {
         why.push_str(&format!("; {skipped}"));
     }
     why.push_str(&match &prefix {
+        _ if marked => String::new(),
         Some((_, moves)) if raw.moves.len() > moves.len() => format!(
             "; ply {} and those after it are written as read",
             moves.len() + 1
@@ -590,7 +597,8 @@ fn write_pgn_error<W: Write + ?Sized>(
             Some((_, moves)),
             arbiter_pgn::ErrorKind::Move { .. }
             | arbiter_pgn::ErrorKind::GameOver { .. }
-            | arbiter_pgn::ErrorKind::NullMove { .. },
+            | arbiter_pgn::ErrorKind::NullMove { .. }
+            | arbiter_pgn::ErrorKind::MarkedError(_),
         ) => raw.moves[moves.len().min(raw.moves.len())..]
             .iter()
             .map(|token| token.text.as_str())

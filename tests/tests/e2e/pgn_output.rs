@@ -145,20 +145,39 @@ fn pgn_output_writes_a_game_with_an_error_and_the_error() {
             "{args:?}: {karpov}"
         );
     }
-    // Read again, the written round gives the same error at the same ply.
+    // Read again, the written round gives the error again, never a verdict (a second fresh
+    // user's finding: a game cut after a syntax error came back as a resignation), and written
+    // again it is the same, byte for byte.
     let dir = tempfile::tempdir().expect("scratch");
+    let first = cli(&round, &["--format", "pgn", "--analysis", "fast"]).stdout;
     let again = dir.path().join("again.pgn");
-    std::fs::write(
-        &again,
-        cli(&round, &["--format", "pgn", "--analysis", "fast"]).stdout,
-    )
-    .expect("write");
+    std::fs::write(&again, &first).expect("write");
     let summary =
         String::from_utf8(cli(&again, &["--format", "jsonl", "--analysis", "fast"]).stderr)
             .expect("UTF-8");
     assert!(
-        summary.contains("\nerror: game 5.6 (Karpov, K. - Leko, L.): line 83:47: ply 9 (Ke3): no white king can move to e3\n"),
+        summary.contains("; 1 error; ") && summary.contains("\nerror: game 5.6 (Karpov, K. - Leko, L.): line 81:1: the game carries an ArbiterError tag: an earlier run could not adjudicate it (line 64:47: ply 9 (Ke3): no white king can move to e3; ply 9 and those after it are written as read) and its movetext may be cut there; correct the game and remove the tag\n"),
         "{summary}"
+    );
+    assert_eq!(
+        String::from_utf8(cli(&again, &["--format", "pgn", "--analysis", "fast"]).stdout)
+            .expect("UTF-8"),
+        String::from_utf8(first).expect("UTF-8")
+    );
+    let cut = dir.path().join("cut.pgn");
+    std::fs::write(
+        &cut,
+        "[Event \"A\"]\n[Result \"0-1\"]\n\n1. e4 e5 2. Nf3 ) Nc6 3. Bb5 a6 0-1\n",
+    )
+    .expect("write");
+    let cut_again = dir.path().join("cut-again.pgn");
+    std::fs::write(&cut_again, cli(&cut, &["--format", "pgn"]).stdout).expect("write");
+    let output = cli(&cut_again, &["--format", "jsonl"]);
+    assert_eq!(output.status.code(), Some(2));
+    let record: serde_json::Value = serde_json::from_slice(&output.stdout).expect("one JSON line");
+    assert_eq!(
+        record["error"]["description"],
+        "line 8:1: the game carries an ArbiterError tag: an earlier run could not adjudicate it (line 4:17: ')' closes no variation (PGN standard 8.2.5); line 4 skipped to the end of the game) and its movetext may be cut there; correct the game and remove the tag"
     );
     let path = dir.path().join("errors.pgn");
     std::fs::write(
