@@ -317,6 +317,17 @@ pub enum WarningKind {
         /// The blank line.
         blank_line: u32,
     },
+    /// Movetext whose first move number is not 1 (`12. Nf3`) in a game with tags and no `FEN`
+    /// tag: PGN standard 9.7.2 gives a game that starts elsewhere its position in a `FEN` tag,
+    /// so the moves are played from the initial position, and the moves before are likely
+    /// missing (an export cut at the start). The warning's line is the first move's.
+    #[error(
+        "the movetext starts at move {number}, but the game has no FEN tag: its moves are played from the initial position (PGN standard 9.7.2), and the moves before move {number} may be missing"
+    )]
+    MovetextStartsLater {
+        /// The first move number of the movetext.
+        number: u32,
+    },
     /// A game termination marker written otherwise than PGN's `1-0`, `0-1`, `1/2-1/2` (PGN
     /// standard 8.2.6): `1:0`, `0:1`, `½-½`, `½:½`, `1/2:1/2`, `0.5-0.5`, `0,5-0,5` and their
     /// colon forms, read as the PGN marker.
@@ -357,7 +368,7 @@ pub enum WarningKind {
 
 impl WarningKind {
     /// A stable code: `repeated_tag`, `skipped_glyph`, `mixed_encoding`, `blank_line_in_tags`,
-    /// `nonstandard_result`, and for a character read as another ([`WarningKind::ReadAs`]) its
+    /// `movetext_starts_later`, `nonstandard_result`, and for a character read as another ([`WarningKind::ReadAs`]) its
     /// class's ([`CharClass::code`]: `unicode_dash`, `unicode_space`, `invisible_character`,
     /// `lookalike_character`, `figurine`).
     #[must_use]
@@ -367,6 +378,7 @@ impl WarningKind {
             WarningKind::SkippedGlyph { .. } | WarningKind::SkippedMarks { .. } => "skipped_glyph",
             WarningKind::MixedEncoding { .. } => "mixed_encoding",
             WarningKind::BlankLineInTags { .. } => "blank_line_in_tags",
+            WarningKind::MovetextStartsLater { .. } => "movetext_starts_later",
             WarningKind::NonstandardResult { .. } => "nonstandard_result",
             WarningKind::ReadAs { class, .. } => class.code(),
         }

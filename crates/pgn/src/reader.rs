@@ -2181,6 +2181,22 @@ impl<R: BufRead> Reader<R> {
         if !self.scan.movetext && !game.tags.is_empty() {
             return Err(self.no_movetext(game));
         }
+        if !game.tags.is_empty()
+            && game.tag("FEN").is_none()
+            && let Some(number) = self.scan.first_move_number.filter(|&n| n > 1)
+            && let Some(first) = game.moves.first()
+        {
+            // A game that says nothing of a later start: its moves are read from the initial
+            // position, with a warning (a fresh user's finding on issue 28: `12. Nf3 Nf6 13.
+            // d4 d5 1/2-1/2` was an agreed draw without a word).
+            let (line, column) = (first.line, first.column);
+            game.warnings.push(ReadWarning {
+                line,
+                column,
+                ply: 0,
+                kind: WarningKind::MovetextStartsLater { number },
+            });
+        }
         if game.tags.is_empty()
             && let Some(number) = self.scan.first_move_number.filter(|&n| n > 1)
         {

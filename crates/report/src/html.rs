@@ -559,13 +559,20 @@ fn verdict_body(section: &mut String, raw: &RawGame, verdict: &PgnVerdict, langu
     if !verdict.warnings.is_empty() {
         section.push_str("<ul class=\"warnings\">");
         for warning in verdict.warnings.iter().take(MAX_LISTED_WARNINGS) {
+            // A move's warning names its line:column itself (`line 74:35: ply 7 ...`): the
+            // line is not said twice (a fresh user's finding on issue 28).
+            let text = warning.to_string();
+            let text = if text.starts_with("line ") {
+                text
+            } else {
+                format!("line {}: {text}", warning.line)
+            };
             let _ = write!(
                 section,
-                "<li data-code=\"{}\" data-ply=\"{}\">line {}: {}</li>",
+                "<li data-code=\"{}\" data-ply=\"{}\">{}</li>",
                 warning.code(),
                 warning.ply,
-                warning.line,
-                escape(&cut(&warning.to_string(), 2 * MAX_TAG_CHARS))
+                escape(&cut(&text, 2 * MAX_TAG_CHARS))
             );
         }
         if verdict.warnings.len() > MAX_LISTED_WARNINGS {

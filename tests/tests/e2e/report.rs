@@ -565,3 +565,16 @@ fn browser_print_of_a_30_game_round_is_at_most_6_pages_naming_the_file_on_each()
     let (a4, letter) = check_print("tests/data/adjudicate/round-30.pgn", "report-print-30", 6);
     eprintln!("round-30.pgn printed: {a4} A4 pages, {letter} Letter pages");
 }
+
+/// A second fresh user's finding on issue 28: the page the arbiter signs said the line of a
+/// move's warning twice, `line 74: line 74:35: ply 7 (Qxf7+) ...`. Each warning names its
+/// place once, `line:column` where the move's is known.
+#[test]
+fn html_report_names_a_warnings_line_once() {
+    let html = page(&["--analysis", "fast"]);
+    assert!(
+        html.contains("<li data-code=\"wrong_check_suffix\" data-ply=\"7\">line 74:35: ply 7 (Qxf7+): the move checkmates"),
+        "{html}"
+    );
+    assert!(!html.contains("line 74: line 74"), "{html}");
+}

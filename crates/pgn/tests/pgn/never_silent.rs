@@ -303,3 +303,28 @@ fn r_marks_without_a_nag_are_warned_not_dropped_issue_28() {
         ]
     );
 }
+
+/// A second fresh user's finding on issue 28: `12. Nf3 Nf6 13. d4 d5 1/2-1/2` in a game with
+/// tags and no `FEN` tag was an agreed draw without a word, its moves played from the initial
+/// position (PGN standard 9.7.2) though the moves before move 12 are missing. It is read so,
+/// with a `movetext_starts_later` warning at the first move; with a `FEN` tag there is none, and
+/// without any tag it stays an error (the rest of the game before).
+#[test]
+fn movetext_that_starts_later_without_a_fen_tag_is_warned_about() {
+    let game = one("[Event \"x\"]\n[Result \"1/2-1/2\"]\n\n12. Nf3 Nf6 13. d4 d5 1/2-1/2\n");
+    let verdict = adjudicate(&game, None, &settings()).expect("replays from the initial position");
+    assert_eq!(
+        places(&verdict.warnings),
+        [("movetext_starts_later", 0, 4, 5)]
+    );
+    assert_eq!(
+        verdict.warnings[0].to_string(),
+        "the movetext starts at move 12, but the game has no FEN tag: its moves are played from the initial position (PGN standard 9.7.2), and the moves before move 12 may be missing"
+    );
+    let set_up = one(
+        "[Event \"y\"]\n[SetUp \"1\"]\n[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 12\"]\n\n12. Nf3 *\n",
+    );
+    assert!(set_up.warnings.is_empty(), "{:?}", set_up.warnings);
+    let from_one = one("[Event \"z\"]\n\n1. e4 e5 *\n");
+    assert!(from_one.warnings.is_empty(), "{:?}", from_one.warnings);
+}
