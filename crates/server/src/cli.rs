@@ -1091,9 +1091,10 @@ pub enum OutputFormat {
     Table,
     /// One JSON object per game.
     Jsonl,
-    /// The games in PGN export format, the declared Result tag and termination marker kept and
-    /// the verdict added as ArbiterResult, ArbiterTermination, ... tags (`--fix-result`: the
-    /// Result tag and termination marker as adjudicated).
+    /// Every game in PGN export format, main line only (no comments, clocks, variations or
+    /// NAGs), the declared Result tag and termination marker kept and the verdict added as
+    /// ArbiterResult, ArbiterTermination, ... tags, or ArbiterError (`--fix-result`: the Result
+    /// tag and termination marker as adjudicated).
     Pgn,
     /// One self-contained HTML page (inline CSS and SVG boards, no script): the run's head and
     /// summary, the games that need a look with boards, the other games as table rows.

@@ -220,7 +220,7 @@ pub enum InputError {
 impl InputError {
     /// Whether reading ends at this error, leaving out every game after it: all but an error of
     /// one zip member (not text, encrypted, corrupt), after which a zip file's next members are
-    /// read. (A zip read from standard input stops at a member's error: where the next member
+    /// read, and a zip without a `.pgn` member, where no game comes after. (A zip read from standard input stops at a member's error: where the next member
     /// starts is not known for sure; [`InputState::stopped`] is then set.)
     #[must_use]
     pub fn stops_reading(&self) -> bool {
@@ -230,6 +230,7 @@ impl InputError {
                 member: Some(_),
                 ..
             } | InputError::Member { .. }
+                | InputError::NoPgnMember(_)
         )
     }
 }

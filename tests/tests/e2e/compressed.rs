@@ -600,3 +600,22 @@ fn a_checksum_failure_says_the_games_read_before_it_are_suspect() {
         "{stderr}"
     );
 }
+
+/// A second fresh user's finding on issue 28: a zip without a `.pgn` member was said to be
+/// "partly missing" (`the games after the input error are missing`), when it holds no game to
+/// read. The error names its members, exit status 1, and nothing claims games after it.
+#[test]
+fn a_zip_without_a_pgn_member_names_its_members_and_claims_no_games_after() {
+    let zip = fixture("readme-only.zip");
+    let output = cli(&zip, &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "arbiter: cannot read {}: the zip archive holds no .pgn member (its members: README)\n",
+            zip.display()
+        )) && !stderr.contains("games read before")
+            && !text(&output.stdout).contains("games after the input error"),
+        "{stderr}"
+    );
+}

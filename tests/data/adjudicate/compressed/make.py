@@ -14,6 +14,7 @@ the same on every run: python3 tests/data/adjudicate/compressed/make.py (needs t
   round-b.pgn (games 6-10): the image is refused as not text, the rounds read;
 - round-bad-checksum.pgn.gz: the round in stored (uncompressed) deflate blocks, board 5.1's
   `1-0` changed to `0-1` inside them: it decodes, and fails its CRC-32 at the end;
+- readme-only.zip: a zip of one member, README, and no .pgn member;
 - round-encrypted.zip: round.zip with its member marked encrypted (general purpose flag bit 0,
   APPNOTE 4.4.4, in the local and the central header; the data is not really encrypted, so the
   file is the same on every run): a reader asks for the password.
@@ -106,6 +107,7 @@ def main():
         ),
         "round-cut.pgn.zst": zstd(FIRST) + second[: len(second) // 2],
         "round-bad-checksum.pgn.gz": bad_checksum(),
+        "readme-only.zip": zipped([("README", README)], stream=False),
         "round-encrypted.zip": marked_encrypted(zipped([("round.pgn", ROUND)], stream=False)),
         "rounds-with-image.zip": zipped(
             [("round-a.pgn", FIRST), ("photo.pgn", PNG), ("round-b.pgn", SECOND)], stream=False
