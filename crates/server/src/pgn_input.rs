@@ -640,6 +640,10 @@ impl BufRead for Measured {
 /// 8,000 or so for a NUL byte).
 pub const SNIFF_BYTES: usize = 8192;
 
+/// Control characters a part's start must hold at least to be called binary data: a short
+/// text with one stray control character (a DOS end-of-file Ctrl-Z after `1. e4 *`) is text.
+pub const MIN_CONTROLS: usize = 8;
+
 /// Signatures of binary files a round may be mistaken for, with their names.
 const BINARY_SIGNATURES: [(&[u8], &str); 8] = [
     (b"\x7fELF", "an ELF executable"),
@@ -657,7 +661,8 @@ const BINARY_SIGNATURES: [(&[u8], &str); 8] = [
 
 /// What the start `head` of a part (its first [`SNIFF_BYTES`] or all of it) is when it is not
 /// text, `None` when it may be: a known binary signature, or control characters (bytes 0-8,
-/// 14-26, 28-31) making up a twentieth of it (random bytes have twice as many). Text that is UTF-16 or UTF-32 (a byte-order mark, or
+/// 14-26, 28-31) making up a twentieth of it (random bytes have twice as many), and at least
+/// [`MIN_CONTROLS`] of them. Text that is UTF-16 or UTF-32 (a byte-order mark, or
 /// NUL bytes on three of every four bytes or every other one, with almost none on one byte of
 /// each character) is left to the PGN reader, which names the encoding and how to convert it; a few
 /// stray NULs or control characters in text leave it text (the games they are in are refused).
@@ -674,7 +679,7 @@ pub fn not_text(head: &[u8]) -> Option<String> {
     }
     let control = |b: u8| matches!(b, 0..=8 | 14..=26 | 28..=31);
     let controls = head.iter().filter(|&&b| control(b)).count();
-    if head.is_empty() || controls * 20 < head.len() {
+    if controls < MIN_CONTROLS || controls * 20 < head.len() {
         return None;
     }
     let bom = [&[0xff, 0xfe][..], &[0xfe, 0xff], &[0, 0, 0xfe, 0xff]];
@@ -1489,6 +1494,14 @@ mod tests {
             assert_eq!(not_text(&wide), None, "{:?}", &wide[..8]);
         }
         assert_eq!(not_text(b""), None);
+        // A short text ending in a DOS end-of-file mark, and seven control characters, are
+        // text; eight among few bytes are not.
+        assert_eq!(not_text(b"1. e4 *\n\x1a"), None);
+        assert_eq!(not_text(b"\x01\x02\x03\x04\x05\x06\x07"), None);
+        assert_eq!(
+            not_text(b"\x01\x02\x03\x04\x05\x06\x07\x08").as_deref(),
+            Some("binary data: 8 of its first 8 bytes are control characters")
+        );
     }
 
     /// The zstd window bound is a power of two, rounded up, within zstd's window logs.
