@@ -381,21 +381,25 @@ pub fn open(path: &Path) -> io::Result<Opened> {
     })
 }
 
+/// Reads `input` into `buf` until it is full, the input ends or a read fails (an interrupted
+/// read is tried again): the bytes read, and the error that stopped it, if one did.
+fn read_full(input: &mut (impl Read + ?Sized), buf: &mut [u8]) -> (usize, io::Result<()>) {
+    let mut n = 0;
+    while n < buf.len() {
+        match input.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(read) => n += read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return (n, Err(error)),
+        }
+    }
+    (n, Ok(()))
+}
+
 /// Reads the input's first [`MAGIC_BYTES`] bytes (fewer when it is shorter) into `head`.
 fn read_head(input: &mut impl Read, head: &mut Vec<u8>) -> io::Result<()> {
     let mut buf = [0; MAGIC_BYTES];
-    let mut n = 0;
-    let result = loop {
-        if n == buf.len() {
-            break Ok(());
-        }
-        match input.read(&mut buf[n..]) {
-            Ok(0) => break Ok(()),
-            Ok(read) => n += read,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-            Err(error) => break Err(error),
-        }
-    };
+    let (n, result) = read_full(input, &mut buf);
     head.extend_from_slice(&buf[..n]);
     result
 }
@@ -962,18 +966,7 @@ fn produce(inner: &mut dyn Read, blocks: &Blocks, spare: &mpsc::Receiver<Vec<u8>
     loop {
         let mut block = spare.try_recv().unwrap_or_default();
         block.resize(PREFETCH_BLOCK_BYTES, 0);
-        let mut n = 0;
-        let result = loop {
-            if n == block.len() {
-                break Ok(());
-            }
-            match inner.read(&mut block[n..]) {
-                Ok(0) => break Ok(()),
-                Ok(read) => n += read,
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(error) => break Err(error),
-            }
-        };
+        let (n, result) = read_full(inner, &mut block);
         block.truncate(n);
         let ended = n < PREFETCH_BLOCK_BYTES;
         if n > 0 && blocks.send(Ok(block)).is_err() {
