@@ -4,6 +4,8 @@
 
 use crate::game::{Claim, Game, GameResult, Outcome, Termination};
 use crate::position::{Move, Position};
+use crate::referee::Ruling;
+use crate::rule_set::EventResult;
 use crate::types::{Color, Role};
 use crate::winnability::{AnalysisBudget, Answers, Line, Winnability, dead_position_with, in_game};
 
@@ -124,6 +126,16 @@ pub struct Verdict {
     pub undetermined: bool,
     /// What an arbiter must be told about this verdict, in ply order.
     pub warnings: Vec<VerdictWarning>,
+    /// What each incident of the game caused, in order ([`crate::adjudicate_record`],
+    /// [`crate::Referee`]); empty for a game adjudicated from its moves and one end event.
+    pub rulings: Vec<Ruling>,
+    /// Seconds the arbiter added to (White's, Black's) clocks for the opponent's irregularities
+    /// (7.5.5, 9.5.3; one minute instead of two in rapid and blitz, A.3).
+    pub time_added: [u32; 2],
+    /// The result under the event's regulations when they give Black draw odds (Armageddon):
+    /// a draw under the Laws counts as a win for Black. `None` without draw odds or while the
+    /// game goes on.
+    pub event_result: Option<EventResult>,
 }
 
 /// Adjudicates a replayed game. The rules' automatic endings (checkmate, stalemate, dead
@@ -140,6 +152,9 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
         claims: Vec::new(),
         undetermined: false,
         warnings: Vec::new(),
+        rulings: Vec::new(),
+        time_added: [0; 2],
+        event_result: None,
     };
     if let Some(outcome) = game.outcome() {
         verdict.outcome = Some(outcome);

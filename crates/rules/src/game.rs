@@ -374,6 +374,17 @@ impl Game {
         game
     }
 
+    /// The same game from its start, with no moves yet and the same dead-position analysis: for
+    /// replaying a record step by step with what happened between its moves
+    /// ([`crate::adjudicate_record`]).
+    #[must_use]
+    pub fn restarted(&self) -> Game {
+        let mut game =
+            Game::with_dead_position_analysis(self.start.clone(), self.dead_position_budget);
+        game.reserve(self.moves.len());
+        game
+    }
+
     /// Makes room for `plies` more moves (a score sheet's length, known before its replay), so
     /// that recording them does not grow the game's move and position-key lists step by step.
     pub fn reserve(&mut self, plies: usize) {

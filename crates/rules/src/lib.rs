@@ -31,7 +31,13 @@
 //! | 5.1.1, 5.2.1, 5.2.2, 9.6 | no move is played after the game's end (checkmate, stalemate and a dead position end it at once; fivefold repetition and the 75-move rule draw it) | [`Game::play_next`], [`GameOver`], [`NextMoveError`] |
 //! | 6.7.1 | forfeit by default (a player who never moved) | [`GameEvent::Forfeit`], [`Outcome::article`] |
 //! | 6.9 | flag fall: the loss stands unless the opponent cannot checkmate | [`GameEvent::FlagFall`], [`winnability_in_game`], [`Winnability`], [`AnalysisBudget`] |
-//! | 7.5.5 | a second completed illegal move | [`GameEvent::SecondIllegalMove`] |
+//! | 7.5.1-7.5.4 | completed illegal moves (a forbidden move, an unpromoted pawn, the clock without a move, two hands), reinstated or replaced | [`Incident::IllegalMove`], [`IllegalAct`], [`Consequence::PositionReinstated`], [`Consequence::MoveRequired`] |
+//! | 7.5.5 | a first completed illegal move gives the opponent time; a second loses | [`GameEvent::SecondIllegalMove`], [`Referee`], [`Consequence::TimeAdded`] |
+//! | 6.8, A.5.3, A.5.5 | a flag falls when seen or claimed | [`Incident::FlagFall`], [`ActedOn`] |
+//! | 9.1.2 | draw offers | [`Incident::DrawOffer`] |
+//! | 9.5 | a claim found correct draws; an incorrect one adds time and obliges the announced move | [`Incident::Claim`], [`Consequence::ClaimUpheld`], [`Consequence::ClaimRejected`] |
+//! | A.3, A.4, A.5, A.6, B.2, B.3, B.4 | rapid and blitz: one minute instead of two; supervised or not; an unclaimed illegal move stands (A.5.2) | [`RuleSet`], [`TimeClass`], [`Supervision`], [`RuleSet::penalty_seconds`], [`RefereeError::IllegalMoveStood`] |
+//! | (event regulations) | Armageddon: Black's draw odds | [`DrawOdds`], [`EventResult`] |
 //! | 9.2 | threefold repetition, claimed; position identity (9.2.3) | [`ClaimKind::ThreefoldRepetition`], [`Game::claims`], [`Game::claim_draw`], [`Game::repetitions`], [`Position::zobrist`] |
 //! | 9.3 | fifty-move rule, claimed | [`ClaimKind::FiftyMoveRule`], [`Position::halfmove_clock`] |
 //! | 9.6.1 | fivefold repetition | [`Termination::FivefoldRepetition`] |
@@ -80,6 +86,8 @@ mod magic_search;
 mod notation;
 mod polyglot_keys;
 mod position;
+mod referee;
+mod rule_set;
 mod san_lang;
 mod setup;
 mod types;
@@ -100,6 +108,14 @@ pub use illegality::Illegality;
 pub use notation::{MAX_MOVE_TEXT_LEN, MoveError, SanMode, castling_side, looks_like_uci};
 pub use position::{
     CastlingMode, MAX_MOVES, Move, MoveKind, MoveList, Position, Status, perft, perft_divide,
+};
+pub use referee::{
+    ActedOn, Consequence, IllegalAct, Incident, MAX_WRITTEN_LEN, Referee, RefereeError, Ruling,
+    TimedIncident, adjudicate_record,
+};
+pub use rule_set::{
+    DEFAULT_REGULATION, DrawOdds, EventResult, MAX_REGULATION_LEN, RuleSet, RuleSetError,
+    Supervision, TimeClass,
 };
 pub use san_lang::SanLanguage;
 pub use setup::{

@@ -3,6 +3,7 @@
 //! sets and the verdicts. Run one part with `cargo test -p arbiter-rules --test rules perft::`.
 
 mod chess960;
+mod event_rules;
 mod golden;
 mod oracle;
 mod perft;
