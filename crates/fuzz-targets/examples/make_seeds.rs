@@ -258,6 +258,8 @@ fn main() {
                 event,
                 san_language: language,
                 castling_notation: 0,
+                rules: None,
+                incidents: Vec::new(),
             }
             .encode_to_vec(),
         ));
@@ -269,6 +271,8 @@ fn main() {
                 event: None,
                 san_language: language,
                 castling_notation: 0,
+                rules: None,
+                incidents: Vec::new(),
             }
             .encode_to_vec(),
         ));
@@ -278,6 +282,8 @@ fn main() {
             event: None,
             san_language: language,
             castling_notation: 0,
+            rules: None,
+            incidents: Vec::new(),
         }
         .encode_to_vec();
         let wire = AdjudicateGamesRequest {
@@ -286,6 +292,8 @@ fn main() {
             event,
             san_language: 0,
             castling_notation: 0,
+            rules: None,
+            incidents: Vec::new(),
         }
         .encode_to_vec();
         requests.push((5, framed(&[pgn, wire])));

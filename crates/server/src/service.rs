@@ -881,6 +881,21 @@ impl ArbiterService for Arbiter {
         }))
     }
 
+    type FollowGameStream = std::pin::Pin<
+        Box<dyn Stream<Item = Result<arbiter_proto::v1::FollowGameResponse, Status>> + Send>,
+    >;
+
+    /// Not served yet: the proto and the rules' referee are in place, the stream comes next
+    /// (issue 29, step 3).
+    async fn follow_game(
+        &self,
+        _request: Request<Streaming<arbiter_proto::v1::FollowGameRequest>>,
+    ) -> Result<Response<Self::FollowGameStream>, Status> {
+        Err(Status::unimplemented(
+            "FollowGame is not served by this version yet",
+        ))
+    }
+
     async fn validate_position(
         &self,
         request: Request<ValidatePositionRequest>,

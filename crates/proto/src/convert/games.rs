@@ -246,6 +246,10 @@ pub fn verdict_to_wire(
         undetermined: verdict.undetermined,
         warnings: verdict.warnings.iter().map(warning_to_wire).collect(),
         laws: arbiter_rules::LAWS_EDITION.to_owned(),
+        rulings: rulings_to_wire(game, &verdict.rulings, notation.language),
+        white_seconds_added: verdict.time_added[0],
+        black_seconds_added: verdict.time_added[1],
+        event_result: verdict.event_result.as_ref().map(event_result_to_wire),
         ..v1::AdjudicateGameResponse::default()
     }
 }

@@ -22,12 +22,14 @@ use crate::v1;
 
 mod enums;
 mod games;
+mod incidents;
 mod moves;
 mod pgn;
 mod positions;
 
 pub use enums::*;
 pub use games::*;
+pub use incidents::*;
 pub use moves::*;
 pub use pgn::*;
 pub use positions::*;
