@@ -584,3 +584,160 @@ fn incident_ending_the_game_early_counts_the_plies_after_it_5_1_2() {
     assert_eq!(v.outcome.unwrap().termination, Termination::Checkmate);
     assert!(v.rulings.is_empty());
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One step of a random game: a legal move (by index) or an incident drawn from every kind.
+    #[derive(Clone, Debug)]
+    enum Step {
+        Move(usize),
+        Incident(u8, u8, usize),
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            4 => any::<usize>().prop_map(Step::Move),
+            1 => (any::<u8>(), any::<u8>(), any::<usize>())
+                .prop_map(|(k, a, i)| Step::Incident(k, a, i)),
+        ]
+    }
+
+    fn incident(r: &Referee, kind: u8, acted: u8, pick: usize) -> Incident {
+        let pos = r.game().position();
+        let to_move = pos.side_to_move();
+        let side = if kind & 0x80 == 0 {
+            to_move
+        } else {
+            to_move.other()
+        };
+        let acted_on =
+            [ActedOn::Claimed, ActedOn::ArbiterObserved, ActedOn::Nobody][usize::from(acted) % 3];
+        let legal = pos.legal_moves();
+        // Some written moves are legal (refused), most are not.
+        let written = match pick % 4 {
+            0 if !legal.is_empty() => pos.san(&legal[pick % legal.len()]),
+            1 => "Ka8".to_owned(),
+            2 => "Qh5".to_owned(),
+            _ => "e2e5".to_owned(),
+        };
+        // Endings are rare, so that games go on past several irregularities.
+        match kind % 24 {
+            0..=7 => Incident::IllegalMove {
+                side,
+                act: IllegalAct::Move,
+                written,
+                acted_on,
+            },
+            8 | 9 => Incident::IllegalMove {
+                side,
+                act: IllegalAct::ClockWithoutMove,
+                written: String::new(),
+                acted_on,
+            },
+            10 | 11 => Incident::DrawOffer(side),
+            12..=15 => Incident::Claim {
+                side,
+                kind: if pick.is_multiple_of(2) {
+                    ClaimKind::ThreefoldRepetition
+                } else {
+                    ClaimKind::FiftyMoveRule
+                },
+                announced: (pick.is_multiple_of(3) && !legal.is_empty())
+                    .then(|| pos.san(&legal[pick % legal.len()])),
+            },
+            16 | 17 => Incident::FlagFall {
+                side,
+                noticed: if pick.is_multiple_of(4) {
+                    acted_on
+                } else {
+                    ActedOn::Nobody
+                },
+            },
+            18 => Incident::Resignation(side),
+            19 => Incident::Forfeit(side),
+            20 => Incident::Agreement,
+            _ => Incident::IllegalMove {
+                side,
+                act: IllegalAct::TwoHands,
+                written: String::new(),
+                acted_on,
+            },
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Whatever arrives, in whatever order, the referee never panics, keeps the time it
+        /// added equal to its rulings' (7.5.5, 9.5.3 with A.3), ends the game at a second
+        /// illegal move (7.5.5), refuses everything after the end, and rules as a finished
+        /// record with the same incidents is ruled (`adjudicate_record`): live and batch agree.
+        #[test]
+        fn live_referee_and_record_agree_on_every_incident(
+            steps in proptest::collection::vec(step(), 0..80),
+            spec in prop_oneof![
+                Just("standard"), Just("rapid"), Just("rapid,unsupervised"),
+                Just("blitz"), Just("blitz,unsupervised"), Just("armageddon"),
+            ],
+        ) {
+            let rule_set = rules(spec);
+            let mut r = Referee::new(Game::new(Position::startpos()), rule_set.clone(), AnalysisBudget::Fast);
+            let mut accepted = Vec::new();
+            for step in steps {
+                let before = r.clone();
+                match step {
+                    Step::Move(i) => {
+                        let legal = r.game().position().legal_moves();
+                        if legal.is_empty() {
+                            continue;
+                        }
+                        let mv = legal[i % legal.len()];
+                        if let Err(e) = r.play(mv) {
+                            prop_assert!(matches!(e.kind(), "game_over" | "illegal_move_stood" | "move_required"), "{e}");
+                            prop_assert_eq!(r.game().ply(), before.game().ply());
+                        }
+                    }
+                    Step::Incident(k, a, i) => {
+                        let incident = incident(&r, k, a, i);
+                        let ply = r.game().ply();
+                        match r.incident(incident.clone()) {
+                            Ok(ruling) => {
+                                prop_assert_eq!(ruling.ply, ply);
+                                accepted.push(TimedIncident { ply, incident });
+                            }
+                            Err(e) => {
+                                prop_assert_eq!(e.ply(), ply);
+                                prop_assert_eq!(r.rulings().len(), before.rulings().len());
+                                prop_assert_eq!(r.time_added(), before.time_added());
+                            }
+                        }
+                    }
+                }
+                let added: [u32; 2] = r.rulings().iter().flat_map(|ruling| time_added(&ruling.consequences)).fold([0, 0], |mut acc, (side, s, _)| {
+                    acc[usize::from(side == Black)] += s;
+                    acc
+                });
+                prop_assert_eq!(added, r.time_added());
+                prop_assert!(r.illegal_moves().iter().all(|&n| n <= 2));
+                if r.illegal_moves().contains(&2) {
+                    prop_assert!(r.outcome().is_some());
+                }
+                if r.outcome().is_some() {
+                    prop_assert_eq!(r.clone().incident(Incident::Agreement).unwrap_err().kind(), "game_over");
+                }
+            }
+            if r.illegal_move_stood() {
+                return Ok(());
+            }
+            let live = r.verdict(&AdjudicationRequest { budget: AnalysisBudget::Fast, ..AdjudicationRequest::default() });
+            let batch = adjudicate_record(r.game(), &accepted, &rule_set, &AdjudicationRequest { budget: AnalysisBudget::Fast, ..AdjudicationRequest::default() })
+                .unwrap_or_else(|e| panic!("the record of an accepted game is refused: {e}"));
+            prop_assert_eq!(live.outcome, batch.outcome);
+            prop_assert_eq!(live.rulings, batch.rulings);
+            prop_assert_eq!(live.time_added, batch.time_added);
+            prop_assert_eq!(live.event_result, batch.event_result);
+        }
+    }
+}
