@@ -370,7 +370,8 @@ struct Stood {
 /// Follows one game under a [`RuleSet`]: legal moves ([`Referee::play`]) and incidents
 /// ([`Referee::incident`]) in the order they happen, with the penalties each player has had,
 /// the time added to each clock, and the end of the game. Holds the [`Game`] (one position
-/// and one key per ply: about 40 bytes a ply) and one [`Ruling`] per incident.
+/// and one key per ply: 6 bytes of move and 8 of key, up to twice that while its lists grow) and
+/// one [`Ruling`] per incident.
 #[derive(Clone, Debug)]
 pub struct Referee {
     game: Game,
