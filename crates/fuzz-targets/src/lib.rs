@@ -17,7 +17,7 @@
 //! | [`san`] | bits 0-3: position of [`POSITIONS`]; bits 4-6: language (mod 7); bit 7: strict | the SAN text |
 //! | [`uci`] | bits 0-3: position of [`POSITIONS`] | the UCI text (also read as SAN-or-UCI) |
 //! | [`pgn_read`] | (none) | PGN bytes, read with the default limits and with tight ones, whole and by the chunks of `arbiter adjudicate -j` (which must agree) |
-//! | [`pgn_adjudicate`], [`pgn_adjudicate_full`] | bits 0-1: output format; bit 2: claim draws; bits 3-5: language | PGN bytes, as `arbiter adjudicate` reads a file |
+//! | [`pgn_adjudicate`], [`pgn_adjudicate_full`] | bits 0-1: output format; bit 2: claim draws; bits 3-5: language; bits 6-7: rules (standard, rapid, blitz,unsupervised, armageddon) | PGN bytes, as `arbiter adjudicate` reads a file |
 //! | [`rpc`], [`rpc_full`] | handler (mod 6) of [`RPC_HANDLERS`] | the protobuf request message; for `AdjudicateGames`, the gRPC request body (5-byte frame headers and messages) |
 
 use std::io;
@@ -350,6 +350,11 @@ fn adjudicate_cli_path(data: &[u8], analysis: AnalysisBudget) {
             language: SanLanguage::ALL[usize::from((options >> 3) & 0x07) % SanLanguage::ALL.len()],
             shredder: false,
         },
+        rules: arbiter_rules::RuleSet::parse(
+            ["standard", "rapid", "blitz,unsupervised", "armageddon"][usize::from(options >> 6)],
+            None,
+        )
+        .expect("the fuzz rule sets are valid"),
     };
     let summary = adjudicate_cli::run(pgn, &mut io::sink(), format, &settings)
         .expect("writing to a sink does not fail");

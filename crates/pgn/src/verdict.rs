@@ -21,8 +21,9 @@
 use std::fmt;
 
 use arbiter_rules::{
-    AdjudicationRequest, AnalysisBudget, Color, Game, GameEvent, GameResult, Outcome, Position,
-    Verdict, VerdictWarning, WarningCode,
+    AdjudicationRequest, AnalysisBudget, Color, Consequence, Game, GameEvent, GameResult, Outcome,
+    Position, RecordPlace, RefereeError, RuleSet, TimedIncident, Verdict, VerdictWarning,
+    WarningCode,
 };
 
 use crate::error::{ErrorKind, PgnError, WarningKind};
@@ -30,12 +31,15 @@ use crate::reader::RawGame;
 use crate::replay::{ReplayOptions, replay_noting};
 
 /// How games read from PGN are adjudicated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AdjudicationSettings {
     /// Apply a draw claim valid at the end of the game (threefold repetition, fifty-move rule).
     pub claim_draw: bool,
     /// How much analysis dead positions and "can the opponent still mate?" may use.
     pub analysis: AnalysisBudget,
+    /// The rules the games were played under (FIDE Laws Appendices A and B; Armageddon's draw
+    /// odds, which give each verdict an event result beside the Laws'). Default: standard play.
+    pub rules: RuleSet,
 }
 
 impl Default for AdjudicationSettings {
@@ -43,7 +47,40 @@ impl Default for AdjudicationSettings {
         Self {
             claim_draw: false,
             analysis: AnalysisBudget::Full,
+            rules: RuleSet::default(),
         }
+    }
+}
+
+/// Why a PGN game with incidents has no verdict ([`adjudicate_with_incidents`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VerdictError {
+    /// The text is not a game, or its moves do not replay ([`adjudicate`]'s errors).
+    Pgn(PgnError),
+    /// An incident does not fit the replayed main line, or the record does not play what an
+    /// incident requires (7.5.2, 9.5.3; A.5.2): the referee's error and where it arose.
+    Incident {
+        /// The incident of the list, or the main line's move, that gave it.
+        place: RecordPlace,
+        /// Why.
+        error: RefereeError,
+    },
+}
+
+impl fmt::Display for VerdictError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VerdictError::Pgn(error) => write!(f, "{error}"),
+            VerdictError::Incident { error, .. } => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for VerdictError {}
+
+impl From<PgnError> for VerdictError {
+    fn from(error: PgnError) -> Self {
+        VerdictError::Pgn(error)
     }
 }
 
@@ -705,13 +742,17 @@ pub fn declared_result(raw: &RawGame) -> Option<DeclaredResult> {
 
 /// Why `declared` contradicts the rules' `verdict`, if it does: a declared result (`1-0`, `0-1`,
 /// `1/2-1/2`; `*` and other text claim nothing) that is not the adjudicated one, else a draw
-/// agreed before each player had made a move (FIDE Laws 5.2.3).
+/// agreed before each player had made a move (FIDE Laws 5.2.3). With draw odds (Armageddon) a
+/// record may state either result: the Laws' or the event's (`0-1` for a game drawn under the
+/// Laws), so a declared result equal to the verdict's event result is no disagreement either.
 #[must_use]
 pub fn disagreement(declared: Option<&DeclaredResult>, verdict: &Verdict) -> Option<Disagreement> {
     let adjudicated = verdict.outcome.map(|outcome| outcome.result);
+    let event = verdict.event_result.as_ref().map(|e| e.result);
     if let Some(declared) = declared
         && let Some(claimed) = declared.claims()
         && Some(claimed) != adjudicated
+        && Some(claimed) != event
     {
         return Some(Disagreement::Result {
             declared: declared.clone(),
@@ -733,8 +774,8 @@ pub fn disagreement(declared: Option<&DeclaredResult>, verdict: &Verdict) -> Opt
     })
 }
 
-/// Replays and adjudicates one PGN game. `event` is the caller's event; `None` infers it from
-/// the tags ([`infer_event`]).
+/// Replays and adjudicates one PGN game under the settings' rule set. `event` is the caller's
+/// event; `None` infers it from the tags ([`infer_event`]).
 ///
 /// # Errors
 /// As [`crate::replay`]: the first problem, at its line and column (a bad `FEN` or `Variant`
@@ -744,6 +785,29 @@ pub fn adjudicate(
     event: Option<GameEvent>,
     settings: &AdjudicationSettings,
 ) -> Result<PgnVerdict, PgnError> {
+    adjudicate_with_incidents(raw, event, &[], settings).map_err(|error| match error {
+        VerdictError::Pgn(error) => error,
+        VerdictError::Incident { error, .. } => {
+            unreachable!("without incidents the record is never refused: {error}")
+        }
+    })
+}
+
+/// [`adjudicate`] with what happened between the moves: `incidents`, in ply order, their plies
+/// counted on the replayed main line (0: before the first move), ruled on under the settings'
+/// rule set ([`arbiter_rules::adjudicate_record`]). The event (the caller's or the tags') applies
+/// after the last ply unless an incident ended the game first; then [`PgnVerdict::event`] is
+/// `None`.
+///
+/// # Errors
+/// [`VerdictError::Pgn`] as [`adjudicate`]; [`VerdictError::Incident`] for an incident that
+/// does not fit, or a main line that does not play what an incident requires.
+pub fn adjudicate_with_incidents(
+    raw: &RawGame,
+    event: Option<GameEvent>,
+    incidents: &[TimedIncident],
+    settings: &AdjudicationSettings,
+) -> Result<PgnVerdict, VerdictError> {
     // A game arbiter wrote as an error stays one ([`ErrorKind::MarkedError`]). The tag's name is
     // matched as `--format pgn` matches its own tags, in any letter case.
     if let Some((at, (_, value))) = raw
@@ -758,7 +822,8 @@ pub fn adjudicate(
             game: raw.index,
             kind: ErrorKind::MarkedError(value.clone()),
             skipped: None,
-        });
+        }
+        .into());
     }
     let mut move_warnings = Vec::new();
     let game = replay_noting(raw, &ReplayOptions::default(), settings.analysis, |w| {
@@ -774,7 +839,9 @@ pub fn adjudicate(
         claim_draw: settings.claim_draw || inferred_claim,
         budget: settings.analysis,
     };
-    let mut verdict = arbiter_rules::adjudicate(&game, &request);
+    let mut verdict =
+        arbiter_rules::adjudicate_record_located(&game, incidents, &settings.rules, &request)
+            .map_err(|(place, error)| VerdictError::Incident { place, error })?;
     let declared = declared_result(raw);
     let disagreement = disagreement(declared.as_ref(), &verdict);
     // A verdict warning at ply 0 (an agreed draw before any move) is about the declared result:
@@ -812,8 +879,13 @@ pub fn adjudicate(
             kind: PgnWarningKind::Verdict(w),
         }))
         .collect();
-    // The event only counts when the rules did not end the game first.
-    let event = event.filter(|_| game.outcome().is_none());
+    // The event only counts when neither the rules nor an incident ended the game first.
+    let incident_ended = verdict.rulings.iter().any(|r| {
+        r.consequences
+            .iter()
+            .any(|c| matches!(c, Consequence::GameEnded(_)))
+    });
+    let event = event.filter(|_| game.outcome().is_none() && !incident_ended);
     Ok(PgnVerdict {
         game,
         event,

@@ -46,7 +46,7 @@ use std::io::{self, Read, Seek, Write};
 
 use arbiter_pgn::verdict::PgnVerdict;
 use arbiter_pgn::{GameNumber, NumberRegister, PgnError, RawGame, ReplayOptions};
-use arbiter_rules::{Color, GameResult, Move, Position, SanLanguage, Termination};
+use arbiter_rules::{Color, GameResult, Move, Position, RuleSet, SanLanguage, Termination};
 
 use crate::board::{Diagram, board_svg_fragment, shared_defs_svg};
 
@@ -516,6 +516,14 @@ fn verdict_body(section: &mut String, raw: &RawGame, verdict: &PgnVerdict, langu
             );
         }
     }
+    if let Some(event) = &verdict.verdict.event_result {
+        let _ = write!(
+            section,
+            "<dt>Event result</dt><dd class=\"event-result\" data-result=\"{result}\"><strong>{result}</strong>: {explanation}</dd>",
+            result = event.result.as_pgn(),
+            explanation = escape(&cut(&event.explanation, 2 * MAX_TAG_CHARS)),
+        );
+    }
     if !verdict.verdict.explanation.is_empty() {
         let _ = write!(
             section,
@@ -652,7 +660,7 @@ fn look_row(
 fn result_cells(verdict: &PgnVerdict) -> (String, String) {
     match verdict.verdict.outcome {
         Some(outcome) => (
-            outcome.result.as_pgn().to_owned(),
+            with_event_result(outcome.result.as_pgn(), verdict),
             format!(
                 "{} ({}), ply {}",
                 outcome.termination.description(),
@@ -694,6 +702,7 @@ pub fn game_row_in(
         Some(o) => (o.result.as_pgn(), o.termination.name(), o.article(), o.ply),
         None => ("*", "ongoing", "", verdict.game.ply()),
     };
+    let result = with_event_result(result, verdict);
     format!(
         "<tr data-game=\"{number}\" data-index=\"{index}\">{}<td>{}</td><td>{}</td><td>{}</td><td>{declared}</td><td>{result}</td><td>{}</td><td>{article}</td><td>{ply}</td></tr>\n",
         number_cell(&number, member),
@@ -727,6 +736,9 @@ pub struct ReportHead {
     pub laws: &'static str,
     /// The analysis level (`material`, `fast`, `full`).
     pub analysis: &'static str,
+    /// The rules the games were played under (`--rules`): time class, supervision and, for
+    /// Armageddon, the regulation giving Black draw odds.
+    pub rules: RuleSet,
     /// The SAN language of the mating lines.
     pub language: SanLanguage,
     /// What the run counted.
@@ -743,6 +755,9 @@ pub struct Counts {
     pub games: usize,
     /// Adjudicated games by (result, termination): `("1-0", "checkmate")`, `("*", "ongoing")`.
     pub by_outcome: std::collections::BTreeMap<(String, String), usize>,
+    /// With draw odds (Armageddon): games by the event's result (`"1-0"`, `"0-1"`; `"*"` for
+    /// games that go on), beside the Laws' results of `by_outcome`. Empty without draw odds.
+    pub by_event_result: std::collections::BTreeMap<String, usize>,
     /// Games whose `Result` tag the rules contradict.
     pub disagreements: usize,
     /// Games that could not be adjudicated.
@@ -1092,7 +1107,7 @@ pub fn write_report<W: Write + ?Sized, S: Read + Write + Seek>(
     out.write_all(shared_defs_svg().as_bytes())?;
     writeln!(
         out,
-        "<header><h1>{}</h1><dl class=\"run\"><dt>File</dt><dd id=\"file\">{}</dd><dt>SHA-256</dt><dd id=\"sha256\">{}</dd>{}<dt>Date</dt><dd id=\"date\">{}</dd><dt>Program</dt><dd id=\"version\">{}</dd><dt>Laws</dt><dd id=\"laws\">{}</dd><dt>Analysis</dt><dd id=\"analysis\">{}</dd><dt>SAN language</dt><dd id=\"language\">{}</dd></dl></header>",
+        "<header><h1>{}</h1><dl class=\"run\"><dt>File</dt><dd id=\"file\">{}</dd><dt>SHA-256</dt><dd id=\"sha256\">{}</dd>{}<dt>Date</dt><dd id=\"date\">{}</dd><dt>Program</dt><dd id=\"version\">{}</dd><dt>Laws</dt><dd id=\"laws\">{}</dd><dt>Rules</dt><dd id=\"rules\">{}</dd><dt>Analysis</dt><dd id=\"analysis\">{}</dd><dt>SAN language</dt><dd id=\"language\">{}</dd></dl></header>",
         escape(&title),
         escape(&cut(&head.file_name, 400)),
         escape(&head.sha256),
@@ -1103,6 +1118,7 @@ pub fn write_report<W: Write + ?Sized, S: Read + Write + Seek>(
         escape(&cut(&head.date, 100)),
         escape(&head.version),
         escape(head.laws),
+        escape(&rules_words(&head.rules)),
         head.analysis,
         head.language.name(),
     )?;
@@ -1280,6 +1296,7 @@ fn write_summary<W: Write + ?Sized>(out: &mut W, head: &ReportHead) -> io::Resul
     }
     out.write_all(b"</tbody></table>\n")?;
     write_outcomes(out, c)?;
+    write_event_results(out, head)?;
     out.write_all(b"</div>\n")?;
     if c.unproven > 0 {
         let losses = if c.unproven == 1 {
@@ -1381,6 +1398,64 @@ fn write_outcomes<W: Write + ?Sized>(out: &mut W, c: &Counts) -> io::Result<()> 
     Ok(())
 }
 
+/// With draw odds: the games by the event's result, under the regulation's name.
+fn write_event_results<W: Write + ?Sized>(out: &mut W, head: &ReportHead) -> io::Result<()> {
+    let Some(odds) = head.rules.draw_odds() else {
+        return Ok(());
+    };
+    write!(
+        out,
+        "<table class=\"event-results\"><caption>Results for the event ({})</caption><thead><tr><th>1-0</th><th>0-1</th><th>*</th></tr></thead><tbody><tr>",
+        escape(&odds.regulation)
+    )?;
+    for result in ["1-0", "0-1", "*"] {
+        write!(
+            out,
+            "<td class=\"n\" data-event-result=\"{result}\">{}</td>",
+            head.counts
+                .by_event_result
+                .get(result)
+                .copied()
+                .unwrap_or(0)
+        )?;
+    }
+    out.write_all(b"</tr></tbody></table>\n")?;
+    Ok(())
+}
+
+/// The rule set in words, for the head: `standard play`, `blitz, unsupervised (B.3)`,
+/// `blitz, Armageddon: Black has draw odds (World Cup 2025 regulations 3.7.5)`.
+#[must_use]
+pub fn rules_words(rules: &RuleSet) -> String {
+    let mut words = match rules.time_class() {
+        arbiter_rules::TimeClass::Standard => "standard play".to_owned(),
+        arbiter_rules::TimeClass::Rapid => "rapid (FIDE Laws Appendix A)".to_owned(),
+        arbiter_rules::TimeClass::Blitz => "blitz (FIDE Laws Appendix B)".to_owned(),
+    };
+    if rules.supervision() == arbiter_rules::Supervision::Inadequate {
+        words.push_str(match rules.time_class() {
+            arbiter_rules::TimeClass::Blitz => ", without adequate supervision (B.3)",
+            _ => ", without adequate supervision (A.5)",
+        });
+    }
+    if let Some(odds) = rules.draw_odds() {
+        words.push_str(&format!(
+            ", Armageddon: Black has draw odds, a draw counts as a win for Black ({})",
+            odds.regulation
+        ));
+    }
+    words
+}
+
+/// The event's result after the Laws' in a table cell: `1/2-1/2; event 0-1`, or the Laws'
+/// alone without draw odds.
+fn with_event_result(laws: &str, verdict: &PgnVerdict) -> String {
+    match &verdict.verdict.event_result {
+        Some(event) => format!("{laws}; event {}", event.result.as_pgn()),
+        None => laws.to_owned(),
+    }
+}
+
 fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
     if n == 1 { one } else { many }
 }
@@ -1448,6 +1523,7 @@ mod tests {
             version: "arbiter test".to_owned(),
             laws: arbiter_rules::LAWS_EDITION,
             analysis: "full",
+            rules: RuleSet::default(),
             language: SanLanguage::English,
             counts: Counts::default(),
             numbers: NumberRegister::default(),

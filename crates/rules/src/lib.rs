@@ -110,8 +110,8 @@ pub use position::{
     CastlingMode, MAX_MOVES, Move, MoveKind, MoveList, Position, Status, perft, perft_divide,
 };
 pub use referee::{
-    ActedOn, Consequence, IllegalAct, Incident, MAX_WRITTEN_LEN, Referee, RefereeError, Ruling,
-    TimedIncident, adjudicate_record,
+    ActedOn, Consequence, IllegalAct, Incident, MAX_WRITTEN_LEN, RecordPlace, Referee,
+    RefereeError, Ruling, TimedIncident, adjudicate_record, adjudicate_record_located,
 };
 pub use rule_set::{
     DEFAULT_REGULATION, DrawOdds, EventResult, MAX_REGULATION_LEN, RuleSet, RuleSetError,

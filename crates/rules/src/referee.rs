@@ -910,11 +910,23 @@ fn claim_words(kind: ClaimKind) -> &'static str {
     }
 }
 
+/// Where in a record [`adjudicate_record_located`] met a [`RefereeError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RecordPlace {
+    /// The incident at this 0-based index of the list.
+    Incident(usize),
+    /// The record's move at this 0-based index of [`Game::moves`] (ply index + 1 in 1-based
+    /// terms): a move the Laws fix otherwise (7.5.2, 9.5.3), or one after an illegal move
+    /// stood (A.5.2).
+    Move(usize),
+}
+
 /// Adjudicates a finished game's record with its incidents in ply order, under `rules`: each
 /// incident is ruled on in the position after its ply, and `request` (the end-of-game event,
 /// the claim) applies after the last ply as [`adjudicate`] does. When an incident ends the game
 /// before the record does, the plies after it are counted as played after the end (a
-/// `moves_after_end` warning), as for the rules' own endings.
+/// `moves_after_end` warning), as for the rules' own endings. Without incidents this is
+/// [`adjudicate`] with the rule set's event result (no second replay).
 ///
 /// # Errors
 /// [`RefereeError::OutOfOrder`] for incidents out of ply order or past the record's end; the
@@ -926,42 +938,69 @@ pub fn adjudicate_record(
     rules: &RuleSet,
     request: &AdjudicationRequest,
 ) -> Result<Verdict, RefereeError> {
+    adjudicate_record_located(game, incidents, rules, request).map_err(|(_, error)| error)
+}
+
+/// [`adjudicate_record`], with the place of an error: the incident of the list or the move of
+/// the record that gave it, so that a caller can name the field it came from.
+///
+/// # Errors
+/// As [`adjudicate_record`], with its [`RecordPlace`].
+pub fn adjudicate_record_located(
+    game: &Game,
+    incidents: &[TimedIncident],
+    rules: &RuleSet,
+    request: &AdjudicationRequest,
+) -> Result<Verdict, (RecordPlace, RefereeError)> {
+    if incidents.is_empty() {
+        let mut verdict = adjudicate(game, request);
+        verdict.event_result = verdict.outcome.and_then(|o| rules.event_result(o.result));
+        return Ok(verdict);
+    }
     let plies = game.ply();
     let mut last = 0;
     for (index, timed) in incidents.iter().enumerate() {
+        let out_of_order = |why| {
+            (
+                RecordPlace::Incident(index),
+                RefereeError::OutOfOrder {
+                    index,
+                    ply: timed.ply,
+                    why,
+                },
+            )
+        };
         if timed.ply < last {
-            return Err(RefereeError::OutOfOrder {
-                index,
-                ply: timed.ply,
-                why: format!("comes before the previous incident's ply {last}"),
-            });
+            return Err(out_of_order(format!(
+                "comes before the previous incident's ply {last}"
+            )));
         }
         if timed.ply > plies {
-            return Err(RefereeError::OutOfOrder {
-                index,
-                ply: timed.ply,
-                why: format!("is past the game's last ply, {plies}"),
-            });
+            return Err(out_of_order(format!(
+                "is past the game's last ply, {plies}"
+            )));
         }
         last = timed.ply;
     }
     let mut referee = Referee::new(game.restarted(), rules.clone(), request.budget);
-    let mut next = incidents.iter().peekable();
+    let mut next = incidents.iter().enumerate().peekable();
     // The incidents at each ply, then the record's move from it; the last ply has no move.
     let mut moves = game.moves().iter();
     for ply in 0..=plies {
-        while let Some(timed) = next.next_if(|t| t.ply == ply) {
+        while let Some((index, timed)) = next.next_if(|(_, t)| t.ply == ply) {
             if referee.outcome().is_some() {
                 // Incidents after the end change nothing; the verdict says where it ended.
                 continue;
             }
-            referee.incident(timed.incident.clone())?;
+            referee
+                .incident(timed.incident.clone())
+                .map_err(|e| (RecordPlace::Incident(index), e))?;
         }
         if referee.outcome().is_some() {
             break;
         }
         match moves.next() {
-            Some(&mv) => referee.play(mv)?,
+            Some(&mv) => referee.play(mv).map_err(|e| (RecordPlace::Move(ply), e))?,
             None => break,
         }
     }

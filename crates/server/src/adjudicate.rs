@@ -27,7 +27,7 @@ use arbiter_proto::{
     convert::{self, ErrorReason, Notation},
     v1,
 };
-use arbiter_rules::GameEvent;
+use arbiter_rules::{GameEvent, RuleSet};
 
 use crate::limits::Limits;
 
@@ -35,7 +35,7 @@ use crate::limits::Limits;
 pub const INVALID_PGN: &str = ErrorReason::InvalidPgn.as_str();
 
 /// How games are read and adjudicated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Settings {
     /// Apply a draw claim valid at the end of the game (threefold repetition, fifty-move rule).
     pub claim_draw: bool,
@@ -44,6 +44,9 @@ pub struct Settings {
     /// The SAN language of the verdicts' moves and the castling notation of their Chess960
     /// FENs. The movetext is read with English letters, as the PGN standard says.
     pub notation: Notation,
+    /// The rules the games were played under (time class, supervision, Armageddon's draw
+    /// odds). Default: standard play under the Competition Rules.
+    pub rules: RuleSet,
 }
 
 impl Settings {
@@ -53,6 +56,7 @@ impl Settings {
         AdjudicationSettings {
             claim_draw: self.claim_draw,
             analysis: self.limits.analysis,
+            rules: self.rules.clone(),
         }
     }
 }

@@ -43,6 +43,12 @@ pub struct Summary {
     /// Adjudicated games by result (`"1-0"`, `"0-1"`, `"1/2-1/2"`, `"*"`) and termination
     /// ([`Termination::name`], or `"ongoing"`).
     pub by_outcome: BTreeMap<(&'static str, &'static str), usize>,
+    /// With draw odds (`--rules armageddon`): the regulation, and the adjudicated games by the
+    /// event's result (`"1-0"`, `"0-1"`, `"*"` while the game goes on). `None` and empty
+    /// without draw odds.
+    pub draw_odds: Option<String>,
+    /// See [`Summary::draw_odds`].
+    pub by_event_result: BTreeMap<&'static str, usize>,
     /// Games whose `Result` tag contradicts the rules.
     pub disagreements: usize,
     /// Games that could not be adjudicated (illegal move, bad PGN, ...).
@@ -113,10 +119,17 @@ impl Summary {
             TallyKind::Verdict {
                 termination,
                 result,
+                event_result,
                 warned,
                 unproven,
                 disagreement,
             } => {
+                if self.draw_odds.is_some() {
+                    *self
+                        .by_event_result
+                        .entry(event_result.map_or("*", GameResult::as_pgn))
+                        .or_default() += 1;
+                }
                 *self
                     .by_termination
                     .entry(termination_words(*termination))
@@ -163,6 +176,21 @@ impl Summary {
         let mut parts = vec![plural(self.games, "game", "games")];
         if !terminations.is_empty() {
             parts.push(terminations.join(", "));
+        }
+        if let Some(regulation) = &self.draw_odds {
+            let results: Vec<String> = self
+                .by_event_result
+                .iter()
+                .map(|(result, n)| format!("{result} {n}"))
+                .collect();
+            parts.push(format!(
+                "for the event ({regulation}): {}",
+                if results.is_empty() {
+                    "no result".to_owned()
+                } else {
+                    results.join(", ")
+                }
+            ));
         }
         parts.push(plural(self.disagreements, "disagreement", "disagreements"));
         parts.push(plural(self.errors, "error", "errors"));
@@ -273,6 +301,8 @@ enum TallyKind {
         termination: Option<Termination>,
         /// `None` while the game goes on.
         result: Option<GameResult>,
+        /// With draw odds: the event's result; `None` without them or while the game goes on.
+        event_result: Option<GameResult>,
         warned: bool,
         unproven: bool,
         /// The disagreement's sentence.
@@ -291,6 +321,7 @@ impl Tally {
             Ok(verdict) => TallyKind::Verdict {
                 termination: verdict.verdict.outcome.map(|outcome| outcome.termination),
                 result: verdict.verdict.outcome.map(|outcome| outcome.result),
+                event_result: verdict.verdict.event_result.as_ref().map(|e| e.result),
                 warned: !verdict.warnings.is_empty(),
                 unproven: verdict.verdict.undetermined,
                 disagreement: verdict.disagreement.as_ref().map(ToString::to_string),
@@ -427,11 +458,20 @@ fn cell(text: &str, columns: usize) -> String {
     cell
 }
 
-/// The line before the table header: the edition of the Laws the verdicts apply and the
-/// analysis level.
+/// The line before the table header: the edition of the Laws the verdicts apply, the rules of
+/// the event when they are not standard play (`--rules`), and the analysis level.
 fn laws_line(settings: &Settings) -> String {
+    let rules = if settings.rules == arbiter_rules::RuleSet::default() {
+        String::new()
+    } else {
+        format!(
+            ", rules {}: {}",
+            settings.rules,
+            arbiter_report::html::rules_words(&settings.rules)
+        )
+    };
     format!(
-        "verdicts under the {}, analysis {}",
+        "verdicts under the {}{rules}, analysis {}",
         arbiter_rules::LAWS_EDITION,
         settings.limits.analysis.name()
     )
@@ -481,22 +521,27 @@ impl Style {
 /// The names of the tags `--format pgn` adds, in the order written after the Seven Tag Roster:
 /// the adjudicated result (`1-0`, `0-1`, `1/2-1/2`, `*` while the rules do not end the game),
 /// the termination in the table's words (`checkmate`, `flag fall`, `ongoing`), the article of
-/// the FIDE Laws, the disagreement with the declared result, and the zip member the game was
-/// read from. Tags of the input with these names (or any name starting with `Arbiter`) are left
-/// out, so that a file written by `arbiter adjudicate` can be adjudicated again.
-pub const ARBITER_TAGS: [&str; 6] = [
+/// the FIDE Laws, the disagreement with the declared result, the zip member the game was read
+/// from, the error of a game that could not be adjudicated, and with draw odds (`--rules
+/// armageddon`) the event's result (a draw under the Laws counts as `0-1`) and the regulation
+/// that decides it. Tags of the input with these names (or any name starting with `Arbiter`)
+/// are left out, so that a file written by `arbiter adjudicate` can be adjudicated again.
+pub const ARBITER_TAGS: [&str; 8] = [
     "ArbiterResult",
     "ArbiterTermination",
     "ArbiterArticle",
     "ArbiterDisagreement",
     "ArbiterMember",
     "ArbiterError",
+    "ArbiterEventResult",
+    "ArbiterRegulation",
 ];
 
 /// Writes a game that replays in PGN export format: the declared `Result` tag and termination
 /// marker kept as written ([`arbiter_pgn::Declared::kept`]) and the verdict in the
-/// [`ARBITER_TAGS`], or, with `fix_result`, the verdict's result as both and only the member's
-/// tag.
+/// [`ARBITER_TAGS`], or, with `fix_result`, the verdict's result (the Laws') as both and only
+/// the member's tag. With draw odds the event's result and the regulation are written either
+/// way (`ArbiterEventResult`, `ArbiterRegulation`): the Laws' result stays in `Result`.
 fn write_pgn<W: Write + ?Sized>(
     out: &mut W,
     raw: &RawGame,
@@ -532,6 +577,10 @@ fn write_pgn<W: Write + ?Sized>(
         }
         arbiter_pgn::Declared::kept(raw.tag("Result"), raw.result.as_deref())
     };
+    if let Some(event) = &verdict.verdict.event_result {
+        added.push((ARBITER_TAGS[6], event.result.as_pgn()));
+        added.push((ARBITER_TAGS[7], &event.regulation));
+    }
     if let Some(member) = member {
         added.push((ARBITER_TAGS[4], member));
     }
@@ -630,9 +679,18 @@ fn is_arbiter_tag(name: &str) -> bool {
 /// (the first [`convert::MAX_WARNINGS`], with how many of each) and how many more there are.
 fn table_note(verdict: &PgnVerdict) -> String {
     let mut note = verdict
-        .disagreement
+        .verdict
+        .event_result
         .as_ref()
-        .map_or_else(String::new, ToString::to_string);
+        .map_or_else(String::new, |event| {
+            format!("event result {}", event.result.as_pgn())
+        });
+    if let Some(disagreement) = &verdict.disagreement {
+        if !note.is_empty() {
+            note.push_str("; ");
+        }
+        note.push_str(&disagreement.to_string());
+    }
     let listed = &verdict.warnings[..verdict.warnings.len().min(convert::MAX_WARNINGS)];
     if !listed.is_empty() {
         let mut codes: Vec<(&str, usize)> = Vec::new();
@@ -776,6 +834,10 @@ fn begin<W: Write + ?Sized>(out: &mut W, style: Style, settings: &Settings) -> i
     }
     Ok(Summary {
         analysis: settings.limits.analysis.name(),
+        draw_odds: settings
+            .rules
+            .draw_odds()
+            .map(|odds| odds.regulation.clone()),
         ..Summary::default()
     })
 }
@@ -1201,6 +1263,11 @@ fn run_html<W: Write + ?Sized>(
         .iter()
         .map(|(&(result, termination), &n)| ((result.to_owned(), termination.replace('_', " ")), n))
         .collect();
+    counts.by_event_result = summary
+        .by_event_result
+        .iter()
+        .map(|(&result, &n)| (result.to_owned(), n))
+        .collect();
     counts.disagreements = summary.disagreements;
     counts.errors = summary.errors;
     counts.warned = summary.warned;
@@ -1266,6 +1333,31 @@ fn run_input<W: Write + ?Sized>(
     Ok(summary)
 }
 
+/// The rule set of `--rules` with the regulation of `--regulation`, which only Armageddon's
+/// draw odds take.
+///
+/// # Errors
+/// `--regulation` without `armageddon`, or a regulation empty or over 200 bytes.
+fn rules_of(args: &AdjudicateArgs) -> Result<arbiter_rules::RuleSet, String> {
+    let Some(regulation) = &args.regulation else {
+        return Ok(args.rules.clone());
+    };
+    if args.rules.draw_odds().is_none() {
+        return Err(format!(
+            "--regulation names the regulation giving Black draw odds: it needs --rules with armageddon (got --rules {})",
+            args.rules
+        ));
+    }
+    arbiter_rules::RuleSet::new(
+        args.rules.time_class(),
+        args.rules.supervision(),
+        Some(arbiter_rules::DrawOdds {
+            regulation: regulation.clone(),
+        }),
+    )
+    .map_err(|e| format!("--regulation: {e}"))
+}
+
 /// `arbiter adjudicate`: exit 2 when a game has a finding `--fail-on` lists
 /// ([`Summary::fails`]; by default an illegal move, text that is not PGN or a bound, or a result
 /// that contradicts the rules), 0 otherwise; 1 when the input cannot be read (from the start or
@@ -1287,6 +1379,13 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
         notation: arbiter_proto::convert::Notation {
             language: args.language,
             shredder: false,
+        },
+        rules: match rules_of(args) {
+            Ok(rules) => rules,
+            Err(message) => {
+                report(format_args!("{message}"));
+                return ExitCode::from(64);
+            }
         },
     };
     if args.fix_result && args.format != OutputFormat::Pgn {
@@ -1421,6 +1520,7 @@ pub fn main(args: &AdjudicateArgs) -> ExitCode {
                 version: format!("arbiter {}", env!("CARGO_PKG_VERSION")),
                 laws: arbiter_rules::LAWS_EDITION,
                 analysis: settings.limits.analysis.name(),
+                rules: settings.rules.clone(),
                 language: args.language,
                 counts,
                 numbers,

@@ -902,6 +902,17 @@ pub struct AdjudicateArgs {
     /// Apply a draw claim (threefold repetition, fifty-move rule) valid at the end of a game.
     #[arg(long)]
     pub claim_draws: bool,
+    /// The rules the games were played under, comma-separated words: one time class
+    /// (standard, rapid, blitz), supervised (the default) or unsupervised (rapid A.5, blitz
+    /// B.3), and armageddon (Black's draw odds: a draw counts as a win for Black in the event;
+    /// alone it is blitz). E.g. rapid, blitz,unsupervised, armageddon. Each verdict gives the
+    /// Laws' result and, with armageddon, the event's.
+    #[arg(long, value_name = "SPEC", default_value = "standard", value_parser = parse_rules)]
+    pub rules: arbiter_rules::RuleSet,
+    /// With --rules armageddon: the regulation that gives Black draw odds, as the verdicts name
+    /// it (1 to 200 bytes), e.g. "World Cup 2025 regulations 3.7.5".
+    #[arg(long, value_name = "NAME")]
+    pub regulation: Option<String>,
     /// How much analysis dead positions and "can the opponent still checkmate?" may use (the
     /// server's default is full too).
     #[arg(long, value_enum, default_value_t = Analysis::from(limits::DEFAULT_ANALYSIS))]
@@ -1037,6 +1048,14 @@ pub fn parse_fail_on(text: &str) -> Result<FailOn, String> {
         }
     }
     Ok(fail_on)
+}
+
+/// Reads `--rules` ([`arbiter_rules::RuleSet::parse`]): the error names the word that is wrong.
+///
+/// # Errors
+/// An unknown word, two contradicting words, or standard play with `unsupervised`.
+pub fn parse_rules(text: &str) -> Result<arbiter_rules::RuleSet, String> {
+    arbiter_rules::RuleSet::parse(text, None).map_err(|e| e.to_string())
 }
 
 impl HealthCheckArgs {

@@ -18,7 +18,9 @@ use arbiter_proto::convert::ErrorReason;
 use arbiter_proto::v1::{
     AdjudicateGamesRequest, AdjudicateGamesResponse, adjudicate_games_request,
 };
-use arbiter_rules::{AdjudicationRequest, CastlingMode};
+use arbiter_rules::{
+    AdjudicationRequest, CastlingMode, RecordPlace, RefereeError, RuleSet, TimedIncident,
+};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -29,6 +31,7 @@ use crate::adjudicate::{self, Place, Settings};
 use crate::guard::{Admission, CallDeadline};
 use crate::limits::{self, Limits};
 use crate::workers::Workers;
+use arbiter_pgn::verdict::VerdictError;
 
 /// How long streams may wait, and how long a stream's message may take.
 #[derive(Debug, Clone, Copy)]
@@ -252,7 +255,7 @@ fn adjudicate_game(
     match &request.source {
         Some(adjudicate_game_request::Source::Pgn(pgn)) => adjudicate_pgn(pgn, request, limits),
         Some(adjudicate_game_request::Source::Game(_)) => {
-            Ok(replay_wire_game(request, limits)?.adjudicate())
+            Ok(replay_wire_game(request, limits)?.adjudicate()?)
         }
         None => Err(ConvertError::missing("game", "a game (or pgn)").into()),
     }
@@ -264,22 +267,26 @@ fn adjudicate_game(
 struct ReplayedGame {
     game: arbiter_rules::Game,
     adjudication: AdjudicationRequest,
+    rules: RuleSet,
+    incidents: Vec<TimedIncident>,
     notation: Notation,
     /// Warnings about the moves' check suffixes, which come before the verdict's.
     suffixes: Vec<arbiter_pgn::verdict::PgnWarning>,
 }
 
 impl ReplayedGame {
-    /// Reads and replays `wire` with its `event` under `limits` (unary and streaming calls
-    /// alike).
+    /// Reads and replays `wire` with its `event`, rule set and incidents under `limits` (unary
+    /// and streaming calls alike).
     fn read(
         wire: &arbiter_proto::v1::Game,
         event: Option<&arbiter_proto::v1::GameEvent>,
         claim_draw: bool,
+        event_rules: EventRules<'_>,
         limits: Limits,
         notation: Notation,
     ) -> Result<Self, ConvertError> {
         let event = convert::event_from_wire(event, "event")?;
+        let (rules, incidents) = event_rules.read(limits)?;
         let game = convert::game_from_wire_in(
             wire,
             "game",
@@ -295,14 +302,27 @@ impl ReplayedGame {
                 claim_draw,
                 budget: limits.analysis,
             },
+            rules,
+            incidents,
             notation,
             suffixes,
         })
     }
 
-    /// The game's verdict on the wire.
-    fn adjudicate(&self) -> AdjudicateGameResponse {
-        let mut response = convert::adjudicate_with(&self.game, &self.adjudication, self.notation);
+    /// The game's verdict on the wire, with the rulings on its incidents under its rule set.
+    ///
+    /// # Errors
+    /// An incident that does not fit (field `incidents[i]`), or a move of the record that does
+    /// not play what an incident requires (field `game.moves[k]`).
+    fn adjudicate(&self) -> Result<AdjudicateGameResponse, ConvertError> {
+        let verdict = arbiter_rules::adjudicate_record_located(
+            &self.game,
+            &self.incidents,
+            &self.rules,
+            &self.adjudication,
+        )
+        .map_err(|(place, error)| incident_error(place, &error, "game.moves"))?;
+        let mut response = convert::verdict_to_wire(&self.game, &verdict, self.notation);
         // The moves' warnings come before the verdict's, as for PGN input.
         if !self.suffixes.is_empty() {
             response.warnings = self
@@ -313,7 +333,7 @@ impl ReplayedGame {
                 .collect();
             convert::bound_warnings(&mut response);
         }
-        response
+        Ok(response)
     }
 }
 
@@ -330,17 +350,51 @@ fn replay_wire_game(
         game,
         request.event.as_ref(),
         request.claim_draw,
+        EventRules {
+            rules: request.rules.as_ref(),
+            incidents: &request.incidents,
+        },
         limits,
         notation,
     )?)
 }
 
-fn settings(limits: Limits, claim_draw: bool) -> Settings {
+fn settings(limits: Limits, claim_draw: bool, rules: RuleSet) -> Settings {
     Settings {
         claim_draw,
         limits,
         notation: Notation::default(),
+        rules,
     }
+}
+
+/// A request's rule set and incidents, as sent.
+#[derive(Clone, Copy)]
+struct EventRules<'a> {
+    rules: Option<&'a arbiter_proto::v1::RuleSet>,
+    incidents: &'a [arbiter_proto::v1::Incident],
+}
+
+impl EventRules<'_> {
+    /// The rule set (field "rules") and the incidents (field "incidents", at most the server's
+    /// move limit of them).
+    fn read(self, limits: Limits) -> Result<(RuleSet, Vec<TimedIncident>), ConvertError> {
+        let rules = convert::rule_set_from_wire(self.rules, "rules")?;
+        let incidents =
+            convert::incidents_from_wire(self.incidents, limits.max_moves, "incidents")?;
+        Ok((rules, incidents))
+    }
+}
+
+/// The error for an incident the referee refused, or a move of the record it refused after an
+/// incident (7.5.2, 9.5.3, A.5.2), on the field it came from: `incidents[i]`, or the move at
+/// `moves_field[k]` (`game.moves`).
+fn incident_error(place: RecordPlace, error: &RefereeError, moves_field: &str) -> ConvertError {
+    let field = match place {
+        RecordPlace::Incident(index) => format!("incidents[{index}]"),
+        RecordPlace::Move(index) => format!("{moves_field}[{index}]"),
+    };
+    convert::referee_error(&field, error)
 }
 
 /// Rejects PGN text above the limit.
@@ -371,9 +425,14 @@ fn adjudicate_pgn(
     check_pgn_size(pgn.len(), limits, "pgn")?;
     let event = convert::event_from_wire(request.event.as_ref(), "event")?;
     let notation = Notation::from_wire(request.san_language, request.castling_notation, "")?;
+    let (rules, incidents) = EventRules {
+        rules: request.rules.as_ref(),
+        incidents: &request.incidents,
+    }
+    .read(limits)?;
     let settings = Settings {
         notation,
-        ..settings(limits, request.claim_draw)
+        ..settings(limits, request.claim_draw, rules)
     };
     let mut games = adjudicate::read_games(pgn.as_bytes(), &settings, Place::default());
     let Some(first) = games.next() else {
@@ -401,8 +460,39 @@ fn adjudicate_pgn(
     if let Some(error) = &first.read_error {
         return Err(convert::pgn_error_to_convert(error, "pgn").into());
     }
-    adjudicate::adjudicate_raw(&first.raw, event, &settings)
-        .map_err(|error| convert::pgn_error_to_convert(&error, "pgn").into())
+    let raw = &first.raw;
+    arbiter_pgn::verdict::adjudicate_with_incidents(
+        raw,
+        event,
+        &incidents,
+        &settings.adjudication(),
+    )
+    .map(|verdict| convert::pgn_verdict_to_wire(&verdict, settings.notation))
+    .map_err(|error| match error {
+        VerdictError::Pgn(error) => convert::pgn_error_to_convert(&error, "pgn").into(),
+        VerdictError::Incident { place, error } => {
+            let mut converted = incident_error(place, &error, "pgn");
+            // A move of the main line: the field is the text, the place its line:column.
+            if let RecordPlace::Move(index) = place {
+                converted.field = "pgn".to_owned();
+                if let Some(mv) = raw.moves.get(index) {
+                    converted.reason = format!(
+                        "line {}:{}: ply {} ({}): {}",
+                        mv.line,
+                        mv.column,
+                        index + 1,
+                        mv.text,
+                        converted.reason
+                    );
+                    converted = converted
+                        .with_metadata("line", mv.line.to_string())
+                        .with_metadata("column", mv.column.to_string())
+                        .with_metadata("move", mv.text.to_string());
+                }
+            }
+            converted.into()
+        }
+    })
 }
 
 /// The line where a game read from PGN starts (the error's line when no game started).
@@ -484,10 +574,14 @@ impl MessageGames {
                     &game,
                     message.event.as_ref(),
                     message.claim_draw,
+                    EventRules {
+                        rules: message.rules.as_ref(),
+                        incidents: &message.incidents,
+                    },
                     limits,
                     notation,
                 )
-                .map(|replayed| replayed.adjudicate());
+                .and_then(|replayed| replayed.adjudicate());
                 single(match verdict {
                     Ok(verdict) => {
                         arbiter_proto::v1::adjudicate_games_response::Result::Verdict(verdict)
@@ -506,9 +600,20 @@ impl MessageGames {
                         "an event is only accepted with game: PGN games infer theirs from their tags",
                     )));
                 }
+                if !message.incidents.is_empty() {
+                    return single(error(ConvertError::new(
+                        "incidents",
+                        ErrorReason::InvalidValue,
+                        "incidents are only accepted with game: a message of PGN text may hold many games, and incidents belong to one; send the game as moves, or as AdjudicateGame with pgn",
+                    )));
+                }
+                let rules = match convert::rule_set_from_wire(message.rules.as_ref(), "rules") {
+                    Ok(rules) => rules,
+                    Err(e) => return single(error(e)),
+                };
                 let settings = Settings {
                     notation,
-                    ..settings(limits, message.claim_draw)
+                    ..settings(limits, message.claim_draw, rules)
                 };
                 let reader = arbiter_pgn::Reader::with_limits(
                     std::io::Cursor::new(pgn.into_bytes()),
@@ -846,7 +951,7 @@ impl ArbiterService for Arbiter {
                 .inspect_err(crate::metrics::record_rejection)?;
             self.workers
                 .run_small(admission, replayed, true, |replayed| {
-                    Ok(replayed.adjudicate())
+                    replayed.adjudicate().map_err(Status::from)
                 })
                 .await
                 .map(Response::new)

@@ -64,6 +64,7 @@ fn settings() -> AdjudicationSettings {
     AdjudicationSettings {
         claim_draw: false,
         analysis: AnalysisBudget::Material,
+        ..AdjudicationSettings::default()
     }
 }
 

@@ -26,6 +26,7 @@ fn settings() -> AdjudicationSettings {
     AdjudicationSettings {
         claim_draw: false,
         analysis: AnalysisBudget::Material,
+        ..AdjudicationSettings::default()
     }
 }
 

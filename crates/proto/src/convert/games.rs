@@ -225,7 +225,28 @@ pub fn verdict_to_wire(
     verdict: &arbiter_rules::Verdict,
     notation: Notation,
 ) -> v1::AdjudicateGameResponse {
-    let position = game.position();
+    // A game an incident ended before its record's last ply (a resignation, a second illegal
+    // move, a claim upheld) ends in the position at that ply: the evidence, the claims, the FEN
+    // and the status are of that position, not of the last recorded one.
+    let ended_by_incident = verdict
+        .rulings
+        .iter()
+        .flat_map(|ruling| &ruling.consequences)
+        .find_map(|c| match c {
+            arbiter_rules::Consequence::GameEnded(outcome) => Some(outcome.ply),
+            _ => None,
+        })
+        .filter(|&ply| ply < game.ply());
+    let at_end;
+    let position = match ended_by_incident {
+        Some(ply) => {
+            at_end = game.moves()[..ply]
+                .iter()
+                .fold(game.start().clone(), |position, mv| position.play(mv));
+            &at_end
+        }
+        None => game.position(),
+    };
     v1::AdjudicateGameResponse {
         outcome: Some(
             verdict
