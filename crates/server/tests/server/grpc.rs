@@ -21,8 +21,8 @@ use tonic_health::pb::{
 };
 use tonic_types::StatusExt as _;
 
-struct Running {
-    channel: Channel,
+pub(crate) struct Running {
+    pub(crate) channel: Channel,
     stop: Option<oneshot::Sender<()>>,
     server: tokio::task::JoinHandle<()>,
 }
@@ -50,7 +50,7 @@ fn config(extra: &[&str]) -> ServeConfig {
     }
 }
 
-async fn start(extra: &[&str]) -> Running {
+pub(crate) async fn start(extra: &[&str]) -> Running {
     let bound = Bound::bind(config(extra)).await.expect("bind");
     let addr = bound.local_addr().expect("local addr");
     let (stop, stopped) = oneshot::channel::<()>();
@@ -74,14 +74,14 @@ async fn start(extra: &[&str]) -> Running {
     }
 }
 
-fn fen(text: &str) -> Option<Position> {
+pub(crate) fn fen(text: &str) -> Option<Position> {
     Some(Position {
         kind: Some(position::Kind::Fen(text.to_owned())),
         ..Position::default()
     })
 }
 
-fn strings(moves: &[&str]) -> Vec<String> {
+pub(crate) fn strings(moves: &[&str]) -> Vec<String> {
     moves.iter().map(|m| (*m).to_owned()).collect()
 }
 

@@ -4,5 +4,6 @@
 
 mod adjudicate_corpus;
 mod architecture;
+mod event_rules;
 mod grpc;
 mod pgn_reading;
