@@ -401,3 +401,187 @@ pub fn referee_error(field: &str, error: &RefereeError) -> ConvertError {
         .with_metadata("ply", error.ply().to_string())
         .with_metadata("referee_error", error.kind())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbiter_rules::ClaimKind as RulesClaim;
+
+    /// Issue 29: every kind of incident read from the wire and written back is the same
+    /// incident (FIDE Laws 7.5.1 to 7.5.4, 9.1.2, 9.2/9.3, 6.8, 5.1.2, 6.7.1, 5.2.3).
+    #[test]
+    fn incidents_round_trip_through_the_wire() {
+        let incidents = [
+            Incident::IllegalMove {
+                side: Color::White,
+                act: IllegalAct::Move,
+                written: "Ke3".to_owned(),
+                acted_on: ActedOn::Claimed,
+            },
+            Incident::IllegalMove {
+                side: Color::Black,
+                act: IllegalAct::UnpromotedPawn,
+                written: "e1".to_owned(),
+                acted_on: ActedOn::ArbiterObserved,
+            },
+            Incident::IllegalMove {
+                side: Color::White,
+                act: IllegalAct::ClockWithoutMove,
+                written: String::new(),
+                acted_on: ActedOn::Nobody,
+            },
+            Incident::IllegalMove {
+                side: Color::Black,
+                act: IllegalAct::TwoHands,
+                written: String::new(),
+                acted_on: ActedOn::Claimed,
+            },
+            Incident::DrawOffer(Color::Black),
+            Incident::Claim {
+                side: Color::White,
+                kind: RulesClaim::ThreefoldRepetition,
+                announced: Some("Nf3".to_owned()),
+            },
+            Incident::Claim {
+                side: Color::Black,
+                kind: RulesClaim::FiftyMoveRule,
+                announced: None,
+            },
+            Incident::FlagFall {
+                side: Color::White,
+                noticed: ActedOn::Nobody,
+            },
+            Incident::Resignation(Color::Black),
+            Incident::Forfeit(Color::White),
+            Incident::Agreement,
+        ];
+        for (ply, incident) in incidents.into_iter().enumerate() {
+            let wire = incident_to_wire(ply, &incident);
+            let back = incident_from_wire(&wire, "incidents[0]").expect("reads back");
+            assert_eq!(back, TimedIncident { ply, incident });
+        }
+    }
+
+    /// Issue 29: a wire incident without what its kind needs names the missing field under its
+    /// place in the list, with MISSING_FIELD; unknown enum numbers are INVALID_VALUE.
+    #[test]
+    fn missing_incident_fields_are_named() {
+        let illegal = v1::Incident {
+            kind: v1::IncidentKind::IllegalMove.into(),
+            side: v1::Color::White.into(),
+            r#move: "Ke3".to_owned(),
+            acted_on: v1::ActedOn::Claimed.into(),
+            ..v1::Incident::default()
+        };
+        let cases = [
+            (
+                v1::Incident::default(),
+                "incidents[2].kind",
+                ErrorReason::MissingField,
+            ),
+            (
+                v1::Incident {
+                    side: 0,
+                    ..illegal.clone()
+                },
+                "incidents[2].side",
+                ErrorReason::MissingField,
+            ),
+            (
+                v1::Incident {
+                    r#move: String::new(),
+                    ..illegal.clone()
+                },
+                "incidents[2].move",
+                ErrorReason::MissingField,
+            ),
+            (
+                v1::Incident {
+                    acted_on: 0,
+                    ..illegal.clone()
+                },
+                "incidents[2].acted_on",
+                ErrorReason::MissingField,
+            ),
+            (
+                v1::Incident {
+                    kind: v1::IncidentKind::Claim.into(),
+                    ..illegal.clone()
+                },
+                "incidents[2].claim",
+                ErrorReason::MissingField,
+            ),
+            (
+                v1::Incident {
+                    kind: v1::IncidentKind::FlagFall.into(),
+                    acted_on: 0,
+                    ..illegal.clone()
+                },
+                "incidents[2].acted_on",
+                ErrorReason::MissingField,
+            ),
+            (
+                v1::Incident {
+                    act: 99,
+                    ..illegal.clone()
+                },
+                "incidents[2].act",
+                ErrorReason::InvalidValue,
+            ),
+            (
+                v1::Incident {
+                    r#move: "x".repeat(MAX_INCIDENT_MOVE_LEN + 1),
+                    ..illegal.clone()
+                },
+                "incidents[2].move",
+                ErrorReason::InvalidValue,
+            ),
+        ];
+        for (wire, field, reason) in cases {
+            let list = [illegal.clone(), illegal.clone(), wire];
+            let error = incidents_from_wire(&list, 10, "incidents").expect_err(field);
+            assert_eq!((error.field.as_str(), error.kind), (field, reason));
+        }
+        // An agreement needs no side.
+        let agreement = v1::Incident {
+            kind: v1::IncidentKind::Agreement.into(),
+            ..v1::Incident::default()
+        };
+        assert_eq!(
+            incident_from_wire(&agreement, "incidents[0]")
+                .expect("an agreement")
+                .incident,
+            Incident::Agreement
+        );
+    }
+
+    /// Issue 29: a rule set read from the wire and written back is the same; standard play
+    /// without adequate supervision is refused on `rules.supervision` (A.5 and B.3 are for
+    /// rapid and blitz).
+    #[test]
+    fn rule_sets_round_trip_and_unsupervised_standard_is_refused() {
+        for rules in [
+            RuleSet::default(),
+            RuleSet::parse("rapid,unsupervised", None).expect("valid"),
+            RuleSet::armageddon(Supervision::Inadequate, "Regulation 4.2").expect("valid"),
+        ] {
+            let wire = rule_set_to_wire(&rules);
+            assert_eq!(rule_set_from_wire(Some(&wire), "rules"), Ok(rules));
+        }
+        let wire = v1::RuleSet {
+            supervision: v1::Supervision::Inadequate.into(),
+            ..v1::RuleSet::default()
+        };
+        let error = rule_set_from_wire(Some(&wire), "rules").expect_err("refused");
+        assert_eq!(
+            (error.field.as_str(), error.kind),
+            ("rules.supervision", ErrorReason::InvalidValue)
+        );
+        let wire = v1::RuleSet {
+            draw_odds_regulation: "x".repeat(201),
+            ..v1::RuleSet::default()
+        };
+        let error = rule_set_from_wire(Some(&wire), "rules").expect_err("refused");
+        assert_eq!(error.field, "rules.draw_odds_regulation");
+    }
+}

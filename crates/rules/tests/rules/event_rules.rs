@@ -741,3 +741,72 @@ mod properties {
         }
     }
 }
+
+/// FIDE Laws 7.5.2 and 9.5.3 with the record (issue 29): the located form of
+/// `adjudicate_record` names what gave the error, the incident of the list or the record's
+/// move, so that a service can name the field. Without incidents it is `adjudicate` with the
+/// event result (Armageddon: a stalemate counts 0-1).
+#[test]
+fn located_record_errors_name_the_incident_or_the_move_9_5_3() {
+    use arbiter_rules::{RecordPlace, adjudicate_record_located};
+    let g = record(&["Nf3", "Nf6", "Ng1", "Ng8", "Nc3"]);
+    let claim = TimedIncident {
+        ply: 4,
+        incident: Incident::Claim {
+            side: White,
+            kind: ClaimKind::ThreefoldRepetition,
+            announced: Some("Nf3".to_owned()),
+        },
+    };
+    let (place, err) = adjudicate_record_located(
+        &g,
+        &[
+            TimedIncident {
+                ply: 0,
+                incident: Incident::DrawOffer(White),
+            },
+            claim.clone(),
+        ],
+        &RuleSet::default(),
+        &AdjudicationRequest::default(),
+    )
+    .unwrap_err();
+    assert_eq!((place, err.kind()), (RecordPlace::Move(4), "move_required"));
+    let (place, err) = adjudicate_record_located(
+        &g,
+        &[claim.clone(), illegal_at(4, Black, "e5")],
+        &RuleSet::default(),
+        &AdjudicationRequest::default(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        (place, err.kind()),
+        (RecordPlace::Incident(1), "not_to_move")
+    );
+    let stalemate = {
+        let mut game = Game::new(Position::from_fen("7k/8/6Q1/8/8/8/8/K7 w - - 0 1").unwrap());
+        game.push("Qf7").unwrap();
+        game
+    };
+    let v = adjudicate_record_located(
+        &stalemate,
+        &[],
+        &rules("armageddon"),
+        &AdjudicationRequest::default(),
+    )
+    .expect("no incidents");
+    assert_eq!(
+        (
+            v.outcome.map(|o| o.article()),
+            v.event_result.map(|e| e.result)
+        ),
+        (Some("5.2.1"), Some(GameResult::BlackWins))
+    );
+}
+
+fn illegal_at(ply: usize, side: arbiter_rules::Color, written: &str) -> TimedIncident {
+    TimedIncident {
+        ply,
+        incident: illegal(side, written, ActedOn::Claimed),
+    }
+}
