@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use arbiter_fuzz_targets::{POSITIONS, position};
 use arbiter_pgn::Reader;
 use arbiter_proto::v1::{
-    AdjudicateGameRequest, AdjudicateGamesRequest, ApplyMoveRequest, ApplyMovesRequest, Game,
-    GameEvent, ListLegalMovesRequest, Position, ValidatePositionRequest, adjudicate_game_request,
+    ActedOn, AdjudicateGameRequest, AdjudicateGamesRequest, ApplyMoveRequest, ApplyMovesRequest,
+    ClaimKind, Color, Game, GameEvent, IllegalAct, Incident, IncidentKind, ListLegalMovesRequest,
+    Position, RuleSet, Supervision, TimeClass, ValidatePositionRequest, adjudicate_game_request,
     adjudicate_games_request, apply_move_request, position,
 };
 use arbiter_rules::SanLanguage;
@@ -102,6 +103,76 @@ fn fen_position(fen: &str) -> Option<Position> {
     })
 }
 
+/// The rule set of the `i`th request: none, rapid, blitz without supervision, Armageddon.
+fn rule_set(i: usize) -> Option<RuleSet> {
+    let (time_class, supervision, regulation) = match i % 4 {
+        0 => return None,
+        1 => (TimeClass::Rapid, Supervision::Adequate, ""),
+        2 => (TimeClass::Blitz, Supervision::Inadequate, ""),
+        _ => (
+            TimeClass::Blitz,
+            Supervision::Adequate,
+            "Armageddon regulation 1.2",
+        ),
+    };
+    Some(RuleSet {
+        time_class: time_class.into(),
+        supervision: supervision.into(),
+        draw_odds_regulation: regulation.to_owned(),
+    })
+}
+
+/// Incidents for a game of `plies` plies whose move at `cut` is `next` (issue 29): a draw
+/// offer, an illegal king move (rarely one that fits), an incorrect or correct claim announcing
+/// the next move, and a resignation at the end; every third game has none.
+fn incidents(i: usize, plies: usize, cut: usize, next: Option<&str>) -> Vec<Incident> {
+    if i % 3 == 0 {
+        return Vec::new();
+    }
+    let ply = |p: usize| u32::try_from(p).unwrap_or(u32::MAX);
+    let side = |p: usize| {
+        if p % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        }
+    };
+    let mut list = vec![
+        Incident {
+            ply: 0,
+            kind: IncidentKind::DrawOffer.into(),
+            side: Color::White.into(),
+            ..Incident::default()
+        },
+        Incident {
+            ply: ply(cut.min(2)),
+            kind: IncidentKind::IllegalMove.into(),
+            side: side(cut.min(2)).into(),
+            act: IllegalAct::Move.into(),
+            r#move: "Ke3".to_owned(),
+            acted_on: [ActedOn::Claimed, ActedOn::ArbiterObserved, ActedOn::Nobody][i % 3].into(),
+            ..Incident::default()
+        },
+    ];
+    if let Some(next) = next {
+        list.push(Incident {
+            ply: ply(cut),
+            kind: IncidentKind::Claim.into(),
+            side: side(cut).into(),
+            claim: ClaimKind::ThreefoldRepetition.into(),
+            r#move: next.to_owned(),
+            ..Incident::default()
+        });
+    }
+    list.push(Incident {
+        ply: ply(plies),
+        kind: IncidentKind::Resignation.into(),
+        side: side(plies).into(),
+        ..Incident::default()
+    });
+    list
+}
+
 fn framed(messages: &[Vec<u8>]) -> Vec<u8> {
     let mut body = Vec::new();
     for message in messages {
@@ -182,7 +253,8 @@ fn main() {
     let games: Vec<String> = games.into_iter().step_by(step).collect();
     for (i, game) in games.iter().enumerate() {
         out.put("pgn_read", i, game.as_bytes());
-        let mut data = vec![u8::try_from(i % 64).expect("small")];
+        // Every option byte in turn: format, claims, language and (bits 6-7) the rule set.
+        let mut data = vec![u8::try_from(i % 256).expect("small")];
         data.extend_from_slice(game.as_bytes());
         out.put("pgn_adjudicate", i, &data);
         out.put("pgn_adjudicate_full", i, &data);
@@ -258,8 +330,8 @@ fn main() {
                 event,
                 san_language: language,
                 castling_notation: 0,
-                rules: None,
-                incidents: Vec::new(),
+                rules: rule_set(i),
+                incidents: incidents(i, moves.len(), cut, moves.get(cut).map(String::as_str)),
             }
             .encode_to_vec(),
         ));
@@ -271,8 +343,8 @@ fn main() {
                 event: None,
                 san_language: language,
                 castling_notation: 0,
-                rules: None,
-                incidents: Vec::new(),
+                rules: rule_set(i + 1),
+                incidents: incidents(i + 1, moves.len(), cut, moves.get(cut).map(String::as_str)),
             }
             .encode_to_vec(),
         ));
@@ -282,7 +354,7 @@ fn main() {
             event: None,
             san_language: language,
             castling_notation: 0,
-            rules: None,
+            rules: rule_set(i + 2),
             incidents: Vec::new(),
         }
         .encode_to_vec();
@@ -292,8 +364,8 @@ fn main() {
             event,
             san_language: 0,
             castling_notation: 0,
-            rules: None,
-            incidents: Vec::new(),
+            rules: rule_set(i + 3),
+            incidents: incidents(i, cut, cut, None),
         }
         .encode_to_vec();
         requests.push((5, framed(&[pgn, wire])));

@@ -12,6 +12,7 @@
 //! | `grpc_server_msg_received_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
 //! | `grpc_server_msg_sent_total` | counter | `grpc_type`, `grpc_service`, `grpc_method` |
 //! | `arbiter_games_adjudicated_total` | counter | `result` (`1-0`, `0-1`, `1/2-1/2`, `*`), `termination` |
+//! | `arbiter_ruling_consequences_total` | counter | `consequence` (`position_reinstated`, `time_added`, `move_required`, `illegal_move_stands`, `claim_upheld`, `claim_rejected`, `recorded`, `game_ended`): what the incidents of AdjudicateGame's games caused ([`record_rulings`]) |
 //! | `arbiter_moves_rejected_total` | counter | `reason` (`syntax`, `illegal`, `ambiguous`, `not_strict`, `game_over`: a move after the game's end) |
 //! | `arbiter_positions_validated_total` | counter | `valid` (`true`, `false`) |
 //! | `arbiter_tls_reloads_total` | counter | `result` (`ok`, `error`): certificate rotations by [`crate::tls::ReloadingTls::watch`] |
@@ -174,6 +175,11 @@ fn describe() {
         "arbiter_games_adjudicated_total",
         "Games adjudicated (AdjudicateGame, and each game of AdjudicateGames), by result and \
          termination."
+    );
+    describe_counter!(
+        "arbiter_ruling_consequences_total",
+        "What the incidents of AdjudicateGame's games caused under the event's rules, one per \
+         consequence of each ruling, by consequence (FIDE Laws 7.5, 9.5, A.5.2)."
     );
     describe_counter!(
         "arbiter_moves_rejected_total",
@@ -612,6 +618,29 @@ pub fn record_adjudication(response: &arbiter_proto::v1::AdjudicateGameResponse)
         "termination" => termination
     )
     .increment(1);
+    record_rulings(&response.rulings);
+}
+
+/// Counts what the incidents of adjudicated games caused
+/// (`arbiter_ruling_consequences_total{consequence}`): one per consequence of each ruling, by
+/// kind (`position_reinstated`, `time_added`, `move_required`, `illegal_move_stands`,
+/// `claim_upheld`, `claim_rejected`, `recorded`, `game_ended`; FIDE Laws 7.5, 9.5, A.5.2).
+pub fn record_rulings(rulings: &[arbiter_proto::v1::Ruling]) {
+    use arbiter_proto::v1::ConsequenceKind as Kind;
+    for consequence in rulings.iter().flat_map(|r| &r.consequences) {
+        let kind = match consequence.kind() {
+            Kind::PositionReinstated => "position_reinstated",
+            Kind::TimeAdded => "time_added",
+            Kind::MoveRequired => "move_required",
+            Kind::IllegalMoveStands => "illegal_move_stands",
+            Kind::ClaimUpheld => "claim_upheld",
+            Kind::ClaimRejected => "claim_rejected",
+            Kind::Recorded => "recorded",
+            Kind::GameEnded => "game_ended",
+            Kind::Unspecified => "unspecified",
+        };
+        metrics::counter!("arbiter_ruling_consequences_total", "consequence" => kind).increment(1);
+    }
 }
 
 /// Counts a validated position (`arbiter_positions_validated_total{valid}`).
