@@ -126,12 +126,12 @@ fn rule_set(i: usize) -> Option<RuleSet> {
 /// offer, an illegal king move (rarely one that fits), an incorrect or correct claim announcing
 /// the next move, and a resignation at the end; every third game has none.
 fn incidents(i: usize, plies: usize, cut: usize, next: Option<&str>) -> Vec<Incident> {
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         return Vec::new();
     }
     let ply = |p: usize| u32::try_from(p).unwrap_or(u32::MAX);
     let side = |p: usize| {
-        if p % 2 == 0 {
+        if p.is_multiple_of(2) {
             Color::White
         } else {
             Color::Black
