@@ -505,7 +505,13 @@ impl Referee {
         self.stood.is_some()
     }
 
-    fn check_open(&self) -> Result<(), RefereeError> {
+    /// Whether a move or an incident may still come: the error [`Referee::play`] and
+    /// [`Referee::incident`] would give for any, if they would.
+    ///
+    /// # Errors
+    /// [`RefereeError::IllegalMoveStood`] after an illegal move stood (A.5.2);
+    /// [`RefereeError::GameOver`] once the game has ended.
+    pub fn check_open(&self) -> Result<(), RefereeError> {
         let ply = self.game.ply();
         if let Some(stood) = &self.stood {
             return Err(RefereeError::IllegalMoveStood {

@@ -21,10 +21,11 @@ use tonic_health::pb::{
 };
 use tonic_types::StatusExt as _;
 
-struct Running {
-    channel: Channel,
-    stop: Option<oneshot::Sender<()>>,
-    server: tokio::task::JoinHandle<()>,
+pub(crate) struct Running {
+    pub(crate) channel: Channel,
+    pub(crate) addr: std::net::SocketAddr,
+    pub(crate) stop: Option<oneshot::Sender<()>>,
+    pub(crate) server: tokio::task::JoinHandle<()>,
 }
 
 fn config(extra: &[&str]) -> ServeConfig {
@@ -50,7 +51,7 @@ fn config(extra: &[&str]) -> ServeConfig {
     }
 }
 
-async fn start(extra: &[&str]) -> Running {
+pub(crate) async fn start(extra: &[&str]) -> Running {
     let bound = Bound::bind(config(extra)).await.expect("bind");
     let addr = bound.local_addr().expect("local addr");
     let (stop, stopped) = oneshot::channel::<()>();
@@ -69,6 +70,7 @@ async fn start(extra: &[&str]) -> Running {
         .expect("connect");
     Running {
         channel,
+        addr,
         stop: Some(stop),
         server,
     }

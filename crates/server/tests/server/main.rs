@@ -4,5 +4,6 @@
 
 mod adjudicate_corpus;
 mod architecture;
+mod follow;
 mod grpc;
 mod pgn_reading;
