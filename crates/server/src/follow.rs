@@ -75,6 +75,9 @@ pub const MESSAGE_KINDS: [&str; 5] = ["start", "move", "incident", "correction",
 /// start, a bound).
 pub const MESSAGE_OUTCOMES: [&str; 5] = ["applied", "illegal", "resent", "refused", "failed"];
 
+/// Why FollowGame is refused over gRPC-Web (UNIMPLEMENTED).
+pub const NOT_OVER_GRPC_WEB: &str = "FollowGame is a bidirectional stream, which gRPC-Web cannot carry (a browser sends its request body whole before it reads an answer): in a browser, call ApplyMove for each move (is it legal, the position after it) and AdjudicateGame with the game so far, its rules and incidents (the claims, the rulings, the end); or follow the game from a server over gRPC";
+
 /// Why a FollowGame stream ends when the server shuts down.
 const FOLLOW_DRAINED: &str = "the server is shutting down: every message received has its answer; open a new stream (on another replica) with start.game = the moves so far and start.incidents = the incidents so far";
 

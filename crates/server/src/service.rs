@@ -903,6 +903,13 @@ impl ArbiterService for Arbiter {
         &self,
         request: Request<Streaming<arbiter_proto::v1::FollowGameRequest>>,
     ) -> Result<Response<Self::FollowGameStream>, Status> {
+        if request
+            .extensions()
+            .get::<crate::grpc_web::GrpcWebCall>()
+            .is_some()
+        {
+            return Err(Status::unimplemented(crate::follow::NOT_OVER_GRPC_WEB));
+        }
         let admission = request.extensions().get::<Admission>().cloned();
         let deadline = request.extensions().get::<CallDeadline>().copied();
         let (responses, end) = crate::follow::start_stream(

@@ -749,3 +749,45 @@ async fn a_drain_ends_follow_streams_with_unavailable() {
         status.message()
     );
 }
+
+/// Issue 29: gRPC-Web cannot carry a bidirectional stream (a browser sends its request body
+/// whole before it reads an answer), so FollowGame over gRPC-Web is refused with UNIMPLEMENTED,
+/// its status in the trailers frame as for every gRPC-Web error, saying what browsers call
+/// instead (ApplyMove and AdjudicateGame per move).
+#[tokio::test]
+async fn follow_game_over_grpc_web_is_unimplemented_and_names_what_browsers_call() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let running = start(&[]).await;
+    let message = prost::Message::encode_to_vec(&FollowGameRequest {
+        message: Some(Message::Start(new_game(&[], None))),
+    });
+    let mut body = vec![0u8];
+    body.extend_from_slice(&u32::try_from(message.len()).expect("small").to_be_bytes());
+    body.extend_from_slice(&message);
+    let mut socket = tokio::net::TcpStream::connect(running.addr)
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST /arbiter.v1.ArbiterService/FollowGame HTTP/1.1\r\nHost: arbiter\r\n\
+         Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    socket.write_all(head.as_bytes()).await.expect("head");
+    socket.write_all(&body).await.expect("body");
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), socket.read_to_end(&mut answer))
+        .await
+        .expect("answered in time")
+        .expect("read");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    assert!(answer.contains("grpc-status:12"), "{answer}");
+    assert!(
+        answer.contains(
+            "FollowGame%20is%20a%20bidirectional%20stream,%20which%20gRPC-Web%20cannot%20carry"
+        ),
+        "{answer}"
+    );
+    assert!(answer.contains("ApplyMove"), "{answer}");
+}
