@@ -1203,7 +1203,7 @@ mod tests {
         assert_eq!(args.max_queue_wait, Duration::from_secs(1));
         assert_eq!(args.max_inline_bytes, 512);
         assert_eq!(args.max_streams, 256);
-        assert_eq!(args.max_follow_streams, 256);
+        assert_eq!(args.max_follow_streams, 128);
         assert_eq!(args.max_follow_incidents, 64);
         assert_eq!(args.follow_idle_timeout, Duration::from_secs(2 * 3600));
         assert_eq!(args.max_request_bytes_in_flight, 8 * 1024 * 1024);

@@ -97,7 +97,7 @@ pub const DEFAULT_MAX_STREAMS: u32 = 256;
 /// Default of `--max-follow-streams`: `FollowGame` streams open at once, a cap of their own
 /// beside `--max-streams` (each holds its game, about 40 bytes a ply, and its rulings; measured
 /// in docs/operations.md, "Following games").
-pub const DEFAULT_MAX_FOLLOW_STREAMS: u32 = 256;
+pub const DEFAULT_MAX_FOLLOW_STREAMS: u32 = 128;
 
 /// Default of `--max-follow-incidents`: incidents one `FollowGame` stream rules on (64; a game
 /// has a few: each keeps its ruling, a few hundred bytes).

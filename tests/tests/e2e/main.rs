@@ -12,6 +12,7 @@ mod chess960;
 mod compressed;
 mod conformance;
 mod docs;
+mod follow;
 mod games;
 mod grpc_web;
 mod health;
