@@ -413,6 +413,48 @@ impl Referee {
         }
     }
 
+    /// A referee that has followed `start` (a game with no moves yet, e.g. [`Game::restarted`])
+    /// through `moves` with `incidents` ruled in order, each in the position after its ply (the
+    /// incidents at a ply before the move from it, as [`adjudicate_record`] does): the state a
+    /// referee that saw them as they happened holds, ready to go on. Unlike
+    /// [`adjudicate_record`], nothing may come after the end: a live game resumed is replayed
+    /// strictly.
+    ///
+    /// # Errors
+    /// [`RefereeError::OutOfOrder`] for incidents out of ply order or past the last move's ply;
+    /// the first [`RefereeError`] of a move or an incident ([`RefereeError::GameOver`] for one
+    /// after the game ended, by the rules or by an incident; a move the Laws fix, 7.5.2 or
+    /// 9.5.3, not played; anything after an illegal move stood, A.5.2).
+    pub fn replay(
+        start: Game,
+        moves: &[Move],
+        incidents: &[TimedIncident],
+        rules: RuleSet,
+        budget: AnalysisBudget,
+    ) -> Result<Referee, RefereeError> {
+        check_incident_order(incidents, start.ply() + moves.len())?;
+        if let Some(early) = incidents.first().filter(|t| t.ply < start.ply()) {
+            return Err(RefereeError::OutOfOrder {
+                index: 0,
+                ply: early.ply,
+                why: format!("comes before the replay's first ply, {}", start.ply()),
+            });
+        }
+        let mut referee = Referee::new(start, rules, budget);
+        let mut next = incidents.iter().peekable();
+        let mut moves = moves.iter();
+        loop {
+            let ply = referee.game.ply();
+            while let Some(timed) = next.next_if(|t| t.ply == ply) {
+                referee.incident(timed.incident.clone())?;
+            }
+            match moves.next() {
+                Some(&mv) => referee.play(mv)?,
+                None => return Ok(referee),
+            }
+        }
+    }
+
     /// The game as played so far (legal moves only).
     #[must_use]
     pub fn game(&self) -> &Game {
@@ -464,7 +506,13 @@ impl Referee {
         self.stood.is_some()
     }
 
-    fn check_open(&self) -> Result<(), RefereeError> {
+    /// Whether a move or an incident may still come: the error [`Referee::play`] and
+    /// [`Referee::incident`] would give for any, if they would.
+    ///
+    /// # Errors
+    /// [`RefereeError::IllegalMoveStood`] after an illegal move stood (A.5.2);
+    /// [`RefereeError::GameOver`] once the game has ended.
+    pub fn check_open(&self) -> Result<(), RefereeError> {
         let ply = self.game.ply();
         if let Some(stood) = &self.stood {
             return Err(RefereeError::IllegalMoveStood {
@@ -921,6 +969,31 @@ pub enum RecordPlace {
     Move(usize),
 }
 
+/// Checks that `incidents` are in ply order and none is past ply `plies`; an error names the
+/// incident's index.
+fn check_incident_order(incidents: &[TimedIncident], plies: usize) -> Result<(), RefereeError> {
+    let mut last = 0;
+    for (index, timed) in incidents.iter().enumerate() {
+        let out_of_order = |why| RefereeError::OutOfOrder {
+            index,
+            ply: timed.ply,
+            why,
+        };
+        if timed.ply < last {
+            return Err(out_of_order(format!(
+                "comes before the previous incident's ply {last}"
+            )));
+        }
+        if timed.ply > plies {
+            return Err(out_of_order(format!(
+                "is past the game's last ply, {plies}"
+            )));
+        }
+        last = timed.ply;
+    }
+    Ok(())
+}
+
 /// Adjudicates a finished game's record with its incidents in ply order, under `rules`: each
 /// incident is ruled on in the position after its ply, and `request` (the end-of-game event,
 /// the claim) applies after the last ply as [`adjudicate`] does. When an incident ends the game
@@ -958,30 +1031,13 @@ pub fn adjudicate_record_located(
         return Ok(verdict);
     }
     let plies = game.ply();
-    let mut last = 0;
-    for (index, timed) in incidents.iter().enumerate() {
-        let out_of_order = |why| {
-            (
-                RecordPlace::Incident(index),
-                RefereeError::OutOfOrder {
-                    index,
-                    ply: timed.ply,
-                    why,
-                },
-            )
+    check_incident_order(incidents, plies).map_err(|e| {
+        let index = match &e {
+            RefereeError::OutOfOrder { index, .. } => *index,
+            _ => 0,
         };
-        if timed.ply < last {
-            return Err(out_of_order(format!(
-                "comes before the previous incident's ply {last}"
-            )));
-        }
-        if timed.ply > plies {
-            return Err(out_of_order(format!(
-                "is past the game's last ply, {plies}"
-            )));
-        }
-        last = timed.ply;
-    }
+        (RecordPlace::Incident(index), e)
+    })?;
     let mut referee = Referee::new(game.restarted(), rules.clone(), request.budget);
     let mut next = incidents.iter().enumerate().peekable();
     // The incidents at each ply, then the record's move from it; the last ply has no move.

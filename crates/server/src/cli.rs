@@ -326,6 +326,15 @@ pub struct ServeArgs {
           value_name = "N", help_heading = "Work and admission", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_streams: u32,
 
+    /// FollowGame streams open at once; more are refused
+    ///
+    /// Most FollowGame streams open at once, a cap of their own beside --max-streams (a
+    /// followed game's stream lasts as long as the game, or the connection); streams beyond it
+    /// fail at once with RESOURCE_EXHAUSTED.
+    #[arg(long, env = "ARBITER_MAX_FOLLOW_STREAMS", default_value_t = limits::DEFAULT_MAX_FOLLOW_STREAMS,
+          value_name = "N", help_heading = "Work and admission", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_follow_streams: u32,
+
     /// Longest time of a call, or of one stream message
     ///
     /// Longest time a call may take before it fails with DEADLINE_EXCEEDED, delivering its
@@ -390,6 +399,25 @@ pub struct ServeArgs {
     #[arg(long, env = "ARBITER_STREAM_IDLE_TIMEOUT", default_value = limits::DEFAULT_STREAM_IDLE_TIMEOUT,
           value_name = "DURATION", help_heading = "Memory", value_parser = parse_positive_duration)]
     pub stream_idle_timeout: Duration,
+
+    /// End a FollowGame stream without progress this long
+    ///
+    /// A FollowGame stream without progress for this long (no request message received and no
+    /// answer taken by its client) is ended with DEADLINE_EXCEEDED. Games last hours and a move
+    /// may take one: the default is long, and the connection's maximum age
+    /// (--max-connection-age) ends a stream before it unless raised.
+    #[arg(long, env = "ARBITER_FOLLOW_IDLE_TIMEOUT", default_value = limits::DEFAULT_FOLLOW_IDLE_TIMEOUT,
+          value_name = "DURATION", help_heading = "Memory", value_parser = parse_positive_duration)]
+    pub follow_idle_timeout: Duration,
+
+    /// Most incidents one FollowGame stream rules on
+    ///
+    /// Most incidents (illegal moves, claims, draw offers, ...) one FollowGame stream rules on,
+    /// those of its start included; each keeps its ruling. The stream's plies are bounded by
+    /// --max-moves. A stream beyond either fails with RESOURCE_EXHAUSTED.
+    #[arg(long, env = "ARBITER_MAX_FOLLOW_INCIDENTS", default_value_t = limits::DEFAULT_MAX_FOLLOW_INCIDENTS,
+          value_name = "N", help_heading = "Memory", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_follow_incidents: u32,
 
     /// Connections open at once on the gRPC port
     ///
@@ -730,6 +758,11 @@ impl ServeArgs {
             max_analyses: usize_of(self.max_analyses),
             concurrency_limit: usize_of(self.concurrency_limit),
             max_streams: usize_of(self.max_streams),
+            max_follow_streams: usize_of(self.max_follow_streams),
+            follow: crate::follow::FollowBounds {
+                idle: self.follow_idle_timeout,
+                max_incidents: usize_of(self.max_follow_incidents),
+            },
             max_inline_bytes: usize_of(self.max_inline_bytes),
             max_queue_wait: self.max_queue_wait,
             request_timeout: self.request_timeout,
@@ -1189,6 +1222,9 @@ mod tests {
         assert_eq!(args.max_queue_wait, Duration::from_secs(1));
         assert_eq!(args.max_inline_bytes, 512);
         assert_eq!(args.max_streams, 256);
+        assert_eq!(args.max_follow_streams, 128);
+        assert_eq!(args.max_follow_incidents, 64);
+        assert_eq!(args.follow_idle_timeout, Duration::from_secs(2 * 3600));
         assert_eq!(args.max_request_bytes_in_flight, 8 * 1024 * 1024);
         assert_eq!(args.max_answer_bytes_in_flight, 16 * 1024 * 1024);
         assert_eq!(args.slow_reader_timeout, Duration::from_secs(20));
@@ -1388,7 +1424,7 @@ mod tests {
             })
             .map(|arg| arg.get_long().expect("a long flag").to_owned())
             .collect();
-        assert_eq!(duration_flags.len(), 13, "{duration_flags:?}");
+        assert_eq!(duration_flags.len(), 14, "{duration_flags:?}");
         for flag in &duration_flags {
             let flag = format!("--{flag}");
             let args = Cli::try_parse_from(["arbiter", "serve", &flag, "1m30s"]);

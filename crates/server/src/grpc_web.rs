@@ -349,6 +349,12 @@ where
     }
 }
 
+/// Marks a call that came as gRPC-Web (a request extension), for the handlers that cannot
+/// answer it: FollowGame, a bidirectional stream, which a browser cannot hold open (its request
+/// body is sent whole before any answer is read).
+#[derive(Debug, Clone, Copy)]
+pub struct GrpcWebCall;
+
 /// The headers of a gRPC status, moved into the trailers of a trailers-only answer.
 const STATUS_HEADERS: [&str; 3] = ["grpc-status", "grpc-message", "grpc-status-details-bin"];
 
@@ -379,7 +385,8 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request<Body>) -> Self::Future {
+    fn call(&mut self, mut request: Request<Body>) -> Self::Future {
+        request.extensions_mut().insert(GrpcWebCall);
         let future = self.inner.call(request);
         Box::pin(async move {
             let Ok(response) = future.await;

@@ -99,10 +99,21 @@ pub struct GuardLayer {
     permits: Arc<Semaphore>,
     streams: Arc<Semaphore>,
     stream_paths: Arc<[String]>,
+    pools: Arc<[StreamPool]>,
     timeout: Duration,
     bytes: Option<RequestBytes>,
     answers: Option<AnswerBytes>,
     streams_held_by_answers: bool,
+}
+
+/// A cap of streams of their own, for the calls of some paths (see
+/// [`GuardLayer::with_stream_pool`]).
+#[derive(Debug)]
+struct StreamPool {
+    paths: Vec<String>,
+    permits: Arc<Semaphore>,
+    /// What they are, in the refusal: "FollowGame streams".
+    what: &'static str,
 }
 
 impl GuardLayer {
@@ -121,11 +132,36 @@ impl GuardLayer {
             permits: Arc::new(Semaphore::new(max_in_flight.min(Semaphore::MAX_PERMITS))),
             streams: Arc::new(Semaphore::new(max_streams.min(Semaphore::MAX_PERMITS))),
             stream_paths: stream_paths.into(),
+            pools: Arc::new([]),
             timeout,
             bytes: None,
             answers: None,
             streams_held_by_answers: false,
         }
+    }
+
+    /// Admits at most `max` calls at once whose path is one of `paths`, as streams, in a pool of
+    /// their own beside the layer's `max_streams` (e.g. FollowGame's, whose streams last as long
+    /// as a game: they must not hold AdjudicateGames out, nor be held out by them). A call beyond
+    /// it is refused at once with RESOURCE_EXHAUSTED naming `what` (counted as `stream_limit`).
+    #[must_use]
+    pub fn with_stream_pool(mut self, max: usize, paths: Vec<String>, what: &'static str) -> Self {
+        let mut pools: Vec<StreamPool> = self
+            .pools
+            .iter()
+            .map(|pool| StreamPool {
+                paths: pool.paths.clone(),
+                permits: Arc::clone(&pool.permits),
+                what: pool.what,
+            })
+            .collect();
+        pools.push(StreamPool {
+            paths,
+            permits: Arc::new(Semaphore::new(max.min(Semaphore::MAX_PERMITS))),
+            what,
+        });
+        self.pools = pools.into();
+        self
     }
 
     /// Bounds the answer bytes in flight by `budget`, shared by every service the layer wraps
@@ -182,6 +218,7 @@ impl<S> Layer<S> for GuardLayer {
             permits: Arc::clone(&self.permits),
             streams: Arc::clone(&self.streams),
             stream_paths: Arc::clone(&self.stream_paths),
+            pools: Arc::clone(&self.pools),
             timeout: self.timeout,
             bytes: self.bytes.clone(),
             answers: self.answers.clone(),
@@ -197,6 +234,7 @@ pub struct Guard<S> {
     permits: Arc<Semaphore>,
     streams: Arc<Semaphore>,
     stream_paths: Arc<[String]>,
+    pools: Arc<[StreamPool]>,
     timeout: Duration,
     bytes: Option<RequestBytes>,
     answers: Option<AnswerBytes>,
@@ -243,14 +281,16 @@ where
             return Box::pin(async move { Ok(answer) });
         }
         let client_deadline = client.map(|client| (client, arrived + client));
-        let stream = self
-            .stream_paths
+        let path = request.uri().path();
+        let own_pool = self
+            .pools
             .iter()
-            .any(|path| path == request.uri().path());
-        let (pool, reason, what) = if stream {
-            (&self.streams, ShedReason::StreamLimit, "streams")
-        } else {
-            (&self.permits, ShedReason::ConcurrencyLimit, "calls")
+            .find(|pool| pool.paths.iter().any(|p| p == path));
+        let stream = own_pool.is_some() || self.stream_paths.iter().any(|p| p == path);
+        let (pool, reason, what) = match own_pool {
+            Some(own) => (&own.permits, ShedReason::StreamLimit, own.what),
+            None if stream => (&self.streams, ShedReason::StreamLimit, "streams"),
+            None => (&self.permits, ShedReason::ConcurrencyLimit, "calls"),
         };
         // An answer needs room in the answer budget once built: when there is none and none
         // can be made, the call is refused before any work.

@@ -33,6 +33,7 @@ pub mod adjudicate_cli;
 pub mod cli;
 pub mod delivery;
 pub mod duration;
+pub mod follow;
 pub mod grpc_web;
 pub mod guard;
 pub mod health;

@@ -94,6 +94,15 @@ pub const DEFAULT_CONCURRENCY_LIMIT: u32 = 256;
 /// Default of `--max-streams`: `AdjudicateGames` streams open at once (256).
 pub const DEFAULT_MAX_STREAMS: u32 = 256;
 
+/// Default of `--max-follow-streams`: `FollowGame` streams open at once, a cap of their own
+/// beside `--max-streams` (each holds its game, about 40 bytes a ply, and its rulings; measured
+/// in docs/operations.md, "Following games").
+pub const DEFAULT_MAX_FOLLOW_STREAMS: u32 = 128;
+
+/// Default of `--max-follow-incidents`: incidents one `FollowGame` stream rules on (64; a game
+/// has a few: each keeps its ruling, a few hundred bytes).
+pub const DEFAULT_MAX_FOLLOW_INCIDENTS: u32 = 64;
+
 /// Default of `--max-analyses`: "can this side still checkmate?" searches at once (1; each holds
 /// about 100 MiB of search memory at most).
 pub const DEFAULT_MAX_ANALYSES: u32 = 1;
@@ -172,6 +181,11 @@ pub const DEFAULT_MAX_QUEUE_WAIT: &str = "1s";
 
 /// Default of `--stream-idle-timeout`: longest silence of a stream's client, either way.
 pub const DEFAULT_STREAM_IDLE_TIMEOUT: &str = "60s";
+
+/// Default of `--follow-idle-timeout`: longest silence of a `FollowGame` stream's client,
+/// either way (2 hours: a game lasts hours, and a move may take one). The connection's maximum
+/// age (`--max-connection-age`) ends a stream before it by default.
+pub const DEFAULT_FOLLOW_IDLE_TIMEOUT: &str = "2h";
 
 /// Default of `--drain-timeout`: longest graceful shutdown, lame-duck period included.
 pub const DEFAULT_DRAIN_TIMEOUT: &str = "15s";
@@ -279,6 +293,7 @@ mod tests {
             DEFAULT_REQUEST_TIMEOUT,
             DEFAULT_MAX_QUEUE_WAIT,
             DEFAULT_STREAM_IDLE_TIMEOUT,
+            DEFAULT_FOLLOW_IDLE_TIMEOUT,
             DEFAULT_DRAIN_TIMEOUT,
             DEFAULT_LAME_DUCK,
             DEFAULT_HANDSHAKE_TIMEOUT,

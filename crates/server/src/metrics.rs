@@ -144,7 +144,8 @@ pub fn install() -> Result<PrometheusHandle, MetricsError> {
 /// The HELP text (and unit) of every family this module and [`crate::tls`] record; the other
 /// modules describe their own where they create their series (connections in
 /// [`crate::transport::describe_listener`], shed calls in [`crate::overload::describe_shed`],
-/// the byte budgets in [`crate::guard`], abandoned answers in [`crate::delivery::describe`]).
+/// the byte budgets in [`crate::guard`], abandoned answers in [`crate::delivery::describe`],
+/// followed games in [`crate::follow::describe_metrics`]).
 /// The process families are rendered apart ([`process_families`]).
 fn describe() {
     use metrics::{Unit, describe_counter, describe_gauge, describe_histogram};
@@ -659,7 +660,7 @@ pub const UNKNOWN: &str = "unknown";
 /// `arbiter.v1.ArbiterService`, `grpc.health.v1.Health` and both versions of server reflection.
 /// The unit tests compare it with the services' file descriptor sets, so an RPC added to
 /// `arbiter.proto` without a line here fails them.
-pub const KNOWN_METHODS: [(&str, &str, &str); 10] = [
+pub const KNOWN_METHODS: [(&str, &str, &str); 11] = [
     ("arbiter.v1.ArbiterService", "ListLegalMoves", "unary"),
     ("arbiter.v1.ArbiterService", "ApplyMove", "unary"),
     ("arbiter.v1.ArbiterService", "ApplyMoves", "unary"),
@@ -670,6 +671,7 @@ pub const KNOWN_METHODS: [(&str, &str, &str); 10] = [
         "AdjudicateGames",
         "bidi_stream",
     ),
+    ("arbiter.v1.ArbiterService", "FollowGame", "bidi_stream"),
     ("grpc.health.v1.Health", "Check", "unary"),
     ("grpc.health.v1.Health", "Watch", "server_stream"),
     (

@@ -118,6 +118,11 @@ pub struct ServeConfig {
     /// AdjudicateGames streams open at once, and reflection streams in a pool of their own
     /// (`--max-streams`).
     pub max_streams: usize,
+    /// FollowGame streams open at once, in a pool of their own (`--max-follow-streams`).
+    pub max_follow_streams: usize,
+    /// The bounds of a FollowGame stream: its idle time and its incidents
+    /// (`--follow-idle-timeout`, `--max-follow-incidents`; its plies are `limits.max_moves`).
+    pub follow: crate::follow::FollowBounds,
     /// Largest unary request, in bytes, answered on the network thread that read it
     /// (`--max-inline-bytes`; 0: none).
     pub max_inline_bytes: usize,
@@ -221,6 +226,7 @@ impl Bound {
             // The series that count events exist at 0 before the first scrape can come.
             crate::overload::describe_shed();
             crate::delivery::describe();
+            crate::follow::describe_metrics();
             crate::transport::describe_listener("grpc");
             if health.is_some() {
                 crate::transport::describe_listener("health");
@@ -344,6 +350,7 @@ impl Bound {
         let arbiter = ArbiterServiceServer::new(
             Arbiter::new(limits, workers, stream_times)
                 .with_max_inline_bytes(config.max_inline_bytes)
+                .with_follow(config.follow)
                 .with_drain(stop.clone()),
         )
         .max_decoding_message_size(max_bytes)
@@ -354,6 +361,11 @@ impl Bound {
             config.max_streams,
             vec![format!("/{SERVICE_NAME}/AdjudicateGames")],
             config.request_timeout,
+        )
+        .with_stream_pool(
+            config.max_follow_streams,
+            vec![format!("/{SERVICE_NAME}/FollowGame")],
+            "FollowGame streams",
         )
         .with_request_bytes(
             RequestBytes::new(config.max_request_bytes_in_flight, config.max_queue_wait)

@@ -28,6 +28,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::adjudicate::{self, Place, Settings};
+use crate::follow::{FollowBounds, drained};
 use crate::guard::{Admission, CallDeadline};
 use crate::limits::{self, Limits};
 use crate::workers::Workers;
@@ -60,6 +61,8 @@ pub struct Arbiter {
     limits: Limits,
     workers: Workers,
     stream_times: StreamTimes,
+    /// The bounds of FollowGame streams (see [`Arbiter::with_follow`]).
+    follow: FollowBounds,
     /// Requests of at most this many bytes are answered on the thread that read them
     /// (`--max-inline-bytes`; see [`Arbiter::with_max_inline_bytes`]).
     max_inline_bytes: usize,
@@ -78,13 +81,14 @@ impl Arbiter {
             limits,
             workers,
             stream_times,
+            follow: FollowBounds::default(),
             max_inline_bytes: limits::usize_of(limits::DEFAULT_MAX_INLINE_BYTES),
             // Never draining: the sender is gone and the value stays false.
             draining: watch::channel(false).1,
         }
     }
 
-    /// Ends open AdjudicateGames streams once `draining` turns true (the server's drain, after
+    /// Ends open AdjudicateGames and FollowGame streams once `draining` turns true (the server's drain, after
     /// its lame-duck period): a stream waiting for its next request message ends at once with
     /// UNAVAILABLE, a stream working on a message first sends that message's responses. Without
     /// it, a client that keeps its stream open would hold every shutdown until the drain
@@ -92,6 +96,14 @@ impl Arbiter {
     #[must_use]
     pub fn with_drain(mut self, draining: watch::Receiver<bool>) -> Self {
         self.draining = draining;
+        self
+    }
+
+    /// Bounds FollowGame streams by `follow` (their idle time and incidents; their plies are
+    /// bounded by the limits' `max_moves`).
+    #[must_use]
+    pub fn with_follow(mut self, follow: FollowBounds) -> Self {
+        self.follow = follow;
         self
     }
 
@@ -683,17 +695,27 @@ fn adjudicate_games_response_error(
     arbiter_proto::v1::adjudicate_games_response::Result::Error(error)
 }
 
-/// The response stream of AdjudicateGames: the responses the stream's task sends, then the
-/// status it ended with, if any. The final status travels apart from the responses, so that a
-/// stream whose client stopped reading (its response buffer full) can still be ended with a
-/// status the client sees when it reads again.
-pub struct ResponseStream {
-    responses: mpsc::Receiver<AdjudicateGamesResponse>,
+/// The response stream of AdjudicateGames (and of FollowGame, `T` then its response): the
+/// responses the stream's task sends, then the status it ended with, if any. The final status
+/// travels apart from the responses, so that a stream whose client stopped reading (its
+/// response buffer full) can still be ended with a status the client sees when it reads again.
+pub struct ResponseStream<T = AdjudicateGamesResponse> {
+    responses: mpsc::Receiver<T>,
     end: Option<oneshot::Receiver<Status>>,
 }
 
-impl Stream for ResponseStream {
-    type Item = Result<AdjudicateGamesResponse, Status>;
+impl<T> ResponseStream<T> {
+    /// The stream of `responses`, then of the status sent on `end`, if any.
+    fn new(responses: mpsc::Receiver<T>, end: oneshot::Receiver<Status>) -> Self {
+        Self {
+            responses,
+            end: Some(end),
+        }
+    }
+}
+
+impl<T> Stream for ResponseStream<T> {
+    type Item = Result<T, Status>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if let Some(response) = std::task::ready!(self.responses.poll_recv(cx)) {
@@ -856,13 +878,6 @@ async fn answer_stream(
     }
 }
 
-/// Completes once `draining` is true; never when its sender is gone while it is false.
-async fn drained(draining: &mut watch::Receiver<bool>) {
-    if draining.wait_for(|draining| *draining).await.is_err() {
-        std::future::pending::<()>().await;
-    }
-}
-
 fn validate_position(
     request: &ValidatePositionRequest,
 ) -> Result<ValidatePositionResponse, Status> {
@@ -986,19 +1001,35 @@ impl ArbiterService for Arbiter {
         }))
     }
 
-    type FollowGameStream = std::pin::Pin<
-        Box<dyn Stream<Item = Result<arbiter_proto::v1::FollowGameResponse, Status>> + Send>,
-    >;
+    type FollowGameStream = ResponseStream<arbiter_proto::v1::FollowGameResponse>;
 
-    /// Not served yet: the proto and the rules' referee are in place, the stream comes next
-    /// (issue 29, step 3).
+    /// One game followed while it is played: see [`crate::follow`].
     async fn follow_game(
         &self,
-        _request: Request<Streaming<arbiter_proto::v1::FollowGameRequest>>,
+        request: Request<Streaming<arbiter_proto::v1::FollowGameRequest>>,
     ) -> Result<Response<Self::FollowGameStream>, Status> {
-        Err(Status::unimplemented(
-            "FollowGame is not served by this version yet",
-        ))
+        if request
+            .extensions()
+            .get::<crate::grpc_web::GrpcWebCall>()
+            .is_some()
+        {
+            return Err(Status::unimplemented(crate::follow::NOT_OVER_GRPC_WEB));
+        }
+        let admission = request.extensions().get::<Admission>().cloned();
+        let deadline = request.extensions().get::<CallDeadline>().copied();
+        let (responses, end) = crate::follow::start_stream(
+            request.into_inner(),
+            crate::follow::Context {
+                limits: self.limits,
+                workers: self.workers.clone(),
+                message_timeout: self.stream_times.message,
+                bounds: self.follow,
+                draining: self.draining.clone(),
+            },
+            admission,
+            deadline,
+        );
+        Ok(Response::new(ResponseStream::new(responses, end)))
     }
 
     async fn validate_position(

@@ -378,6 +378,7 @@ fn health_and_reflection_as_json() {
             "arbiter.v1.ArbiterService/AdjudicateGames",
             "arbiter.v1.ArbiterService/ApplyMove",
             "arbiter.v1.ArbiterService/ApplyMoves",
+            "arbiter.v1.ArbiterService/FollowGame",
             "arbiter.v1.ArbiterService/ListLegalMoves",
             "arbiter.v1.ArbiterService/ValidatePosition",
         ]

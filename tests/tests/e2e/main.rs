@@ -13,6 +13,7 @@ mod compressed;
 mod conformance;
 mod docs;
 mod event_rules_cli;
+mod follow;
 mod games;
 mod grpc_web;
 mod health;

@@ -810,3 +810,117 @@ fn illegal_at(ply: usize, side: arbiter_rules::Color, written: &str) -> TimedInc
         incident: illegal(side, written, ActedOn::Claimed),
     }
 }
+
+/// Issue 29, FollowGame: a stream reopened after the connection's maximum age resumes with the
+/// game so far. `Referee::replay` rebuilds the referee that saw it live: the same rulings, time
+/// added (7.5.5 with A.3), penalties counted (a second illegal move then loses, 7.5.5), and a
+/// move the Laws fix (9.5.3) still required; and it refuses what a live referee refuses: an
+/// incident out of order or past the last ply, a move after an incident ended the game.
+#[test]
+fn replay_rebuilds_the_live_referee_for_a_resumed_stream_7_5_5_9_5_3() {
+    let moves: Vec<_> = {
+        let g = record(&["Nf3", "Nf6", "Ng1", "Ng8"]);
+        g.moves().to_vec()
+    };
+    let incidents = [
+        TimedIncident {
+            ply: 1,
+            incident: illegal(Black, "Nf5", ActedOn::Claimed),
+        },
+        TimedIncident {
+            ply: 4,
+            incident: Incident::Claim {
+                side: White,
+                kind: ClaimKind::ThreefoldRepetition,
+                announced: Some("Nf3".to_owned()),
+            },
+        },
+    ];
+    let start = Game::new(Position::startpos());
+    let replayed = Referee::replay(
+        start.clone(),
+        &moves,
+        &incidents,
+        rules("rapid"),
+        AnalysisBudget::Full,
+    )
+    .unwrap();
+    // The same state as a referee that followed it live.
+    let mut live = referee("rapid", &[]);
+    for (ply, mv) in moves.iter().enumerate() {
+        for timed in incidents.iter().filter(|t| t.ply == ply) {
+            live.incident(timed.incident.clone()).unwrap();
+        }
+        live.play(*mv).unwrap();
+    }
+    live.incident(incidents[1].incident.clone()).unwrap();
+    assert_eq!(replayed.rulings(), live.rulings());
+    assert_eq!(replayed.game().ply(), 4);
+    // Black's minute for White's wrong claim is not there: the claim is White's, so Black gets
+    // it (9.5.3 with A.3), and White got one for Black's illegal move (7.5.5 with A.3).
+    assert_eq!(replayed.time_added(), [60, 60]);
+    assert_eq!(replayed.illegal_moves(), [0, 1]);
+    let (required, article) = replayed.required_move().expect("the announced move");
+    assert_eq!(
+        (replayed.game().position().san(&required), article),
+        ("Nf3".to_owned(), "9.5.3")
+    );
+
+    // Past the last ply, before the first one, out of order: refused, naming the incident.
+    let past = [TimedIncident {
+        ply: 5,
+        incident: Incident::Agreement,
+    }];
+    let err = Referee::replay(
+        start.clone(),
+        &moves,
+        &past,
+        rules("rapid"),
+        AnalysisBudget::Full,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "incident 0: ply 5 is past the game's last ply, 4"
+    );
+    let err = Referee::replay(
+        start.clone(),
+        &moves,
+        &[incidents[1].clone(), incidents[0].clone()],
+        rules("rapid"),
+        AnalysisBudget::Full,
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), "out_of_order");
+    let mut later = Game::new(Position::startpos());
+    later.play(moves[0]);
+    let err = Referee::replay(
+        later,
+        &moves[1..],
+        &[TimedIncident {
+            ply: 0,
+            incident: Incident::DrawOffer(White),
+        }],
+        rules("rapid"),
+        AnalysisBudget::Full,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "incident 0: ply 0 comes before the replay's first ply, 1"
+    );
+
+    // A resignation at ply 2 ends the game (5.1.2): a third move is refused as after the end.
+    let err = Referee::replay(
+        start,
+        &moves[..3],
+        &[TimedIncident {
+            ply: 2,
+            incident: Incident::Resignation(White),
+        }],
+        rules("standard"),
+        AnalysisBudget::Full,
+    )
+    .unwrap_err();
+    assert_eq!((err.kind(), err.ply()), ("game_over", 2));
+}

@@ -23,8 +23,9 @@ use tonic_types::StatusExt as _;
 
 pub(crate) struct Running {
     pub(crate) channel: Channel,
-    stop: Option<oneshot::Sender<()>>,
-    server: tokio::task::JoinHandle<()>,
+    pub(crate) addr: std::net::SocketAddr,
+    pub(crate) stop: Option<oneshot::Sender<()>>,
+    pub(crate) server: tokio::task::JoinHandle<()>,
 }
 
 fn config(extra: &[&str]) -> ServeConfig {
@@ -69,6 +70,7 @@ pub(crate) async fn start(extra: &[&str]) -> Running {
         .expect("connect");
     Running {
         channel,
+        addr,
         stop: Some(stop),
         server,
     }

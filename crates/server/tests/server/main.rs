@@ -5,5 +5,6 @@
 mod adjudicate_corpus;
 mod architecture;
 mod event_rules;
+mod follow;
 mod grpc;
 mod pgn_reading;
