@@ -392,6 +392,7 @@ impl Followed {
         let incidents = convert::incidents_from_wire(
             &start.incidents,
             bounds.max_incidents,
+            "--max-follow-incidents",
             "start.incidents",
         )?;
         let referee = Referee::replay(

@@ -392,8 +392,12 @@ impl EventRules<'_> {
     /// move limit of them).
     fn read(self, limits: Limits) -> Result<(RuleSet, Vec<TimedIncident>), ConvertError> {
         let rules = convert::rule_set_from_wire(self.rules, "rules")?;
-        let incidents =
-            convert::incidents_from_wire(self.incidents, limits.max_moves, "incidents")?;
+        let incidents = convert::incidents_from_wire(
+            self.incidents,
+            limits.max_moves,
+            "--max-moves",
+            "incidents",
+        )?;
         Ok((rules, incidents))
     }
 }

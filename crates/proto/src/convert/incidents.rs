@@ -220,25 +220,25 @@ pub fn incident_from_wire(
     })
 }
 
-/// Reads a list of wire incidents at `field` (`"incidents"`), at most `max` of them.
+/// Reads a list of wire incidents at `field` (`"incidents"`), at most `max` of them; `bound`
+/// names the setting `max` comes from (`"--max-moves"`, `"--max-follow-incidents"`) in the
+/// error.
 ///
 /// # Errors
 ///
-/// [`ErrorReason::LimitExceeded`] for more than `max`; the first error of
+/// [`ErrorReason::LimitExceeded`] for more than `max`, naming `bound`; the first error of
 /// [`incident_from_wire`], at `field[i]`.
 pub fn incidents_from_wire(
     incidents: &[v1::Incident],
     max: usize,
+    bound: &str,
     field: &str,
 ) -> Result<Vec<TimedIncident>, ConvertError> {
     if incidents.len() > max {
         return Err(ConvertError::new(
             field,
             ErrorReason::LimitExceeded,
-            format!(
-                "at most {max} incidents (the server's move limit), got {}",
-                incidents.len()
-            ),
+            format!("at most {max} incidents ({bound}), got {}", incidents.len()),
         ));
     }
     incidents
@@ -539,7 +539,8 @@ mod tests {
         ];
         for (wire, field, reason) in cases {
             let list = [illegal.clone(), illegal.clone(), wire];
-            let error = incidents_from_wire(&list, 10, "incidents").expect_err(field);
+            let error =
+                incidents_from_wire(&list, 10, "--max-moves", "incidents").expect_err(field);
             assert_eq!((error.field.as_str(), error.kind), (field, reason));
         }
         // An agreement needs no side.

@@ -386,7 +386,7 @@ async fn bad_incidents_are_invalid_arguments_naming_incidents_i() {
             vec![illegal_move(0, Color::White, "Ke2", ActedOn::Claimed); 4],
             "incidents",
             "LIMIT_EXCEEDED",
-            "at most 3 incidents (the server's move limit), got 4",
+            "at most 3 incidents (--max-moves), got 4",
         ),
     ];
     for (incidents, field, reason, description) in cases {

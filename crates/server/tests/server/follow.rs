@@ -615,7 +615,8 @@ async fn a_silent_follow_stream_ends_at_its_idle_timeout() {
 
 /// Issue 29: the plies of a stream are bounded by the server's move limit (`--max-moves`), and
 /// its incidents by `--max-follow-incidents`: beyond either the stream ends with
-/// RESOURCE_EXHAUSTED naming the flag.
+/// RESOURCE_EXHAUSTED naming the flag; a start with more incidents is INVALID_ARGUMENT naming
+/// `--max-follow-incidents` (not the move limit, which AdjudicateGame's incidents have).
 #[tokio::test]
 async fn plies_and_incidents_of_a_stream_are_bounded() {
     let running = start(&["--max-moves", "3", "--max-follow-incidents", "1"]).await;
@@ -659,6 +660,24 @@ async fn plies_and_incidents_of_a_stream_are_bounded() {
         status.message().contains("(--max-follow-incidents)"),
         "{}",
         status.message()
+    );
+
+    let mut resumed = new_game(&["e4"], None);
+    resumed.incidents = [0, 1]
+        .into_iter()
+        .map(|ply| match offer(ply) {
+            Message::Incident(incident) => incident,
+            _ => unreachable!("an incident"),
+        })
+        .collect();
+    let status = Follower::open(&running, resumed)
+        .await
+        .err()
+        .expect("two incidents, one allowed");
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert_eq!(
+        status.message(),
+        "start.incidents: at most 1 incidents (--max-follow-incidents), got 2"
     );
 }
 
