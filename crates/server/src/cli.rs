@@ -413,8 +413,10 @@ pub struct ServeArgs {
     /// Most incidents one FollowGame stream rules on
     ///
     /// Most incidents (illegal moves, claims, draw offers, ...) one FollowGame stream rules on,
-    /// those of its start included; each keeps its ruling. The stream's plies are bounded by
-    /// --max-moves. A stream beyond either fails with RESOURCE_EXHAUSTED.
+    /// those of its start included; each keeps its ruling (about 500 bytes at most). The
+    /// stream's plies are bounded by --max-moves. A stream beyond either fails with
+    /// RESOURCE_EXHAUSTED, and a stream resumed with more incidents than this in its start is
+    /// refused (AdjudicateGame takes up to --max-moves incidents).
     #[arg(long, env = "ARBITER_MAX_FOLLOW_INCIDENTS", default_value_t = limits::DEFAULT_MAX_FOLLOW_INCIDENTS,
           value_name = "N", help_heading = "Memory", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_follow_incidents: u32,
@@ -1223,7 +1225,7 @@ mod tests {
         assert_eq!(args.max_inline_bytes, 512);
         assert_eq!(args.max_streams, 256);
         assert_eq!(args.max_follow_streams, 128);
-        assert_eq!(args.max_follow_incidents, 64);
+        assert_eq!(args.max_follow_incidents, 256);
         assert_eq!(args.follow_idle_timeout, Duration::from_secs(2 * 3600));
         assert_eq!(args.max_request_bytes_in_flight, 8 * 1024 * 1024);
         assert_eq!(args.max_answer_bytes_in_flight, 16 * 1024 * 1024);

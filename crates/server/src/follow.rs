@@ -806,3 +806,85 @@ mod tests {
         assert_eq!(english_san(" Ke3 ", SanLanguage::English), "Ke3");
     }
 }
+
+#[cfg(test)]
+mod memory {
+    use std::mem::size_of;
+
+    use arbiter_rules::{
+        ClaimKind, Consequence, Game, Incident, Referee, RuleSet, Ruling, STARTING_FEN,
+        TimedIncident,
+    };
+
+    use super::*;
+
+    /// Heap and inline bytes of one ruling kept by the referee, and of the incident kept beside
+    /// it by the stream ([`Followed::incidents`]).
+    fn kept_bytes(ruling: &Ruling) -> usize {
+        let strings = |incident: &Incident| match incident {
+            Incident::IllegalMove { written, .. } => written.capacity(),
+            Incident::Claim { announced, .. } => announced.as_ref().map_or(0, String::capacity),
+            _ => 0,
+        };
+        let consequences: usize = ruling
+            .consequences
+            .iter()
+            .map(|c| match c {
+                Consequence::TimeAdded { article, .. } => article.capacity(),
+                _ => 0,
+            })
+            .sum();
+        size_of::<Ruling>()
+            + ruling.explanation.capacity()
+            + ruling.consequences.capacity() * size_of::<Consequence>()
+            + consequences
+            + 2 * strings(&ruling.incident)
+            + size_of::<TimedIncident>()
+    }
+
+    /// Issue 29: what `--max-follow-incidents` (256 by default) holds at most in one stream,
+    /// for docs/operations.md ("Following games"): 256 incorrect claims, each announcing its
+    /// move (9.2.1.1, 9.5.3: the longest rulings that leave the game going), keep at most
+    /// 128 KiB with their incidents.
+    #[test]
+    fn the_default_incident_bound_keeps_at_most_128_kib_of_rulings() {
+        let max = limits::usize_of(limits::DEFAULT_MAX_FOLLOW_INCIDENTS);
+        let start = Position::from_fen(STARTING_FEN).expect("start");
+        let mut referee = Referee::new(
+            Game::new(start),
+            RuleSet::default(),
+            limits::DEFAULT_ANALYSIS,
+        );
+        while referee.rulings().len() < max {
+            let position = referee.game().position().clone();
+            let side = position.side_to_move();
+            let ruled = position.legal_moves().iter().find_map(|mv| {
+                let mut tried = referee.clone();
+                let ruling = tried
+                    .incident(Incident::Claim {
+                        side,
+                        kind: ClaimKind::ThreefoldRepetition,
+                        announced: Some(position.san(mv)),
+                    })
+                    .ok()?;
+                (ruling.consequences.contains(&Consequence::ClaimRejected)
+                    && tried.play(*mv).is_ok()
+                    && tried.outcome().is_none())
+                .then_some(tried)
+            });
+            referee = ruled.expect("a move to announce that keeps the game going");
+        }
+        let bytes: usize = referee.rulings().iter().map(kept_bytes).sum();
+        eprintln!(
+            "{max} rulings of incorrect announced claims: {bytes} bytes ({} a ruling, longest explanation {} bytes)",
+            bytes / max,
+            referee
+                .rulings()
+                .iter()
+                .map(|r| r.explanation.len())
+                .max()
+                .unwrap_or(0)
+        );
+        assert!(bytes <= 128 * 1024, "{bytes} bytes");
+    }
+}
