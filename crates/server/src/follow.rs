@@ -363,13 +363,9 @@ impl Followed {
     ) -> Result<Self, Status> {
         let notation = Notation::from_wire(start.san_language, start.castling_notation, "start")?;
         let rules = convert::rule_set_from_wire(start.rules.as_ref(), "start.rules")?;
-        let Some(wire) = start.game.as_ref() else {
-            return Err(ConvertError::missing(
-                "start.game",
-                "the game (its start position, and the moves so far: none for a new game)",
-            )
-            .into());
-        };
+        // Absent: a new game from the standard start position.
+        let new_game = arbiter_proto::v1::Game::default();
+        let wire = start.game.as_ref().unwrap_or(&new_game);
         let game = convert::game_from_wire_in(
             wire,
             "start.game",

@@ -534,6 +534,27 @@ async fn ply_gaps_and_bad_starts_are_named() {
     );
 }
 
+/// Issue 29 (fresh reviewer): a start without `game` is a new game from the standard start
+/// position, as `{"start":{"rules":...}}` in JSON; it used to fail on `start.game`.
+#[tokio::test]
+async fn a_start_without_a_game_is_a_new_game_from_the_standard_start() {
+    let running = start(&[]).await;
+    let start = FollowGameStart {
+        game: None,
+        rules: rapid(Supervision::Adequate),
+        ..FollowGameStart::default()
+    };
+    let (mut stream, started) = Follower::open(&running, start).await.expect("started");
+    assert_eq!((started.ply, started.ply_count, started.error), (0, 0, None));
+    assert_eq!(
+        started.fen,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    );
+    let played = stream.play(1, "e4").await;
+    assert_eq!((played.ply_count, played.error), (1, None));
+    assert_eq!(played.r#move.expect("the move").san, "e4");
+}
+
 /// Issue 29: FollowGame streams have a cap of their own (`--max-follow-streams`): beyond it
 /// a stream fails at once with RESOURCE_EXHAUSTED while AdjudicateGames streams are still
 /// admitted; a client that goes away frees its place.
