@@ -346,6 +346,19 @@ pub enum PgnWarningKind {
     /// A warning of the rules' verdict (`early_agreed_draw`, `moves_after_end`,
     /// `undetermined_analysis`).
     Verdict(VerdictWarning),
+    /// `event_after_end`: the end-of-game event was not applied, because an incident had already
+    /// ended the game (`outcome`, at the warning's ply): a game ends once. Given for an event
+    /// sent with the request, and for one the `Result` and `Termination` tags imply when the
+    /// tags' result is not the verdict's (a game recorded as the incident ended it is not
+    /// warned about).
+    EventAfterEnd {
+        /// The event that was not applied.
+        event: GameEvent,
+        /// Whether the tags implied it (else the request sent it).
+        inferred: bool,
+        /// How the incident ended the game.
+        outcome: Outcome,
+    },
 }
 
 /// `PgnWarning::code` of [`PgnWarningKind::WrongCheckSuffix`].
@@ -364,6 +377,8 @@ pub const WARNING_LOWERCASE_PIECE_LETTER: &str = "lowercase_piece_letter";
 pub const WARNING_CASTLING_SPELLING: &str = "castling_spelling";
 /// `PgnWarning::code` of [`PgnWarningKind::NotAMoveAfterEnd`].
 pub const WARNING_NOT_A_MOVE_AFTER_END: &str = "not_a_move_after_end";
+/// `PgnWarning::code` of [`PgnWarningKind::EventAfterEnd`].
+pub const WARNING_EVENT_AFTER_END: &str = "event_after_end";
 
 impl PgnWarning {
     /// The stable machine-readable code, e.g. `wrong_check_suffix`.
@@ -379,6 +394,7 @@ impl PgnWarning {
             PgnWarningKind::LowercasePieceLetter { .. } => WARNING_LOWERCASE_PIECE_LETTER,
             PgnWarningKind::CastlingSpelling { .. } => WARNING_CASTLING_SPELLING,
             PgnWarningKind::NotAMoveAfterEnd { .. } => WARNING_NOT_A_MOVE_AFTER_END,
+            PgnWarningKind::EventAfterEnd { .. } => WARNING_EVENT_AFTER_END,
             PgnWarningKind::Verdict(warning) => warning.code.as_str(),
         }
     }
@@ -477,9 +493,70 @@ impl fmt::Display for PgnWarning {
                 outcome.termination.description(),
                 outcome.article()
             ),
+            PgnWarningKind::EventAfterEnd {
+                event,
+                inferred,
+                outcome,
+            } => write!(
+                f,
+                "the event {}, {}, was not applied: an incident had already ended the game at ply {} ({}, {}, FIDE Laws {}), and a game ends once",
+                event_words(*event),
+                if *inferred {
+                    "which the Result and Termination tags imply"
+                } else {
+                    "sent with the request"
+                },
+                outcome.ply,
+                outcome.termination.description(),
+                outcome.result.as_pgn(),
+                outcome.article()
+            ),
             PgnWarningKind::Verdict(warning) => f.write_str(&warning.message),
         }
     }
+}
+
+/// An end-of-game event in words, with its article: "White's flag fall (FIDE Laws 6.9)".
+fn event_words(event: GameEvent) -> String {
+    match event {
+        GameEvent::FlagFall(side) => format!("{side}'s flag fall (FIDE Laws 6.9)"),
+        GameEvent::Resignation(side) => format!("{side}'s resignation (FIDE Laws 5.1.2)"),
+        GameEvent::SecondIllegalMove(side) => {
+            format!("{side}'s second illegal move (FIDE Laws 7.5.5)")
+        }
+        GameEvent::AgreedDraw => "a draw by agreement (FIDE Laws 5.2.3)".to_owned(),
+        GameEvent::Forfeit(side) => format!("{side}'s forfeit"),
+    }
+}
+
+/// The `event_after_end` warning when `event` (`inferred` from the tags, or sent) was not
+/// applied because an incident's ruling in `verdict` ended the game: `None` when there is no
+/// event or no incident ended the game. Its ply is the ply the game ended at; `line` the
+/// input's line for it (0 for a game given as moves).
+#[must_use]
+pub fn event_after_end_warning(
+    event: Option<GameEvent>,
+    inferred: bool,
+    verdict: &Verdict,
+    line: u32,
+) -> Option<PgnWarning> {
+    let event = event?;
+    let outcome = verdict.rulings.iter().find_map(|ruling| {
+        ruling.consequences.iter().find_map(|c| match c {
+            Consequence::GameEnded(outcome) => Some(*outcome),
+            _ => None,
+        })
+    })?;
+    Some(PgnWarning {
+        ply: u32::try_from(outcome.ply).unwrap_or(u32::MAX),
+        line,
+        column: 0,
+        kind: PgnWarningKind::EventAfterEnd {
+            event,
+            inferred,
+            outcome,
+        },
+    })
 }
 
 /// The `wrong_check_suffix` warning of the move written `text` at 1-based `ply` (`line`: its
@@ -830,6 +907,7 @@ pub fn adjudicate_with_incidents(
         move_warnings.push(w)
     })?
     .game;
+    let inferred_event = event.is_none();
     let (event, inferred_claim) = match event {
         Some(event) => (Some(event), false),
         None => infer_event(raw, &game),
@@ -861,6 +939,15 @@ pub fn adjudicate_with_incidents(
             .map_or(0, |m| m.line)
     };
     let verdict_warnings = std::mem::take(&mut verdict.warnings);
+    // An event the tags imply is worth a word only when the tags' result is not the verdict's:
+    // a game lost by its incident and recorded as lost implies the loss it had.
+    let event_after_end = event
+        .filter(|_| !inferred_event || disagreement.is_some())
+        .and_then(|event| event_after_end_warning(Some(event), inferred_event, &verdict, 0))
+        .map(|w| PgnWarning {
+            line: line_of_ply(w.ply as usize),
+            ..w
+        });
     let warnings = raw
         .warnings
         .iter()
@@ -878,6 +965,7 @@ pub fn adjudicate_with_incidents(
             column: 0,
             kind: PgnWarningKind::Verdict(w),
         }))
+        .chain(event_after_end)
         .collect();
     // The event only counts when neither the rules nor an incident ended the game first.
     let incident_ended = verdict.rulings.iter().any(|r| {

@@ -335,13 +335,21 @@ impl ReplayedGame {
         )
         .map_err(|(place, error)| incident_error(place, &error, "game.moves"))?;
         let mut response = convert::verdict_to_wire(&self.game, &verdict, self.notation);
+        // The event sent, when an incident ended the game first, is said not to be applied.
+        let after_end = arbiter_pgn::verdict::event_after_end_warning(
+            self.adjudication.event,
+            false,
+            &verdict,
+            0,
+        );
         // The moves' warnings come before the verdict's, as for PGN input.
-        if !self.suffixes.is_empty() {
+        if !self.suffixes.is_empty() || after_end.is_some() {
             response.warnings = self
                 .suffixes
                 .iter()
                 .map(convert::pgn_warning_to_wire)
                 .chain(response.warnings)
+                .chain(after_end.as_ref().map(convert::pgn_warning_to_wire))
                 .collect();
             convert::bound_warnings(&mut response);
         }

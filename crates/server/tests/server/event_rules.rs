@@ -519,3 +519,98 @@ async fn adjudicate_games_takes_rules_for_both_sources_and_incidents_only_with_g
         other => panic!("{other:?}"),
     }
 }
+
+/// (code, ply, line, message) of each warning.
+fn warnings(response: &AdjudicateGameResponse) -> Vec<(&str, u32, u32, &str)> {
+    response
+        .warnings
+        .iter()
+        .map(|w| (w.code.as_str(), w.ply, w.line, w.message.as_str()))
+        .collect()
+}
+
+/// Issue 29 (fresh reviewer): an event that an incident's earlier end kept from applying is
+/// said so in an `event_after_end` warning naming the ply the game ended at, not dropped in
+/// silence: the request's `event` with `game` or `pgn`, and the event the PGN tags imply when
+/// their result is not the verdict's (a game recorded as its incident ended it gets none).
+#[tokio::test]
+async fn an_event_after_an_incident_ended_the_game_is_warned_about() {
+    use arbiter_proto::v1::{GameEvent, GameEventKind};
+    let running = start(&[]).await;
+    let resigned = || Incident {
+        ply: 2,
+        kind: IncidentKind::Resignation.into(),
+        side: Color::White.into(),
+        ..Incident::default()
+    };
+    let flag = Some(GameEvent {
+        kind: GameEventKind::FlagFall.into(),
+        side: Color::Black.into(),
+    });
+    let sent = "the event Black's flag fall (FIDE Laws 6.9), sent with the request, was not applied: an incident had already ended the game at ply 2 (resignation, 0-1, FIDE Laws 5.1.2), and a game ends once";
+
+    let mut request = game_request(&["e4", "e5", "Nf3", "Nc6"], None, vec![resigned()]);
+    request.event = flag;
+    let response = adjudicate(&running, request).await.expect("adjudicated");
+    let outcome = response.outcome.as_ref().expect("an outcome");
+    assert_eq!(
+        (
+            outcome.result_text.as_str(),
+            outcome.ply,
+            outcome.fide_article.as_str()
+        ),
+        ("0-1", 2, "5.1.2")
+    );
+    let listed = warnings(&response);
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    assert_eq!(listed[0].0, "moves_after_end");
+    assert_eq!(listed[1], ("event_after_end", 2, 0, sent));
+
+    // With pgn: the request's event, and the event the tags imply.
+    let pgn_request = |pgn: &str, event| AdjudicateGameRequest {
+        source: Some(adjudicate_game_request::Source::Pgn(pgn.to_owned())),
+        incidents: vec![resigned()],
+        event,
+        ..AdjudicateGameRequest::default()
+    };
+    let response = adjudicate(
+        &running,
+        pgn_request("[Result \"0-1\"]\n\n1. e4 e5\n2. Nf3 Nc6 0-1\n", flag),
+    )
+    .await
+    .expect("adjudicated");
+    assert_eq!(
+        warnings(&response).last().copied(),
+        Some(("event_after_end", 2, 3, sent))
+    );
+    let response = adjudicate(
+        &running,
+        pgn_request(
+            "[Result \"1-0\"]\n[Termination \"time forfeit\"]\n\n1. e4 e5\n2. Nf3 Nc6 1-0\n",
+            None,
+        ),
+    )
+    .await
+    .expect("adjudicated");
+    assert!(response.disagreement);
+    assert_eq!(
+        warnings(&response).last().copied(),
+        Some((
+            "event_after_end",
+            2,
+            4,
+            "the event Black's flag fall (FIDE Laws 6.9), which the Result and Termination tags imply, was not applied: an incident had already ended the game at ply 2 (resignation, 0-1, FIDE Laws 5.1.2), and a game ends once"
+        ))
+    );
+    // Recorded as the incident ended it: the tags imply White's resignation, and nothing is
+    // lost by not applying it.
+    let response = adjudicate(
+        &running,
+        pgn_request("[Result \"0-1\"]\n\n1. e4 e5\n2. Nf3 Nc6 0-1\n", None),
+    )
+    .await
+    .expect("adjudicated");
+    assert!(!response.disagreement);
+    let codes: Vec<&str> = response.warnings.iter().map(|w| w.code.as_str()).collect();
+    assert_eq!(codes, ["moves_after_end"]);
+}

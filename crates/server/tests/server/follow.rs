@@ -545,7 +545,10 @@ async fn a_start_without_a_game_is_a_new_game_from_the_standard_start() {
         ..FollowGameStart::default()
     };
     let (mut stream, started) = Follower::open(&running, start).await.expect("started");
-    assert_eq!((started.ply, started.ply_count, started.error), (0, 0, None));
+    assert_eq!(
+        (started.ply, started.ply_count, started.error),
+        (0, 0, None)
+    );
     assert_eq!(
         started.fen,
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
