@@ -7,7 +7,9 @@
 //! game cannot take (an illegal move, a ply out of order, an incident that does not fit the
 //! position) is answered in-band and the stream goes on; the stream fails as a whole only for a
 //! bad first message, its bounds (plies and incidents: RESOURCE_EXHAUSTED; idle time:
-//! DEADLINE_EXCEEDED), the client's deadline, and the server's drain (UNAVAILABLE).
+//! DEADLINE_EXCEEDED), the client's deadline, and the server's drain or its connection's
+//! maximum age (UNAVAILABLE, as soon as the GOAWAY is sent: a followed game outlasts the grace,
+//! and a stream cut when the connection closes would tell its client nothing).
 //!
 //! The stream is built as the AdjudicateGames stream of [`crate::service`] is: a task per
 //! stream holding the call's admission (its place under `--max-follow-streams`), each message's
@@ -81,6 +83,9 @@ pub const NOT_OVER_GRPC_WEB: &str = "FollowGame is a bidirectional stream, which
 /// Why a FollowGame stream ends when the server shuts down.
 const FOLLOW_DRAINED: &str = "the server is shutting down: every message received has its answer; open a new stream (on another replica) with start.game = the moves so far and start.incidents = the incidents so far";
 
+/// Why a FollowGame stream ends when its connection reaches its maximum age.
+pub const FOLLOW_AGED: &str = "the connection reached its maximum age (--max-connection-age) and is closing: every message received has its answer; open a new stream (on a new connection) with start.game = the moves so far and start.incidents = the incidents so far";
+
 /// Describes the follow metrics and creates their series at 0.
 pub fn describe_metrics() {
     metrics::describe_gauge!(
@@ -129,6 +134,9 @@ pub(crate) struct Context {
     pub bounds: FollowBounds,
     /// Turns true when the server drains: the stream ends between messages.
     pub draining: watch::Receiver<bool>,
+    /// Turns true when the stream's connection reached its maximum age
+    /// ([`crate::transport::ConnectionAged`]): the stream ends between messages.
+    pub aged: watch::Receiver<bool>,
 }
 
 /// Starts the task of one FollowGame stream: its answers, and the status it ends with, if any.
@@ -197,12 +205,14 @@ async fn follow(
         )))
     };
     let mut draining = context.draining.clone();
+    let mut aged = context.aged.clone();
     let mut game: Option<Followed> = None;
     let mut index: u32 = 0;
     loop {
         let received = tokio::select! {
             biased;
             () = drained(&mut draining) => return Some(Status::unavailable(FOLLOW_DRAINED)),
+            () = drained(&mut aged) => return Some(Status::unavailable(FOLLOW_AGED)),
             () = tx.closed() => return None,
             received = tokio::time::timeout(bounds.idle, inbound.message()) => received,
         };
@@ -243,10 +253,14 @@ async fn follow(
             Ok(response) => response,
             Err(status) => return Some(status),
         };
+        // The answer first, when there is room for it: a drain or an aged connection ends the
+        // stream after it (every message received has its answer), or now if its client does
+        // not read.
         let sent = tokio::select! {
             biased;
-            () = drained(&mut draining) => return Some(Status::unavailable(FOLLOW_DRAINED)),
             sent = tokio::time::timeout(bounds.idle, tx.send(response)) => sent,
+            () = drained(&mut draining) => return Some(Status::unavailable(FOLLOW_DRAINED)),
+            () = drained(&mut aged) => return Some(Status::unavailable(FOLLOW_AGED)),
         };
         match sent {
             Ok(Ok(())) => {}

@@ -1029,6 +1029,11 @@ impl ArbiterService for Arbiter {
         }
         let admission = request.extensions().get::<Admission>().cloned();
         let deadline = request.extensions().get::<CallDeadline>().copied();
+        // Never aged when the call came another way (in-process tests without the transport).
+        let aged = request
+            .extensions()
+            .get::<crate::transport::ConnectionAged>()
+            .map_or_else(|| watch::channel(false).1, |aged| aged.0.clone());
         let (responses, end) = crate::follow::start_stream(
             request.into_inner(),
             crate::follow::Context {
@@ -1037,6 +1042,7 @@ impl ArbiterService for Arbiter {
                 message_timeout: self.stream_times.message,
                 bounds: self.follow,
                 draining: self.draining.clone(),
+                aged,
             },
             admission,
             deadline,

@@ -26,7 +26,9 @@
 //! - a maximum connection age (`--max-connection-age`) jittered by up to ±10 % per connection,
 //!   then a GOAWAY (HTTP/1.1: `connection: close` on the answer in progress, or closed at once
 //!   when there is none), then a grace period (`--max-connection-age-grace`) for calls in
-//!   progress before the connection is closed;
+//!   progress before the connection is closed; the GOAWAY also turns the connection's
+//!   [`ConnectionAged`] true, which ends its FollowGame streams between messages (a followed
+//!   game outlasts any grace: its client resumes on a new connection);
 //! - HTTP/2 keepalive pings (HTTP/1.1 has none: a dead HTTP/1.1 peer is closed by the idle
 //!   timeout);
 //! - request headers of at most `max_header_list_bytes` (HTTP/2's header list; HTTP/1.1's
@@ -85,6 +87,12 @@ const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /// The smallest read buffer hyper's HTTP/1.1 server accepts, in bytes.
 const MIN_HTTP1_BUFFER: usize = 8192;
+
+/// In each request's extensions: turns true when the request's connection reached its maximum
+/// age and sent its GOAWAY, so that calls that would outlast the grace (FollowGame) end
+/// between messages with a status rather than be cut when the connection closes.
+#[derive(Clone, Debug)]
+pub struct ConnectionAged(pub watch::Receiver<bool>);
 
 /// The bounds of one listener's connections.
 #[derive(Debug, Clone)]
@@ -1038,11 +1046,15 @@ where
         matched: 0,
     };
     let calls = Arc::clone(&activity);
+    let (aged, aged_rx) = watch::channel(false);
     let hyper_service =
         hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
             let call = calls.start();
             let mut request = request.map(Body::new);
             request.extensions_mut().insert(info.clone());
+            request
+                .extensions_mut()
+                .insert(ConnectionAged(aged_rx.clone()));
             let service = service.clone();
             let calls = Arc::clone(&calls);
             async move {
@@ -1117,6 +1129,7 @@ where
                 if going_away.is_none() && age_deadline.is_some() =>
             {
                 connection.as_mut().graceful_shutdown();
+                aged.send_replace(true);
                 going_away = Some((Closed::MaxAge, Some(Instant::now() + limits.max_age_grace)));
             }
             _ = idle_ticks.tick() => {

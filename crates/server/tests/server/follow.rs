@@ -793,6 +793,32 @@ async fn a_drain_ends_follow_streams_with_unavailable() {
     );
 }
 
+/// Issue 29 (fresh reviewer): the connection's maximum age ends a FollowGame stream with
+/// UNAVAILABLE and the resume instructions as soon as its GOAWAY is sent, after the answer to
+/// every message received, as the drain does; it used to last until the grace ran out and
+/// the connection closed under it (buf curl: "protocol error: incomplete envelope").
+#[tokio::test]
+async fn an_aged_connection_ends_follow_streams_with_unavailable_before_its_grace_runs_out() {
+    let running = start(&[
+        "--max-connection-age",
+        "500ms",
+        "--max-connection-age-grace",
+        "60s",
+    ])
+    .await;
+    let (mut stream, _) = Follower::open(&running, new_game(&[], None))
+        .await
+        .expect("started");
+    assert_eq!(stream.play(1, "e4").await.ply_count, 1);
+    // Within next()'s 10 s: far before the grace's 60 s.
+    let status = next(&mut stream.responses).await.expect_err("aged");
+    assert_eq!(status.code(), Code::Unavailable);
+    assert_eq!(
+        status.message(),
+        "the connection reached its maximum age (--max-connection-age) and is closing: every message received has its answer; open a new stream (on a new connection) with start.game = the moves so far and start.incidents = the incidents so far"
+    );
+}
+
 /// Issue 29: gRPC-Web cannot carry a bidirectional stream (a browser sends its request body
 /// whole before it reads an answer), so FollowGame over gRPC-Web is refused with UNIMPLEMENTED,
 /// its status in the trailers frame as for every gRPC-Web error, saying what browsers call
