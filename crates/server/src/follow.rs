@@ -399,12 +399,15 @@ impl Followed {
             )
             .into());
         }
-        let incidents = convert::incidents_from_wire(
-            &start.incidents,
-            bounds.max_incidents,
-            "--max-follow-incidents",
-            "start.incidents",
-        )?;
+        let incidents = incidents_in_english(
+            convert::incidents_from_wire(
+                &start.incidents,
+                bounds.max_incidents,
+                "--max-follow-incidents",
+                "start.incidents",
+            )?,
+            notation.language,
+        );
         let referee = Referee::replay(
             game.restarted(),
             game.moves(),
@@ -645,6 +648,7 @@ impl Followed {
         let played = self.referee.game().ply();
         let ply = sent.ply as usize;
         let timed = convert::incident_from_wire(sent, "incident")
+            .map(|timed| incident_in_english(timed, self.language()))
             .map_err(|error| Refused::InBand(error, ply))?;
         if let Some(at) = self.incidents.iter().position(|known| *known == timed) {
             let ruling = &self.referee.rulings()[at];
@@ -768,6 +772,40 @@ impl Followed {
 /// A count for a `uint32` field of the wire (saturating; counts here are bounded far below).
 fn wire_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// `timed` with its move (an illegal move's, a claim's announced move), sent in SAN of
+/// `language` or UCI as the game's moves are, written with English piece letters, as the
+/// referee reads it. An English move sent in another language keeps the letters that language
+/// does not use (`Ne5` in German is read as `Ne5`), and is misread where it uses them (`Re2`
+/// in French is the king's move).
+pub(crate) fn incident_in_english(
+    mut timed: TimedIncident,
+    language: SanLanguage,
+) -> TimedIncident {
+    match &mut timed.incident {
+        Incident::IllegalMove { written, .. } => *written = english_san(written, language),
+        Incident::Claim {
+            announced: Some(announced),
+            ..
+        } => *announced = english_san(announced, language),
+        _ => {}
+    }
+    timed
+}
+
+/// [`incident_in_english`] for each incident.
+pub(crate) fn incidents_in_english(
+    incidents: Vec<TimedIncident>,
+    language: SanLanguage,
+) -> Vec<TimedIncident> {
+    if language == SanLanguage::English {
+        return incidents;
+    }
+    incidents
+        .into_iter()
+        .map(|timed| incident_in_english(timed, language))
+        .collect()
 }
 
 /// `text` (a move in SAN of `language`, or UCI) with English piece letters, as an incident's

@@ -299,6 +299,8 @@ impl ReplayedGame {
     ) -> Result<Self, ConvertError> {
         let event = convert::event_from_wire(event, "event")?;
         let (rules, incidents) = event_rules.read(limits)?;
+        // Their moves are SAN of the game's language, as the game's moves are.
+        let incidents = crate::follow::incidents_in_english(incidents, notation.language);
         let game = convert::game_from_wire_in(
             wire,
             "game",

@@ -614,3 +614,52 @@ async fn an_event_after_an_incident_ended_the_game_is_warned_about() {
     let codes: Vec<&str> = response.warnings.iter().map(|w| w.code.as_str()).collect();
     assert_eq!(codes, ["moves_after_end"]);
 }
+
+/// Issue 29 (fresh reviewer): an incident's move is read as the game's moves are: with
+/// `san_language` German, `game.moves` and the illegal `Lb6` (a bishop, `L`) alike; with
+/// `pgn`, whose movetext is English whatever the language, `Bb6`. Each is ruled on under 7.5.1
+/// and 7.5.5 with its explanation in English letters.
+#[tokio::test]
+async fn incident_moves_are_read_in_the_language_of_the_games_moves() {
+    use arbiter_proto::v1::SanLanguage;
+    let running = start(&[]).await;
+    let bishop = |written: &str| vec![illegal_move(2, Color::White, written, ActedOn::Claimed)];
+    let mut request = game_request(&["e4", "e5", "Sf3"], None, bishop("Lb6"));
+    request.san_language = SanLanguage::German.into();
+    let moves = adjudicate(&running, request).await.expect("adjudicated");
+    let mut request = AdjudicateGameRequest {
+        source: Some(adjudicate_game_request::Source::Pgn(
+            "1. e4 e5 2. Nf3 *".to_owned(),
+        )),
+        incidents: bishop("Bb6"),
+        ..AdjudicateGameRequest::default()
+    };
+    request.san_language = SanLanguage::German.into();
+    let pgn = adjudicate(&running, request).await.expect("adjudicated");
+    for response in [&moves, &pgn] {
+        assert_eq!(
+            consequences(response),
+            [vec![
+                (
+                    ConsequenceKind::PositionReinstated,
+                    0,
+                    0,
+                    "7.5.1".to_owned()
+                ),
+                (
+                    ConsequenceKind::TimeAdded,
+                    i32::from(Color::Black),
+                    120,
+                    "7.5.5".to_owned()
+                ),
+            ]]
+        );
+        assert!(
+            response.rulings[0]
+                .explanation
+                .starts_with("White completed an illegal move, Bb6 ("),
+            "{}",
+            response.rulings[0].explanation
+        );
+    }
+}

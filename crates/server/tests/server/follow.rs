@@ -860,3 +860,46 @@ async fn follow_game_over_grpc_web_is_unimplemented_and_names_what_browsers_call
     );
     assert!(answer.contains("ApplyMove"), "{answer}");
 }
+
+/// Issue 29 (fresh reviewer): an incident's move is read in the stream's `san_language`, as
+/// its moves are: in German, the illegal `Se5` (a knight, `S`) is ruled on (7.5.1, 7.5.5) and
+/// sent again is a resend, and a claim announcing `Sf3` is an incorrect claim whose move is
+/// then required (9.5.3), written `Sf3` in the answer. Both were refused as moves that cannot
+/// be read.
+#[tokio::test]
+async fn incidents_are_read_in_the_stream_language_as_its_moves_are() {
+    let running = start(&[]).await;
+    let german = FollowGameStart {
+        san_language: arbiter_proto::v1::SanLanguage::German.into(),
+        ..new_game(&["e4", "e5"], None)
+    };
+    let (mut stream, _) = Follower::open(&running, german).await.expect("started");
+    let notice = stream.play(3, "Se5").await;
+    assert_eq!(
+        notice.illegal.as_ref().expect("illegal").reason,
+        "no white knight can move to e5"
+    );
+    let ruled = stream
+        .send(illegal(2, Color::White, "Se5", ActedOn::Claimed))
+        .await;
+    assert_eq!(ruled.error, None);
+    assert_eq!(
+        consequences(&ruled),
+        ["POSITION_REINSTATED 2", "TIME_ADDED BLACK 120 7.5.5"]
+    );
+    let resent = stream
+        .send(illegal(2, Color::White, "Se5", ActedOn::Claimed))
+        .await;
+    assert!(resent.resent);
+    let claimed = stream.send(claim(2, Color::White, "Sf3")).await;
+    assert_eq!(claimed.error, None);
+    assert_eq!(
+        consequences(&claimed),
+        [
+            "CLAIM_REJECTED",
+            "TIME_ADDED BLACK 120 9.5.3",
+            "MOVE_REQUIRED Sf3 9.5.3"
+        ]
+    );
+    assert_eq!(claimed.required_move.expect("required").san, "Sf3");
+}
