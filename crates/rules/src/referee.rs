@@ -636,7 +636,18 @@ impl Referee {
                         ),
                     }
                 } else {
-                    self.end(ply, &incident, GameEvent::FlagFall(*side))
+                    let mut ruling = self.end(ply, &incident, GameEvent::FlagFall(*side));
+                    // Without adequate supervision a flag counts once claimed (A.5.3) or called by
+                    // the arbiter (A.5.5); 6.9 then decides as always.
+                    if self.rules.unclaimed_illegal_move_stands() {
+                        let how = if *noticed == ActedOn::Claimed {
+                            "claimed by the opponent, FIDE Laws A.5.3"
+                        } else {
+                            "called by the arbiter, FIDE Laws A.5.5"
+                        };
+                        ruling.explanation.push_str(&format!(" (the flag {how})"));
+                    }
+                    ruling
                 }
             }
             Incident::Resignation(side) => self.end(ply, &incident, GameEvent::Resignation(*side)),

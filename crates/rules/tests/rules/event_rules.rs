@@ -432,6 +432,13 @@ fn flag_fall_counts_only_when_seen_or_claimed_6_8_a_5_3() {
             3
         ))]
     );
+    assert!(
+        ruling
+            .explanation
+            .ends_with("(the flag claimed by the opponent, FIDE Laws A.5.3)"),
+        "{}",
+        ruling.explanation
+    );
 
     let mut r = referee_from("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "blitz", &[]);
     let ruling = r
