@@ -187,8 +187,11 @@ pub enum Consequence {
         article: &'static str,
     },
     /// Nobody acted on the illegal move before the opponent's next move: it stands and the game
-    /// continues (A.5.2, B.3).
-    IllegalMoveStands,
+    /// continues, under `article` ("A.5.2", or "B.3, A.5.2" in blitz).
+    IllegalMoveStands {
+        /// The articles that let it stand.
+        article: &'static str,
+    },
     /// The claim is correct: the game is drawn (9.5.2).
     ClaimUpheld,
     /// The claim is incorrect (9.5.3): the game goes on.
@@ -485,6 +488,18 @@ impl Referee {
         &self.rulings
     }
 
+    /// The draws the side to move may claim now or by announcing a move (9.2, 9.3), as
+    /// [`Game::claims`]; none while the Laws require a move (7.5.2's queen can make no claim, a
+    /// move announced with a claim found incorrect makes none in the same position, and no claim
+    /// replaces the required move, 9.5.3), after an illegal move stood, or once the game ended.
+    #[must_use]
+    pub fn claims(&self) -> Vec<crate::game::Claim> {
+        if self.outcome().is_some() || self.stood.is_some() || self.required.is_some() {
+            return Vec::new();
+        }
+        self.game.claims()
+    }
+
     /// The move the Laws require next (7.5.2, 9.5.3), if any.
     #[must_use]
     pub fn required_move(&self) -> Option<(Move, &'static str)> {
@@ -585,7 +600,8 @@ impl Referee {
                 incident: incident.clone(),
                 consequences: vec![Consequence::Recorded],
                 explanation: format!(
-                    "{side} offered a draw at ply {ply}: recorded; it ends the game only if accepted (FIDE Laws 9.1.2)"
+                    "{side} offered a draw {}: recorded; it ends the game only if accepted (FIDE Laws 9.1.2)",
+                    moment(ply)
                 ),
             },
             Incident::Claim {
@@ -610,7 +626,8 @@ impl Referee {
                         incident: incident.clone(),
                         consequences: vec![Consequence::Recorded],
                         explanation: format!(
-                            "{side}'s flag fell at ply {ply} but nobody claimed it and the arbiter did not see it: a flag has fallen only when the arbiter observes it or a player claims it (FIDE Laws 6.8{}); the game goes on",
+                            "{side}'s flag fell {} but nobody claimed it and the arbiter did not see it: a flag has fallen only when the arbiter observes it or a player claims it (FIDE Laws 6.8{}); the game goes on",
+                            moment(ply),
                             if self.rules.unclaimed_illegal_move_stands() {
                                 ", A.5.3, A.5.5"
                             } else {
@@ -619,7 +636,18 @@ impl Referee {
                         ),
                     }
                 } else {
-                    self.end(ply, &incident, GameEvent::FlagFall(*side))
+                    let mut ruling = self.end(ply, &incident, GameEvent::FlagFall(*side));
+                    // Without adequate supervision a flag counts once claimed (A.5.3) or called by
+                    // the arbiter (A.5.5); 6.9 then decides as always.
+                    if self.rules.unclaimed_illegal_move_stands() {
+                        let how = if *noticed == ActedOn::Claimed {
+                            "claimed by the opponent, FIDE Laws A.5.3"
+                        } else {
+                            "called by the arbiter, FIDE Laws A.5.5"
+                        };
+                        ruling.explanation.push_str(&format!(" (the flag {how})"));
+                    }
+                    ruling
                 }
             }
             Incident::Resignation(side) => self.end(ply, &incident, GameEvent::Resignation(*side)),
@@ -708,14 +736,15 @@ impl Referee {
             // A.5.2 lets the act stand. A clock pressed without a move, or a legal move made
             // with two hands, leaves a position the game can go on from.
             let mut explanation = format!(
-                "{side} completed {what} at ply {ply}; nobody claimed it and the arbiter did not intervene before the opponent's next move, so it stands and the game continues (FIDE Laws {article})"
+                "{side} completed {what} {}; nobody claimed it and the arbiter did not intervene before the opponent's next move, so it stands and the game continues (FIDE Laws {article})",
+                moment(ply)
             );
             if act == IllegalAct::UnpromotedPawn {
                 explanation.push_str(
                     "; a pawn stands on the last rank: if it is still there after the next move, the arbiter declares the game drawn (FIDE Laws A.5.4)",
                 );
             }
-            let consequences = vec![Consequence::IllegalMoveStands];
+            let consequences = vec![Consequence::IllegalMoveStands { article }];
             match act {
                 IllegalAct::ClockWithoutMove | IllegalAct::TwoHands => {}
                 IllegalAct::Move | IllegalAct::UnpromotedPawn => {
@@ -738,7 +767,7 @@ impl Referee {
             _ => "the arbiter observed it".to_owned(),
         };
         let mut consequences = Vec::new();
-        let mut explanation = format!("{side} completed {what} at ply {ply}; {by}");
+        let mut explanation = format!("{side} completed {what} {}; {by}", moment(ply));
         match act {
             IllegalAct::Move => {
                 consequences.push(Consequence::PositionReinstated { ply });
@@ -801,6 +830,22 @@ impl Referee {
         announced: Option<&str>,
     ) -> Result<Ruling, RefereeError> {
         let pos = self.game.position().clone();
+        // A claim found incorrect obliges its announced move (9.5.3); a pawn left unpromoted
+        // becomes a queen (7.5.2): no claim, with another move or none, replaces that move.
+        if let Some((expected, article)) = self.required {
+            return Err(RefereeError::MoveRequired {
+                ply,
+                expected: pos.san(&expected),
+                got: match announced {
+                    Some(text) => format!(
+                        "a draw claim announcing {}",
+                        text.chars().take(MAX_WRITTEN_LEN).collect::<String>()
+                    ),
+                    None => "a draw claim".to_owned(),
+                },
+                article,
+            });
+        }
         let announced_move = match announced {
             None => None,
             Some(text) => match pos.parse_move(text) {
@@ -824,13 +869,15 @@ impl Referee {
         };
         let claim = match announced_move {
             Some(m) => format!(
-                "{side} claimed a draw by {} at ply {ply}, announcing {}",
+                "{side} claimed a draw by {} {}, announcing {}",
                 claim_words(kind),
+                moment(ply),
                 pos.san(&m)
             ),
             None => format!(
-                "{side} claimed a draw by {} at ply {ply}",
-                claim_words(kind)
+                "{side} claimed a draw by {} {}",
+                claim_words(kind),
+                moment(ply)
             ),
         };
         let correct = self
@@ -949,6 +996,17 @@ fn unpromoted_to_queen(pos: &crate::position::Position, written: &str) -> Option
     };
     let m = pos.parse_move(&with_queen).ok()?;
     (m.promotion == Some(Role::Queen)).then_some(m)
+}
+
+/// When an incident happened, in words: "in the position after ply 12", or "in the start
+/// position" at ply 0 (an incident's ply counts the plies played before it, while a move's ply
+/// is the move's own, 1-based).
+fn moment(ply: usize) -> String {
+    if ply == 0 {
+        "in the start position".to_owned()
+    } else {
+        format!("in the position after ply {ply}")
+    }
 }
 
 fn claim_words(kind: ClaimKind) -> &'static str {

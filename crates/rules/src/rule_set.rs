@@ -19,7 +19,8 @@ pub enum TimeClass {
     /// counting 60 times any increment).
     Rapid,
     /// Blitz (Appendix B.1: 10 minutes or less for each player, counting 60 times any
-    /// increment).
+    /// increment). Supervised (B.2) it takes the Competition Rules as they are; unsupervised
+    /// (B.3) it takes A.2, A.3 and A.5.
     Blitz,
 }
 
@@ -78,12 +79,12 @@ pub struct RuleSet {
 pub enum RuleSetError {
     /// Standard play has no unsupervised variant: A.5 and B.3 are for rapid and blitz only.
     #[error(
-        "standard play is always under the Competition Rules: 'unsupervised' (FIDE Laws A.5, B.3) applies to rapid and blitz only"
+        "'unsupervised' (FIDE Laws A.5, B.3) applies to rapid and blitz only: write rapid,unsupervised or blitz,unsupervised (standard play is always under the Competition Rules)"
     )]
     UnsupervisedStandard,
     /// The draw odds' regulation is empty or longer than [`MAX_REGULATION_LEN`] bytes.
     #[error(
-        "the regulation giving Black draw odds must be named, in 1 to {MAX_REGULATION_LEN} bytes (got {0})"
+        "the regulation giving Black draw odds must be named: 1 to {MAX_REGULATION_LEN} bytes, not only spaces (got {0})"
     )]
     BadRegulation(usize),
     /// A word of a rule-set spelling is not one [`RuleSet::parse`] knows.
@@ -163,7 +164,12 @@ impl RuleSet {
                     }
                     supervision = Some((s, word.to_owned()));
                 }
-                "armageddon" => armageddon = true,
+                "armageddon" => {
+                    if armageddon {
+                        return Err(RuleSetError::Conflict(word.to_owned(), word.to_owned()));
+                    }
+                    armageddon = true;
+                }
                 _ => return Err(RuleSetError::UnknownWord(word.chars().take(40).collect())),
             }
         }
@@ -216,25 +222,26 @@ impl RuleSet {
     }
 
     /// The time, in seconds, the arbiter adds to the opponent's clock for a first completed
-    /// illegal move (FIDE Laws 7.5.5) or an incorrect draw claim (9.5.3): 120 in standard play,
-    /// 60 in rapid (A.3: one minute instead of two) and blitz (B.2 and B.3 apply A.3).
+    /// illegal move (FIDE Laws 7.5.5) or an incorrect draw claim (9.5.3): 120 in standard play
+    /// and in supervised blitz (B.2 names the Competition Rules only), 60 in rapid (A.3: one
+    /// minute instead of two) and in unsupervised blitz (B.3 applies A.3).
     #[must_use]
     pub const fn penalty_seconds(&self) -> u32 {
-        match self.time_class {
-            TimeClass::Standard => 120,
-            TimeClass::Rapid | TimeClass::Blitz => 60,
+        match (self.time_class, self.supervision) {
+            (TimeClass::Standard, _) | (TimeClass::Blitz, Supervision::Adequate) => 120,
+            (TimeClass::Rapid, _) | (TimeClass::Blitz, Supervision::Inadequate) => 60,
         }
     }
 
     /// The article that sets [`RuleSet::penalty_seconds`] for a penalty of `article` (7.5.5 or
-    /// 9.5.3): the article itself in standard play, with "A.3" in rapid, with "B.2, A.3" or
-    /// "B.3, A.3" in blitz.
+    /// 9.5.3): the article itself in standard play, with "A.3" in rapid, with "B.2" (the
+    /// Competition Rules) or "B.3, A.3" in blitz.
     #[must_use]
     pub fn penalty_article(&self, article: &str) -> String {
         match (self.time_class, self.supervision) {
             (TimeClass::Standard, _) => article.to_owned(),
             (TimeClass::Rapid, _) => format!("{article} with A.3"),
-            (TimeClass::Blitz, Supervision::Adequate) => format!("{article} with B.2, A.3"),
+            (TimeClass::Blitz, Supervision::Adequate) => format!("{article} with B.2"),
             (TimeClass::Blitz, Supervision::Inadequate) => format!("{article} with B.3, A.3"),
         }
     }

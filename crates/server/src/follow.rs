@@ -469,7 +469,13 @@ impl Followed {
                 .as_ref()
                 .map(convert::event_result_to_wire);
         } else {
-            response.claims = convert::claims_to_wire_in(game, language);
+            // The referee's claims: none while the Laws require a move (7.5.2, 9.5.3).
+            response.claims = self
+                .referee
+                .claims()
+                .iter()
+                .map(|claim| convert::claim_to_wire_in(game.position(), claim, language))
+                .collect();
         }
         response
     }

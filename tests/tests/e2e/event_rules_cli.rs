@@ -203,7 +203,7 @@ fn bad_rules_and_regulation_are_usage_errors_64() {
         ),
         (
             vec!["--rules", "armageddon", "--regulation", " "],
-            "--regulation: the regulation giving Black draw odds must be named, in 1 to 200 bytes (got 1)",
+            "--regulation: the regulation giving Black draw odds must be named: 1 to 200 bytes, not only spaces (got 1)",
         ),
     ] {
         let (status, stdout, stderr) = cli(&args);

@@ -320,7 +320,10 @@ pub fn consequence_to_wire(
             (*article).clone_into(&mut wire.fide_article);
             v1::ConsequenceKind::MoveRequired
         }
-        Consequence::IllegalMoveStands => v1::ConsequenceKind::IllegalMoveStands,
+        Consequence::IllegalMoveStands { article } => {
+            (*article).clone_into(&mut wire.fide_article);
+            v1::ConsequenceKind::IllegalMoveStands
+        }
         Consequence::ClaimUpheld => {
             wire.fide_article = "9.5.2".to_owned();
             v1::ConsequenceKind::ClaimUpheld

@@ -116,7 +116,7 @@ fn first_illegal_move_reinstates_and_adds_two_minutes_or_one_under_a3_7_5_5() {
         ("standard", 120, "7.5.5"),
         ("rapid", 60, "7.5.5 with A.3"),
         ("rapid,unsupervised", 60, "7.5.5 with A.3"),
-        ("blitz", 60, "7.5.5 with B.2, A.3"),
+        ("blitz", 120, "7.5.5 with B.2"),
         ("blitz,unsupervised", 60, "7.5.5 with B.3, A.3"),
     ] {
         let mut r = referee(spec, &["e4", "e5"]);
@@ -211,7 +211,12 @@ fn second_illegal_move_loses_unless_opponent_cannot_mate_7_5_5() {
 fn unclaimed_illegal_move_stands_only_without_supervision_a_5_2() {
     let mut r = referee("blitz,unsupervised", &["e4", "e5"]);
     let ruling = r.incident(illegal(White, "Ke3", ActedOn::Nobody)).unwrap();
-    assert_eq!(ruling.consequences, vec![Consequence::IllegalMoveStands]);
+    assert_eq!(
+        ruling.consequences,
+        vec![Consequence::IllegalMoveStands {
+            article: "B.3, A.5.2"
+        }]
+    );
     assert!(
         ruling.explanation.contains("(FIDE Laws B.3, A.5.2)"),
         "{}",
@@ -426,6 +431,13 @@ fn flag_fall_counts_only_when_seen_or_claimed_6_8_a_5_3() {
             Termination::FlagFall,
             3
         ))]
+    );
+    assert!(
+        ruling
+            .explanation
+            .ends_with("(the flag claimed by the opponent, FIDE Laws A.5.3)"),
+        "{}",
+        ruling.explanation
     );
 
     let mut r = referee_from("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "blitz", &[]);
@@ -923,4 +935,37 @@ fn replay_rebuilds_the_live_referee_for_a_resumed_stream_7_5_5_9_5_3() {
     )
     .unwrap_err();
     assert_eq!((err.kind(), err.ply()), ("game_over", 2));
+}
+
+/// FIDE Laws 9.5.3 (fresh review of issue 29, finding A1): once a claim made by announcing a
+/// move is found incorrect, that move must be played. A second claim, announcing another move or
+/// none, cannot replace it (it was upheld as a draw), and no claim is listed as available until
+/// the move is made.
+#[test]
+fn no_claim_replaces_the_move_an_incorrect_claim_announced_9_5_3() {
+    let mut r = referee_from("4k3/8/8/8/8/8/4P3/R3K3 w - - 99 80", "rapid", &[]);
+    let ruling = r
+        .incident(Incident::Claim {
+            side: White,
+            kind: ClaimKind::FiftyMoveRule,
+            announced: Some("e4".into()),
+        })
+        .unwrap();
+    assert_eq!(ruling.consequences[0], Consequence::ClaimRejected);
+    assert!(r.claims().is_empty());
+    let err = r
+        .incident(Incident::Claim {
+            side: White,
+            kind: ClaimKind::FiftyMoveRule,
+            announced: Some("Kd1".into()),
+        })
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "ply 0: the move must be e4 (FIDE Laws 9.5.3), not a draw claim announcing Kd1"
+    );
+    assert_eq!(r.time_added(), [0, 60]);
+    assert_eq!(r.outcome(), None);
+    play(&mut r, "e4").unwrap();
+    assert_eq!(r.required_move(), None);
 }
