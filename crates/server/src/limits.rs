@@ -100,7 +100,7 @@ pub const DEFAULT_MAX_STREAMS: u32 = 256;
 pub const DEFAULT_MAX_FOLLOW_STREAMS: u32 = 128;
 
 /// Default of `--max-follow-incidents`: incidents one `FollowGame` stream rules on (256; a game
-/// has a few: each keeps its ruling, about 500 bytes at most, so 128 KiB a stream at most).
+/// has a few: each keeps its ruling, about 500 bytes at most, so 160 KiB a stream at most).
 /// AdjudicateGame takes up to `--max-moves` incidents: a game with more than this many can be
 /// adjudicated but not resumed on a new stream.
 pub const DEFAULT_MAX_FOLLOW_INCIDENTS: u32 = 256;
