@@ -17,6 +17,7 @@ use crate::adjudication::{
 use crate::game::{ClaimKind, Game, GameResult, Outcome};
 use crate::position::Move;
 use crate::rule_set::RuleSet;
+use crate::san_lang::SanLanguage;
 use crate::types::Color;
 use crate::winnability::AnalysisBudget;
 
@@ -133,6 +134,22 @@ pub enum Incident {
 }
 
 impl Incident {
+    /// This incident with its move (an illegal move's, a claim's announced move) turned from SAN
+    /// of `language` into English piece letters ([`SanLanguage::to_english`]), as the referee
+    /// reads moves: for incidents sent in the language of the game's moves.
+    #[must_use]
+    pub fn with_english_moves(mut self, language: SanLanguage) -> Incident {
+        match &mut self {
+            Incident::IllegalMove { written, .. } => *written = language.to_english(written),
+            Incident::Claim {
+                announced: Some(announced),
+                ..
+            } => *announced = language.to_english(announced),
+            _ => {}
+        }
+        self
+    }
+
     /// A stable name: `illegal_move`, `draw_offer`, `claim`, `flag_fall`, `resignation`,
     /// `forfeit`, `agreement`.
     #[must_use]

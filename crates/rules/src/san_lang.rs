@@ -107,6 +107,28 @@ impl SanLanguage {
         Some(self.letters()[i])
     }
 
+    /// `text`, a move in SAN with this language's piece letters (or figurines), or UCI, written
+    /// with English piece letters: squares, suffixes and other characters are kept, and UCI or
+    /// English text is returned as it is (trimmed). It reads a move that cannot be parsed into a
+    /// legal move (an illegal move recorded as an incident) the way the game's moves are read,
+    /// e.g. German `Se5` as `Ne5`, `e8=D` as `e8=Q`. An English letter this language does not
+    /// use is kept (German `Ne5` stays `Ne5`); one it uses means its own piece (French `Re2` is
+    /// the king's move).
+    #[must_use]
+    pub fn to_english(self, text: &str) -> String {
+        let text = text.trim();
+        if self == SanLanguage::English || crate::notation::looks_like_uci(text) {
+            return text.to_owned();
+        }
+        text.chars()
+            .map(|c| {
+                self.role_of(c)
+                    .and_then(|role| SanLanguage::English.symbol(role, Color::White))
+                    .unwrap_or(c)
+            })
+            .collect()
+    }
+
     fn role_of(self, c: char) -> Option<Role> {
         const ROLES: [Role; 5] = [
             Role::King,

@@ -26,8 +26,8 @@ use arbiter_proto::v1::{
     IllegalMoveNotice, follow_game_request,
 };
 use arbiter_rules::{
-    AdjudicationRequest, Color, GameOver, Incident, MoveError, Position, Referee, Role,
-    SanLanguage, TimedIncident,
+    AdjudicationRequest, GameOver, Incident, MoveError, Position, Referee, SanLanguage,
+    TimedIncident,
 };
 use tokio::sync::{mpsc, oneshot, watch};
 use tonic::{Status, Streaming};
@@ -399,15 +399,13 @@ impl Followed {
             )
             .into());
         }
-        let incidents = incidents_in_english(
-            convert::incidents_from_wire(
-                &start.incidents,
-                bounds.max_incidents,
-                "--max-follow-incidents",
-                "start.incidents",
-            )?,
+        let incidents = convert::incidents_from_wire(
+            &start.incidents,
+            bounds.max_incidents,
+            "--max-follow-incidents",
+            "start.incidents",
             notation.language,
-        );
+        )?;
         let referee = Referee::replay(
             game.restarted(),
             game.moves(),
@@ -626,7 +624,7 @@ impl Followed {
             .incident(Incident::IllegalMove {
                 side: position.side_to_move(),
                 act: arbiter_rules::IllegalAct::Move,
-                written: english_san(text, self.language()),
+                written: self.language().to_english(text),
                 acted_on: arbiter_rules::ActedOn::Claimed,
             })
             .ok()
@@ -653,8 +651,7 @@ impl Followed {
     ) -> Result<(FollowGameResponse, &'static str), Refused> {
         let played = self.referee.game().ply();
         let ply = sent.ply as usize;
-        let timed = convert::incident_from_wire(sent, "incident")
-            .map(|timed| incident_in_english(timed, self.language()))
+        let timed = convert::incident_from_wire(sent, "incident", self.language())
             .map_err(|error| Refused::InBand(error, ply))?;
         if let Some(at) = self.incidents.iter().position(|known| *known == timed) {
             let ruling = &self.referee.rulings()[at];
@@ -778,87 +775,6 @@ impl Followed {
 /// A count for a `uint32` field of the wire (saturating; counts here are bounded far below).
 fn wire_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-/// `timed` with its move (an illegal move's, a claim's announced move), sent in SAN of
-/// `language` or UCI as the game's moves are, written with English piece letters, as the
-/// referee reads it. An English move sent in another language keeps the letters that language
-/// does not use (`Ne5` in German is read as `Ne5`), and is misread where it uses them (`Re2`
-/// in French is the king's move).
-pub(crate) fn incident_in_english(
-    mut timed: TimedIncident,
-    language: SanLanguage,
-) -> TimedIncident {
-    match &mut timed.incident {
-        Incident::IllegalMove { written, .. } => *written = english_san(written, language),
-        Incident::Claim {
-            announced: Some(announced),
-            ..
-        } => *announced = english_san(announced, language),
-        _ => {}
-    }
-    timed
-}
-
-/// [`incident_in_english`] for each incident.
-pub(crate) fn incidents_in_english(
-    incidents: Vec<TimedIncident>,
-    language: SanLanguage,
-) -> Vec<TimedIncident> {
-    if language == SanLanguage::English {
-        return incidents;
-    }
-    incidents
-        .into_iter()
-        .map(|timed| incident_in_english(timed, language))
-        .collect()
-}
-
-/// `text` (a move in SAN of `language`, or UCI) with English piece letters, as an incident's
-/// move is read ([`Incident::IllegalMove`]'s `written`): the illegal move sent in the stream's
-/// language, for the ruling on it.
-fn english_san(text: &str, language: SanLanguage) -> String {
-    let text = text.trim();
-    if language == SanLanguage::English || arbiter_rules::looks_like_uci(text) {
-        return text.to_owned();
-    }
-    const ROLES: [Role; 5] = [
-        Role::King,
-        Role::Queen,
-        Role::Rook,
-        Role::Bishop,
-        Role::Knight,
-    ];
-    text.chars()
-        .map(|c| {
-            ROLES
-                .iter()
-                .find(|&&role| {
-                    [Color::White, Color::Black]
-                        .iter()
-                        .any(|&color| language.symbol(role, color) == Some(c))
-                })
-                .and_then(|&role| SanLanguage::English.symbol(role, Color::White))
-                .unwrap_or(c)
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// An illegal move sent in German (`Se5`) is ruled on as the incident it becomes, whose
-    /// move is read in English: the letters are translated, the squares kept.
-    #[test]
-    fn english_san_translates_piece_letters_only() {
-        assert_eq!(english_san("Se5", SanLanguage::German), "Ne5");
-        assert_eq!(english_san("Lxb5+", SanLanguage::German), "Bxb5+");
-        assert_eq!(english_san("e8=D", SanLanguage::German), "e8=Q");
-        assert_eq!(english_san("Dd8", SanLanguage::French), "Qd8");
-        assert_eq!(english_san("e2e4", SanLanguage::German), "e2e4");
-        assert_eq!(english_san(" Ke3 ", SanLanguage::English), "Ke3");
-    }
 }
 
 #[cfg(test)]

@@ -298,9 +298,8 @@ impl ReplayedGame {
         notation: Notation,
     ) -> Result<Self, ConvertError> {
         let event = convert::event_from_wire(event, "event")?;
-        let (rules, incidents) = event_rules.read(limits)?;
-        // Their moves are SAN of the game's language, as the game's moves are.
-        let incidents = crate::follow::incidents_in_english(incidents, notation.language);
+        // Incidents' moves are SAN of the game's language, as the game's moves are.
+        let (rules, incidents) = event_rules.read(limits, notation.language)?;
         let game = convert::game_from_wire_in(
             wire,
             "game",
@@ -399,14 +398,19 @@ struct EventRules<'a> {
 
 impl EventRules<'_> {
     /// The rule set (field "rules") and the incidents (field "incidents", at most the server's
-    /// move limit of them).
-    fn read(self, limits: Limits) -> Result<(RuleSet, Vec<TimedIncident>), ConvertError> {
+    /// move limit of them, their moves in `language`).
+    fn read(
+        self,
+        limits: Limits,
+        language: arbiter_rules::SanLanguage,
+    ) -> Result<(RuleSet, Vec<TimedIncident>), ConvertError> {
         let rules = convert::rule_set_from_wire(self.rules, "rules")?;
         let incidents = convert::incidents_from_wire(
             self.incidents,
             limits.max_moves,
             "--max-moves",
             "incidents",
+            language,
         )?;
         Ok((rules, incidents))
     }
@@ -455,7 +459,8 @@ fn adjudicate_pgn(
         rules: request.rules.as_ref(),
         incidents: &request.incidents,
     }
-    .read(limits)?;
+    // PGN movetext, and so its incidents' moves, is read with English letters.
+    .read(limits, arbiter_rules::SanLanguage::English)?;
     let settings = Settings {
         notation,
         ..settings(limits, request.claim_draw, rules)

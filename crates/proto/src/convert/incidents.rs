@@ -116,7 +116,9 @@ fn act_to_wire(act: IllegalAct) -> v1::IllegalAct {
 /// The longest move text an incident may carry, in characters.
 pub const MAX_INCIDENT_MOVE_LEN: usize = 32;
 
-/// Reads one wire incident at `field` (e.g. `"incidents[3]"`).
+/// Reads one wire incident at `field` (e.g. `"incidents[3]"`); its move (an illegal move, a
+/// claim's announced move) is SAN of `language`, as the game's moves are, or UCI, and is kept
+/// with English piece letters ([`Incident::with_english_moves`]), as the referee reads it.
 ///
 /// # Errors
 ///
@@ -127,6 +129,7 @@ pub const MAX_INCIDENT_MOVE_LEN: usize = 32;
 pub fn incident_from_wire(
     incident: &v1::Incident,
     field: &str,
+    language: SanLanguage,
 ) -> Result<TimedIncident, ConvertError> {
     let kind = v1::IncidentKind::try_from(incident.kind).map_err(|_| {
         ConvertError::new(
@@ -216,13 +219,13 @@ pub fn incident_from_wire(
     };
     Ok(TimedIncident {
         ply: incident.ply as usize,
-        incident: parsed,
+        incident: parsed.with_english_moves(language),
     })
 }
 
-/// Reads a list of wire incidents at `field` (`"incidents"`), at most `max` of them; `bound`
-/// names the setting `max` comes from (`"--max-moves"`, `"--max-follow-incidents"`) in the
-/// error.
+/// Reads a list of wire incidents at `field` (`"incidents"`), at most `max` of them, their
+/// moves in `language` ([`incident_from_wire`]); `bound` names the setting `max` comes from
+/// (`"--max-moves"`, `"--max-follow-incidents"`) in the error.
 ///
 /// # Errors
 ///
@@ -233,6 +236,7 @@ pub fn incidents_from_wire(
     max: usize,
     bound: &str,
     field: &str,
+    language: SanLanguage,
 ) -> Result<Vec<TimedIncident>, ConvertError> {
     if incidents.len() > max {
         return Err(ConvertError::new(
@@ -244,7 +248,7 @@ pub fn incidents_from_wire(
     incidents
         .iter()
         .enumerate()
-        .map(|(i, incident)| incident_from_wire(incident, &format!("{field}[{i}]")))
+        .map(|(i, incident)| incident_from_wire(incident, &format!("{field}[{i}]"), language))
         .collect()
 }
 
@@ -460,7 +464,8 @@ mod tests {
         ];
         for (ply, incident) in incidents.into_iter().enumerate() {
             let wire = incident_to_wire(ply, &incident);
-            let back = incident_from_wire(&wire, "incidents[0]").expect("reads back");
+            let back = incident_from_wire(&wire, "incidents[0]", SanLanguage::English)
+                .expect("reads back");
             assert_eq!(back, TimedIncident { ply, incident });
         }
     }
@@ -543,7 +548,8 @@ mod tests {
         for (wire, field, reason) in cases {
             let list = [illegal.clone(), illegal.clone(), wire];
             let error =
-                incidents_from_wire(&list, 10, "--max-moves", "incidents").expect_err(field);
+                incidents_from_wire(&list, 10, "--max-moves", "incidents", SanLanguage::English)
+                    .expect_err(field);
             assert_eq!((error.field.as_str(), error.kind), (field, reason));
         }
         // An agreement needs no side.
@@ -552,7 +558,7 @@ mod tests {
             ..v1::Incident::default()
         };
         assert_eq!(
-            incident_from_wire(&agreement, "incidents[0]")
+            incident_from_wire(&agreement, "incidents[0]", SanLanguage::English)
                 .expect("an agreement")
                 .incident,
             Incident::Agreement

@@ -969,3 +969,34 @@ fn no_claim_replaces_the_move_an_incorrect_claim_announced_9_5_3() {
     play(&mut r, "e4").unwrap();
     assert_eq!(r.required_move(), None);
 }
+
+/// Issue 29 (fresh review): an incident's move is sent in the language of the game's moves and
+/// read by the referee with English letters: the piece letters are translated, squares,
+/// suffixes and UCI kept (German `Se5` is `Ne5`, French `Dd8` is `Qd8`).
+#[test]
+fn incident_moves_in_another_san_language_translate_piece_letters_only() {
+    use arbiter_rules::SanLanguage;
+    assert_eq!(SanLanguage::German.to_english("Se5"), "Ne5");
+    assert_eq!(SanLanguage::German.to_english("Lxb5+"), "Bxb5+");
+    assert_eq!(SanLanguage::German.to_english("e8=D"), "e8=Q");
+    assert_eq!(SanLanguage::French.to_english("Dd8"), "Qd8");
+    assert_eq!(SanLanguage::German.to_english("e2e4"), "e2e4");
+    assert_eq!(SanLanguage::English.to_english(" Ke3 "), "Ke3");
+    assert_eq!(
+        illegal(White, "Ke3", ActedOn::Claimed).with_english_moves(SanLanguage::German),
+        illegal(White, "Ke3", ActedOn::Claimed)
+    );
+    assert_eq!(
+        Incident::Claim {
+            side: Black,
+            kind: ClaimKind::ThreefoldRepetition,
+            announced: Some("Sf3".into()),
+        }
+        .with_english_moves(SanLanguage::German),
+        Incident::Claim {
+            side: Black,
+            kind: ClaimKind::ThreefoldRepetition,
+            announced: Some("Nf3".into()),
+        }
+    );
+}
