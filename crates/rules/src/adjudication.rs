@@ -158,7 +158,6 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
     };
     if let Some(outcome) = game.outcome() {
         verdict.outcome = Some(outcome);
-        verdict.plies_after_end = game.plies_after_end();
         let pos_reason = game
             .dead_position_reason()
             .map(|r| format!(": {r}"))
@@ -169,27 +168,7 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
             outcome.ply,
             outcome.article()
         );
-        if verdict.plies_after_end > 0 {
-            let n = verdict.plies_after_end;
-            verdict.explanation.push_str(&if n == 1 {
-                "; 1 ply was played after the end of the game".to_owned()
-            } else {
-                format!("; {n} plies were played after the end of the game")
-            });
-            verdict.warnings.push(VerdictWarning {
-                code: WarningCode::MovesAfterEnd,
-                ply: outcome.ply + 1,
-                message: format!(
-                    "{n} {} recorded after the game ended at ply {} ({}, FIDE Laws {}), from ply {}: {} not part of the game",
-                    if n == 1 { "ply was" } else { "plies were" },
-                    outcome.ply,
-                    outcome.termination.description(),
-                    outcome.article(),
-                    outcome.ply + 1,
-                    if n == 1 { "it is" } else { "they are" },
-                ),
-            });
-        }
+        note_plies_after_end(&mut verdict, &outcome, game.plies_after_end());
         return verdict;
     }
     let pos = game.position();
@@ -349,6 +328,34 @@ pub fn adjudicate(game: &Game, request: &AdjudicationRequest) -> Verdict {
     verdict.claims = game.claims();
     verdict.explanation = format!("the game is still going on after ply {ply}");
     verdict
+}
+
+/// Notes on `verdict` that `n` plies were recorded after the game ended with `outcome` (the
+/// rules' own ending, or an incident's): their count, a sentence in the explanation and a
+/// `moves_after_end` warning at the first of them. Nothing when `n` is 0.
+pub(crate) fn note_plies_after_end(verdict: &mut Verdict, outcome: &Outcome, n: usize) {
+    verdict.plies_after_end = n;
+    if n == 0 {
+        return;
+    }
+    verdict.explanation.push_str(&if n == 1 {
+        "; 1 ply was played after the end of the game".to_owned()
+    } else {
+        format!("; {n} plies were played after the end of the game")
+    });
+    verdict.warnings.push(VerdictWarning {
+        code: WarningCode::MovesAfterEnd,
+        ply: outcome.ply + 1,
+        message: format!(
+            "{n} {} recorded after the game ended at ply {} ({}, FIDE Laws {}), from ply {}: {} not part of the game",
+            if n == 1 { "ply was" } else { "plies were" },
+            outcome.ply,
+            outcome.termination.description(),
+            outcome.article(),
+            outcome.ply + 1,
+            if n == 1 { "it is" } else { "they are" },
+        ),
+    });
 }
 
 /// Whether the position in which a draw was agreed or a player forfeited is dead (FIDE Laws

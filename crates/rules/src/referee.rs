@@ -12,7 +12,7 @@
 use thiserror::Error;
 
 use crate::adjudication::{
-    AdjudicationRequest, GameEvent, Verdict, VerdictWarning, WarningCode, adjudicate,
+    AdjudicationRequest, GameEvent, Verdict, adjudicate, note_plies_after_end,
 };
 use crate::game::{ClaimKind, Game, GameResult, Outcome};
 use crate::position::Move;
@@ -1144,24 +1144,8 @@ pub fn adjudicate_record_located(
         return Ok(verdict);
     }
     let mut verdict = referee.verdict(request);
-    if let Some(outcome) = verdict.outcome
-        && plies > outcome.ply
-    {
-        let n = plies - outcome.ply;
-        verdict.plies_after_end = n;
-        verdict.warnings.push(VerdictWarning {
-            code: WarningCode::MovesAfterEnd,
-            ply: outcome.ply + 1,
-            message: format!(
-                "{n} {} recorded after the game ended at ply {} ({}, FIDE Laws {}), from ply {}: {} not part of the game",
-                if n == 1 { "ply was" } else { "plies were" },
-                outcome.ply,
-                outcome.termination.description(),
-                outcome.article(),
-                outcome.ply + 1,
-                if n == 1 { "it is" } else { "they are" },
-            ),
-        });
+    if let Some(outcome) = verdict.outcome {
+        note_plies_after_end(&mut verdict, &outcome, plies.saturating_sub(outcome.ply));
     }
     Ok(verdict)
 }
